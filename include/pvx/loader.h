@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The static ELF loader: validate, map into the stub, build the initial stack. */
+#ifndef PVX_LOADER_H
+#define PVX_LOADER_H
+
+#include <elf.h>
+#include "pvx/task.h"
+
+#define ELF_MAX_PHNUM 64	/* the kernel allows 65536/sizeof(phdr); real binaries use < 20 */
+
+struct elf_info {
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph[ELF_MAX_PHNUM];
+	uint64_t file_size;
+	const char *why;	/* human reason when elf_read fails */
+};
+
+/*
+ * Read and validate the headers of an executable. Returns 0, -ENOEXEC
+ * (with ei->why set) for anything pvx cannot run, or -errno of a host call.
+ */
+long elf_read(int fd, struct elf_info *ei) __must_check;
+
+/* Map the image into t's mm and set up stack and registers for its entry. */
+long elf_load(struct task *t, int fd, const struct elf_info *ei, char *const argv[],
+	      char *const envp[], const char *execfn) __must_check;
+
+#endif

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The guest's view of its address space (VMAs, brk) and the helpers that
+ * touch guest memory. Every guest pointer goes through copy_{from,to}_guest
+ * or strncpy_from_guest, which return -EFAULT instead of crashing.
+ */
+#ifndef PVX_MM_H
+#define PVX_MM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "pvx/common.h"
+
+/*
+ * Guest layout. The stub lives at PVX_STUB_BASE and above (see stub/stub.lds);
+ * the guest owns [PVX_GUEST_MIN, PVX_GUEST_TASK_SIZE).
+ */
+#define PVX_GUEST_MIN 0x10000UL		/* vm.mmap_min_addr */
+#define PVX_GUEST_TASK_SIZE 0x7ff000000000UL
+#define PVX_STUB_BASE PVX_GUEST_TASK_SIZE
+#define PVX_STACK_TOP 0x7fefff7fe000UL
+#define PVX_STACK_SIZE (8UL << 20)	/* RLIMIT_STACK default */
+#define PVX_MMAP_BASE (PVX_STACK_TOP - PVX_STACK_SIZE - (256UL << 20))
+#define PVX_ET_DYN_BASE 0x555555554000UL	/* where static-pie images load */
+
+struct vma {
+	uint64_t start, end;	/* [start, end), page aligned */
+	int prot;
+	int flags;		/* MAP_PRIVATE/MAP_SHARED/MAP_ANONYMOUS/... as mapped */
+};
+
+struct vma_set {
+	struct vma *v;	/* sorted by start, non-overlapping */
+	size_t n, cap;
+};
+
+/* Pure bookkeeping (mm/vma.c): no host calls, unit tested. */
+void vma_set_free(struct vma_set *s);
+const struct vma *vma_lookup(const struct vma_set *s, uint64_t addr);
+bool vma_range_free(const struct vma_set *s, uint64_t start, uint64_t end);
+bool vma_range_mapped(const struct vma_set *s, uint64_t start, uint64_t end);
+/* Highest free gap of len below top and >= bottom; 0 when none. */
+uint64_t vma_find_free(const struct vma_set *s, uint64_t len, uint64_t bottom, uint64_t top);
+long vma_insert(struct vma_set *s, uint64_t start, uint64_t end, int prot, int flags) __must_check;
+long vma_remove(struct vma_set *s, uint64_t start, uint64_t end) __must_check;
+long vma_protect(struct vma_set *s, uint64_t start, uint64_t end, int prot) __must_check;
+
+struct addr_space;
+
+struct mm {
+	struct addr_space *as;
+	struct vma_set vmas;
+	uint64_t brk_start, brk_cur;
+	uint64_t mmap_base;	/* top-down allocation starts below this */
+};
+
+long mm_init(struct mm *mm, struct addr_space *as) __must_check;
+void mm_release(struct mm *mm);
+/* The guest's mmap/munmap/mprotect/brk/mremap, applied to the stub. */
+long mm_mmap(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flags, int host_fd,
+	     uint64_t off) __must_check;
+long mm_munmap(struct mm *mm, uint64_t addr, uint64_t len) __must_check;
+long mm_mprotect(struct mm *mm, uint64_t addr, uint64_t len, int prot) __must_check;
+long mm_mremap(struct mm *mm, uint64_t old, uint64_t old_len, uint64_t new_len, int flags,
+	       uint64_t new_addr) __must_check;
+uint64_t mm_brk(struct mm *mm, uint64_t want);
+long mm_madvise(struct mm *mm, uint64_t addr, uint64_t len, int advice) __must_check;
+
+/* Guest memory access (mm/uaccess.c): 0 or -EFAULT. */
+long copy_from_guest(struct mm *mm, void *dst, uint64_t src, size_t n) __must_check;
+long copy_to_guest(struct mm *mm, uint64_t dst, const void *src, size_t n) __must_check;
+long clear_guest(struct mm *mm, uint64_t dst, size_t n) __must_check;
+/* Copy a NUL-terminated string; returns its length, -EFAULT or -ENAMETOOLONG. */
+long strncpy_from_guest(struct mm *mm, char *dst, uint64_t src, size_t max) __must_check;
+
+#endif

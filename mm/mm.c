@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The guest's mmap/munmap/mprotect/mremap/brk. The guest's view lives in a
+ * vma_set; every change is applied to the stub's real mm through the
+ * platform (as_syscall) and recorded only when the host call succeeded.
+ */
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+
+#include "pvx/log.h"
+#include "pvx/mm.h"
+#include "sentry/platform/platform.h"
+
+long mm_init(struct mm *mm, struct addr_space *as)
+{
+	memset(mm, 0, sizeof(*mm));
+	mm->as = as;
+	mm->mmap_base = PVX_MMAP_BASE;
+	return 0;
+}
+
+void mm_release(struct mm *mm)
+{
+	vma_set_free(&mm->vmas);
+}
+
+static long as_call(struct mm *mm, long nr, long a0, long a1, long a2, long a3, long a4, long a5)
+{
+	long a[6] = { a0, a1, a2, a3, a4, a5 };
+
+	return mm->as->ops->as_syscall(mm->as, nr, a);
+}
+
+static bool in_guest_range(uint64_t start, uint64_t len)
+{
+	return start >= PVX_GUEST_MIN && len <= PVX_GUEST_TASK_SIZE && start <= PVX_GUEST_TASK_SIZE - len;
+}
+
+/* Where a non-fixed mapping of len goes: the hint if it is free, else top-down. */
+static uint64_t pick_addr(struct mm *mm, uint64_t hint, uint64_t len, int flags)
+{
+	uint64_t top = flags & MAP_32BIT ? 0x80000000UL : mm->mmap_base;
+
+	hint = PAGE_ALIGN_DOWN(hint);
+	if (hint && in_guest_range(hint, len) && vma_range_free(&mm->vmas, hint, hint + len))
+		return hint;
+	uint64_t addr = vma_find_free(&mm->vmas, len, PVX_GUEST_MIN, top);
+	if (!addr && !(flags & MAP_32BIT))	/* below mmap_base is full: try above it */
+		addr = vma_find_free(&mm->vmas, len, mm->mmap_base, PVX_STACK_TOP - PVX_STACK_SIZE);
+	return addr;
+}
+
+#define MAP_KNOWN_FLAGS                                                                       \
+	(MAP_SHARED | MAP_PRIVATE | MAP_SHARED_VALIDATE | MAP_ANONYMOUS | MAP_FIXED |          \
+	 MAP_FIXED_NOREPLACE | MAP_NORESERVE | MAP_POPULATE | MAP_STACK | MAP_GROWSDOWN |       \
+	 MAP_DENYWRITE | MAP_EXECUTABLE | MAP_NONBLOCK | MAP_32BIT | MAP_LOCKED)
+
+/* mmap(2): "If addr is NULL, the kernel chooses the (page-aligned) address". */
+long mm_mmap(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flags, int host_fd,
+	     uint64_t off)
+{
+	int type = flags & MAP_TYPE;
+	long as_fd = -1, ret;
+
+	if (len == 0 || (off & ~PAGE_MASK))
+		return -EINVAL;
+	if (type != MAP_PRIVATE && type != MAP_SHARED && type != MAP_SHARED_VALIDATE)
+		return -EINVAL;
+	if (type == MAP_SHARED_VALIDATE && (flags & ~MAP_KNOWN_FLAGS))
+		return -EOPNOTSUPP;
+	if (len > PVX_GUEST_TASK_SIZE)
+		return -ENOMEM;
+	len = PAGE_ALIGN_UP(len);
+	if (flags & (MAP_FIXED | MAP_FIXED_NOREPLACE)) {
+		if (addr & ~PAGE_MASK)
+			return -EINVAL;
+		if (!in_guest_range(addr, len))
+			return -ENOMEM;
+		if ((flags & MAP_FIXED_NOREPLACE) && !(flags & MAP_FIXED) &&
+		    !vma_range_free(&mm->vmas, addr, addr + len))
+			return -EEXIST;
+	} else {
+		addr = pick_addr(mm, addr, len, flags);
+		if (!addr)
+			return -ENOMEM;
+	}
+	if (!(flags & MAP_ANONYMOUS)) {
+		as_fd = mm->as->ops->as_get_fd(mm->as, host_fd);
+		if (as_fd < 0)
+			return as_fd;
+	}
+	int host_flags = (flags & MAP_KNOWN_FLAGS & ~(MAP_FIXED_NOREPLACE | MAP_32BIT)) | MAP_FIXED;
+	ret = as_call(mm, SYS_mmap, (long)addr, (long)len, prot, host_flags, as_fd, (long)off);
+	if (as_fd >= 0)
+		mm->as->ops->as_put_fd(mm->as, as_fd);
+	if (ret < 0)
+		return ret;
+	if ((uint64_t)ret != addr) {
+		pr_err("stub mmap placed %#lx, wanted %#lx", ret, addr);
+		return -ENOMEM;
+	}
+	if (vma_remove(&mm->vmas, addr, addr + len) || vma_insert(&mm->vmas, addr, addr + len, prot, flags))
+		return -ENOMEM;
+	return (long)addr;
+}
+
+long mm_munmap(struct mm *mm, uint64_t addr, uint64_t len)
+{
+	if ((addr & ~PAGE_MASK) || len == 0)
+		return -EINVAL;
+	len = PAGE_ALIGN_UP(len);
+	if (!in_guest_range(addr, len))
+		return -EINVAL;
+	long ret = as_call(mm, SYS_munmap, (long)addr, (long)len, 0, 0, 0, 0);
+	if (ret < 0)
+		return ret;
+	return vma_remove(&mm->vmas, addr, addr + len);
+}
+
+/* mprotect(2): "ENOMEM ... the range contains unmapped pages". */
+long mm_mprotect(struct mm *mm, uint64_t addr, uint64_t len, int prot)
+{
+	if (addr & ~PAGE_MASK)
+		return -EINVAL;
+	if (prot & ~(PROT_READ | PROT_WRITE | PROT_EXEC | PROT_GROWSDOWN | PROT_GROWSUP))
+		return -EINVAL;
+	prot &= PROT_READ | PROT_WRITE | PROT_EXEC;
+	len = PAGE_ALIGN_UP(len);
+	if (len == 0)
+		return 0;
+	if (!in_guest_range(addr, len) || !vma_range_mapped(&mm->vmas, addr, addr + len))
+		return -ENOMEM;
+	long ret = as_call(mm, SYS_mprotect, (long)addr, (long)len, prot, 0, 0, 0);
+	if (ret < 0)
+		return ret;
+	return vma_protect(&mm->vmas, addr, addr + len, prot);
+}
+
+/* Move or resize [old, old+old_len) with the host's mremap, at a place we chose. */
+static long remap_to(struct mm *mm, const struct vma *v, uint64_t old, uint64_t old_len,
+		     uint64_t new_len, uint64_t to)
+{
+	struct vma keep = *v;
+	long ret;
+
+	if (to == old)
+		ret = as_call(mm, SYS_mremap, (long)old, (long)old_len, (long)new_len, 0, 0, 0);
+	else
+		ret = as_call(mm, SYS_mremap, (long)old, (long)old_len, (long)new_len,
+			      MREMAP_MAYMOVE | MREMAP_FIXED, (long)to, 0);
+	if (ret < 0)
+		return ret;
+	if (vma_remove(&mm->vmas, old, old + old_len) || vma_remove(&mm->vmas, to, to + new_len) ||
+	    vma_insert(&mm->vmas, to, to + new_len, keep.prot, keep.flags))
+		return -ENOMEM;
+	return (long)to;
+}
+
+/* mremap(2) with MREMAP_MAYMOVE and MREMAP_FIXED; one VMA at a time, as Linux. */
+long mm_mremap(struct mm *mm, uint64_t old, uint64_t old_len, uint64_t new_len, int flags,
+	       uint64_t new_addr)
+{
+	if ((old & ~PAGE_MASK) || (flags & ~(MREMAP_MAYMOVE | MREMAP_FIXED)) ||
+	    ((flags & MREMAP_FIXED) && !(flags & MREMAP_MAYMOVE)) || new_len == 0)
+		return -EINVAL;
+	old_len = PAGE_ALIGN_UP(old_len);
+	new_len = PAGE_ALIGN_UP(new_len);
+	if (old_len == 0)	/* duplicating shared mappings: not supported */
+		return -EINVAL;
+	const struct vma *v = vma_lookup(&mm->vmas, old);
+	if (!v || old + old_len > v->end)
+		return -EFAULT;
+	if (flags & MREMAP_FIXED) {
+		if ((new_addr & ~PAGE_MASK) || !in_guest_range(new_addr, new_len))
+			return -EINVAL;
+		if (new_addr < old + old_len && old < new_addr + new_len)
+			return -EINVAL;
+		return remap_to(mm, v, old, old_len, new_len, new_addr);
+	}
+	if (new_len <= old_len) {
+		if (new_len < old_len) {
+			long err = mm_munmap(mm, old + new_len, old_len - new_len);
+			if (err)
+				return err;
+		}
+		return (long)old;
+	}
+	if (in_guest_range(old, new_len) && vma_range_free(&mm->vmas, old + old_len, old + new_len))
+		return remap_to(mm, v, old, old_len, new_len, old);
+	if (!(flags & MREMAP_MAYMOVE))
+		return -ENOMEM;
+	uint64_t to = pick_addr(mm, 0, new_len, 0);
+	return to ? remap_to(mm, v, old, old_len, new_len, to) : -ENOMEM;
+}
+
+/* brk(2): returns the new break, or the old one when it cannot move. */
+uint64_t mm_brk(struct mm *mm, uint64_t want)
+{
+	uint64_t old_end = PAGE_ALIGN_UP(mm->brk_cur), new_end = PAGE_ALIGN_UP(want);
+
+	if (want < mm->brk_start || want >= PVX_GUEST_TASK_SIZE)
+		return mm->brk_cur;
+	if (new_end > old_end) {
+		if (!vma_range_free(&mm->vmas, old_end, new_end))
+			return mm->brk_cur;
+		long r = mm_mmap(mm, old_end, new_end - old_end, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+		if (r < 0)
+			return mm->brk_cur;
+	} else if (new_end < old_end) {
+		if (mm_munmap(mm, new_end, old_end - new_end) < 0)
+			return mm->brk_cur;
+	}
+	mm->brk_cur = want;
+	return want;
+}
+
+/* madvise(2): advice that only concerns the guest's own pages is passed on. */
+long mm_madvise(struct mm *mm, uint64_t addr, uint64_t len, int advice)
+{
+	switch (advice) {
+	case MADV_NORMAL: case MADV_RANDOM: case MADV_SEQUENTIAL: case MADV_WILLNEED:
+	case MADV_DONTNEED: case MADV_FREE: case MADV_DONTDUMP: case MADV_DODUMP:
+	case MADV_HUGEPAGE: case MADV_NOHUGEPAGE: case MADV_COLD: case MADV_PAGEOUT:
+		break;
+	default:
+		return -EINVAL;	/* MADV_HWPOISON and friends never reach the host */
+	}
+	if (addr & ~PAGE_MASK)
+		return -EINVAL;
+	len = PAGE_ALIGN_UP(len);
+	if (len == 0)
+		return 0;
+	if (!in_guest_range(addr, len) || !vma_range_mapped(&mm->vmas, addr, addr + len))
+		return -ENOMEM;
+	return as_call(mm, SYS_madvise, (long)addr, (long)len, advice, 0, 0, 0);
+}

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Guest memory access with copy_{from,to}_user semantics: a bad guest
+ * pointer yields -EFAULT, never a sentry crash. process_vm_readv/writev
+ * honour page protections (no FOLL_FORCE), so writing a read-only guest
+ * page fails like a kernel copy_to_user would.
+ */
+#include <string.h>
+#include <sys/uio.h>
+
+#include "pvx/mm.h"
+#include "sentry/platform/platform.h"
+
+static bool bad_range(uint64_t addr, size_t n)
+{
+	return addr >= PVX_GUEST_TASK_SIZE || n > PVX_GUEST_TASK_SIZE - addr;
+}
+
+long copy_from_guest(struct mm *mm, void *dst, uint64_t src, size_t n)
+{
+	struct iovec l = { dst, n }, r = { (void *)src, n };
+
+	if (n == 0)
+		return 0;
+	if (bad_range(src, n))
+		return -EFAULT;
+	return process_vm_readv(mm->as->pid, &l, 1, &r, 1, 0) == (ssize_t)n ? 0 : -EFAULT;
+}
+
+long copy_to_guest(struct mm *mm, uint64_t dst, const void *src, size_t n)
+{
+	struct iovec l = { (void *)src, n }, r = { (void *)dst, n };
+
+	if (n == 0)
+		return 0;
+	if (bad_range(dst, n))
+		return -EFAULT;
+	return process_vm_writev(mm->as->pid, &l, 1, &r, 1, 0) == (ssize_t)n ? 0 : -EFAULT;
+}
+
+long clear_guest(struct mm *mm, uint64_t dst, size_t n)
+{
+	static const char zero[4096];
+
+	while (n) {
+		size_t chunk = MIN(n, sizeof(zero));
+		long err = copy_to_guest(mm, dst, zero, chunk);
+		if (err)
+			return err;
+		dst += chunk;
+		n -= chunk;
+	}
+	return 0;
+}
+
+long strncpy_from_guest(struct mm *mm, char *dst, uint64_t src, size_t max)
+{
+	size_t done = 0;
+
+	while (done < max) {
+		/* Never cross a page in one read: the next page may be unmapped. */
+		size_t chunk = MIN(max - done, PAGE_SIZE - ((src + done) & ~PAGE_MASK));
+		long err = copy_from_guest(mm, dst + done, src + done, chunk);
+		if (err)
+			return err;
+		char *nul = memchr(dst + done, 0, chunk);
+		if (nul)
+			return nul - dst;
+		done += chunk;
+	}
+	return -ENAMETOOLONG;
+}

@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The static ELF loader, after fs/binfmt_elf.c: PT_LOAD segments are mapped
+ * from the file (MAP_PRIVATE), the bss is zeroed and mapped anonymous, the
+ * break starts after the highest segment, and the stack holds argc, argv,
+ * envp and the auxiliary vector the way the kernel lays them out.
+ */
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+
+#include "pvx/loader.h"
+#include "pvx/log.h"
+
+static long reject(struct elf_info *ei, const char *why)
+{
+	ei->why = why;
+	return -ENOEXEC;
+}
+
+/* Checks of one program header against the file and the guest range. */
+static const char *bad_phdr(const struct elf_info *ei, const Elf64_Phdr *p)
+{
+	if (p->p_type != PT_LOAD)
+		return NULL;
+	if (p->p_filesz > p->p_memsz)
+		return "malformed program header: p_filesz > p_memsz";
+	if (p->p_offset > ei->file_size || p->p_filesz > ei->file_size - p->p_offset)
+		return "malformed program header: segment extends past end of file";
+	if ((p->p_vaddr & ~PAGE_MASK) != (p->p_offset & ~PAGE_MASK))
+		return "malformed program header: p_vaddr and p_offset not congruent modulo the page size";
+	if (p->p_vaddr >= PVX_GUEST_TASK_SIZE || p->p_memsz > PVX_GUEST_TASK_SIZE - p->p_vaddr)
+		return "malformed program header: segment outside the user address range";
+	return NULL;
+}
+
+long elf_read(int fd, struct elf_info *ei)
+{
+	struct stat st;
+	Elf64_Ehdr *eh = &ei->eh;
+	ssize_t n;
+
+	memset(ei, 0, sizeof(*ei));
+	if (fstat(fd, &st) < 0)
+		return neg_errno();
+	if (!S_ISREG(st.st_mode))
+		return -EACCES;
+	ei->file_size = (uint64_t)st.st_size;
+	n = pread(fd, eh, sizeof(*eh), 0);
+	if (n < 0)
+		return neg_errno();
+	if (n < SELFMAG || memcmp(eh->e_ident, ELFMAG, SELFMAG))
+		return reject(ei, "not an ELF executable");
+	if ((size_t)n < sizeof(*eh))
+		return reject(ei, "truncated ELF header");
+	if (eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_ident[EI_DATA] != ELFDATA2LSB ||
+	    eh->e_machine != EM_X86_64)
+		return reject(ei, "not an x86-64 executable (pvx runs x86-64 ELF64 binaries)");
+	if (eh->e_type != ET_EXEC && eh->e_type != ET_DYN)
+		return reject(ei, "not an executable ELF file (e_type is neither EXEC nor DYN)");
+	if (eh->e_phentsize != sizeof(Elf64_Phdr))
+		return reject(ei, "malformed ELF header: bad e_phentsize");
+	if (eh->e_phnum == 0 || eh->e_phnum > ELF_MAX_PHNUM)
+		return reject(ei, "malformed ELF header: bad e_phnum");
+	size_t phsize = (size_t)eh->e_phnum * sizeof(Elf64_Phdr);
+	if (eh->e_phoff > ei->file_size || phsize > ei->file_size - eh->e_phoff)
+		return reject(ei, "malformed ELF header: program headers past end of file");
+	n = pread(fd, ei->ph, phsize, (off_t)eh->e_phoff);
+	if (n < 0)
+		return neg_errno();
+	if ((size_t)n != phsize)
+		return reject(ei, "malformed ELF header: short read of program headers");
+
+	int loads = 0;
+	for (int i = 0; i < eh->e_phnum; i++) {
+		const Elf64_Phdr *p = &ei->ph[i];
+		const char *why = bad_phdr(ei, p);
+		if (why)
+			return reject(ei, why);
+		if (p->p_type == PT_INTERP)
+			return reject(ei, "dynamically linked (has PT_INTERP): pvx runs static binaries only");
+		loads += p->p_type == PT_LOAD;
+	}
+	if (!loads)
+		return reject(ei, "malformed ELF file: no PT_LOAD segment");
+	return 0;
+}
+
+static int seg_prot(const Elf64_Phdr *p)
+{
+	return (p->p_flags & PF_R ? PROT_READ : 0) | (p->p_flags & PF_W ? PROT_WRITE : 0) |
+	       (p->p_flags & PF_X ? PROT_EXEC : 0);
+}
+
+/* Map one PT_LOAD segment as binfmt_elf's elf_load() does. */
+static long map_segment(struct mm *mm, int fd, const Elf64_Phdr *p, uint64_t bias)
+{
+	uint64_t start = bias + p->p_vaddr, file_end = start + p->p_filesz;
+	uint64_t mem_end = start + p->p_memsz, page = PAGE_ALIGN_DOWN(start);
+	int prot = seg_prot(p);
+	long r;
+
+	if (p->p_filesz) {
+		/* The partial page after file_end is zeroed below, so it must be writable then. */
+		bool zero_tail = p->p_memsz > p->p_filesz && (file_end & ~PAGE_MASK);
+		r = mm_mmap(mm, page, PAGE_ALIGN_UP(file_end) - page, prot | (zero_tail ? PROT_WRITE : 0),
+			    MAP_PRIVATE | MAP_FIXED, fd, p->p_offset - (start - page));
+		if (r < 0)
+			return r;
+		if (zero_tail) {
+			r = clear_guest(mm, file_end, PAGE_ALIGN_UP(file_end) - file_end);
+			if (!r && !(prot & PROT_WRITE))
+				r = mm_mprotect(mm, page, PAGE_ALIGN_UP(file_end) - page, prot);
+			if (r)
+				return r;
+		}
+		page = PAGE_ALIGN_UP(file_end);
+	}
+	if (PAGE_ALIGN_UP(mem_end) > page) {
+		r = mm_mmap(mm, page, PAGE_ALIGN_UP(mem_end) - page, prot,
+			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* A downward-growing byte buffer that mirrors the top of the guest stack. */
+struct stack_img {
+	char *buf;
+	size_t size, used;	/* bytes used from the top */
+	uint64_t top;		/* guest address of buf + size */
+};
+
+static uint64_t push_bytes(struct stack_img *s, const void *p, size_t n)
+{
+	if (n > s->size - s->used)
+		return 0;
+	s->used += n;
+	memcpy(s->buf + s->size - s->used, p, n);
+	return s->top - s->used;
+}
+
+static uint64_t push_str(struct stack_img *s, const char *str)
+{
+	return push_bytes(s, str, strlen(str) + 1);
+}
+
+#define STACK_IMG_MAX (256UL << 10)	/* argv+envp+auxv we accept (the kernel: 1/4 of 8 MiB) */
+
+/* Build argc/argv/envp/auxv at the top of the stack; returns the initial rsp. */
+static long build_stack(struct task *t, const struct elf_info *ei, uint64_t bias, uint64_t phdr,
+			char *const argv[], char *const envp[], const char *execfn)
+{
+	struct stack_img s = { .size = STACK_IMG_MAX, .top = PVX_STACK_TOP };
+	cleanup_free uint64_t *vec = NULL;
+	size_t argc = 0, envc = 0, n = 0;
+	unsigned char rnd[16];
+	long err = -E2BIG;
+
+	while (argv[argc])
+		argc++;
+	while (envp[envc])
+		envc++;
+	s.buf = malloc(s.size);
+	vec = calloc(argc + envc + 3 + 2 * 32, sizeof(*vec));
+	if (!s.buf || !vec) {
+		free(s.buf);
+		return -ENOMEM;
+	}
+	if (getrandom(rnd, sizeof(rnd), 0) != sizeof(rnd))
+		memset(rnd, 0x5a, sizeof(rnd));
+
+	uint64_t a_execfn = push_str(&s, execfn);
+	uint64_t envs[envc + 1], args[argc + 1];
+	for (size_t i = envc; i-- > 0;)
+		envs[i] = push_str(&s, envp[i]);
+	for (size_t i = argc; i-- > 0;)
+		args[i] = push_str(&s, argv[i]);
+	uint64_t a_platform = push_str(&s, "x86_64");
+	s.used = (s.used + 15) & ~15UL;
+	uint64_t a_random = push_bytes(&s, rnd, sizeof(rnd));
+	if (!a_random || !a_platform || !a_execfn)
+		goto out;
+
+	vec[n++] = argc;
+	for (size_t i = 0; i < argc; i++)
+		vec[n++] = args[i];
+	vec[n++] = 0;
+	for (size_t i = 0; i < envc; i++)
+		vec[n++] = envs[i];
+	vec[n++] = 0;
+#define AUX(k, v) (vec[n++] = (k), vec[n++] = (v))
+	AUX(AT_HWCAP, getauxval(AT_HWCAP));
+	AUX(AT_PAGESZ, PAGE_SIZE);
+	AUX(AT_CLKTCK, 100);
+	AUX(AT_PHDR, phdr);
+	AUX(AT_PHENT, sizeof(Elf64_Phdr));
+	AUX(AT_PHNUM, ei->eh.e_phnum);
+	AUX(AT_BASE, 0);
+	AUX(AT_FLAGS, 0);
+	AUX(AT_ENTRY, bias + ei->eh.e_entry);
+	AUX(AT_UID, sandbox.uid);
+	AUX(AT_EUID, sandbox.uid);
+	AUX(AT_GID, sandbox.gid);
+	AUX(AT_EGID, sandbox.gid);
+	AUX(AT_SECURE, 0);
+	AUX(AT_RANDOM, a_random);
+	AUX(AT_HWCAP2, getauxval(AT_HWCAP2));
+	AUX(AT_EXECFN, a_execfn);
+	AUX(AT_PLATFORM, a_platform);
+	AUX(AT_NULL, 0);
+#undef AUX
+	/* rsp must be 16-byte aligned at argc (x86-64 psABI 3.4.1). */
+	size_t vbytes = n * sizeof(*vec);
+	s.used = ((s.used + vbytes + 15) & ~15UL) - vbytes;
+	uint64_t rsp = push_bytes(&s, vec, vbytes);
+	if (!rsp)
+		goto out;
+	err = copy_to_guest(&t->mm, rsp, s.buf + s.size - s.used, s.used);
+	if (!err)
+		err = (long)rsp;
+out:
+	free(s.buf);
+	return err;
+}
+
+/* Where the program headers are in guest memory (AT_PHDR). */
+static uint64_t phdr_addr(const struct elf_info *ei, uint64_t bias)
+{
+	for (int i = 0; i < ei->eh.e_phnum; i++)
+		if (ei->ph[i].p_type == PT_PHDR)
+			return bias + ei->ph[i].p_vaddr;
+	for (int i = 0; i < ei->eh.e_phnum; i++) {
+		const Elf64_Phdr *p = &ei->ph[i];
+		if (p->p_type == PT_LOAD && p->p_offset <= ei->eh.e_phoff &&
+		    ei->eh.e_phoff < p->p_offset + p->p_filesz)
+			return bias + p->p_vaddr + (ei->eh.e_phoff - p->p_offset);
+	}
+	return 0;
+}
+
+long elf_load(struct task *t, int fd, const struct elf_info *ei, char *const argv[],
+	      char *const envp[], const char *execfn)
+{
+	uint64_t bias = ei->eh.e_type == ET_DYN ? PVX_ET_DYN_BASE : 0, brk = 0;
+	long r;
+
+	for (int i = 0; i < ei->eh.e_phnum; i++) {
+		const Elf64_Phdr *p = &ei->ph[i];
+		if (p->p_type != PT_LOAD)
+			continue;
+		r = map_segment(&t->mm, fd, p, bias);
+		if (r < 0) {
+			pr_err("cannot map segment %d at %#lx: %s", i, bias + p->p_vaddr, strerror((int)-r));
+			return r;
+		}
+		brk = MAX(brk, bias + p->p_vaddr + p->p_memsz);
+	}
+	t->mm.brk_start = t->mm.brk_cur = PAGE_ALIGN_UP(brk);
+
+	r = mm_mmap(&t->mm, PVX_STACK_TOP - PVX_STACK_SIZE, PVX_STACK_SIZE, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_STACK, -1, 0);
+	if (r < 0)
+		return r;
+	r = build_stack(t, ei, bias, phdr_addr(ei, bias), argv, envp, execfn);
+	if (r < 0)
+		return r;
+
+	struct pvx_regs *regs = &t->regs;
+	uint64_t cs = regs->cs, ss = regs->ss, eflags = regs->eflags;
+	memset(regs, 0, sizeof(*regs));
+	regs->cs = cs;
+	regs->ss = ss;
+	regs->eflags = eflags;
+	regs->rsp = (uint64_t)r;
+	regs->rip = bias + ei->eh.e_entry;
+	return 0;
+}

@@ -1,0 +1,271 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pvx: run an untrusted static x86-64 Linux binary in a user-mode kernel.
+ *
+ *   pvx run [--platform=auto|ptrace] [--root DIR] [--rw] [--strace] [--debug]
+ *           [--env K=V] -- PROG ARGS
+ *   pvx syscalls
+ */
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "pvx/loader.h"
+#include "pvx/log.h"
+#include "pvx/path.h"
+#include "sentry/platform/platform.h"
+#include "sentry/task_run.h"
+#include "syscalls/syscalls.h"
+
+#ifndef PACKAGE_VERSION
+#define PACKAGE_VERSION "dev"
+#endif
+
+extern char **environ;
+
+static void usage(FILE *f)
+{
+	fputs("usage: pvx run [OPTIONS] -- PROGRAM [ARGS...]\n"
+	      "       pvx syscalls\n"
+	      "       pvx --help | --version\n"
+	      "\n"
+	      "Run a static x86-64 Linux binary in the pvx user-mode kernel.\n"
+	      "\n"
+	      "options for run:\n"
+	      "  --platform=NAME  auto (default) or ptrace\n"
+	      "  --root DIR       the guest's / (default: the host's /)\n"
+	      "  --rw             make the root writable (default: read-only)\n"
+	      "  --env K=V        set an environment variable for the guest\n"
+	      "  --strace         print every guest syscall on stderr\n"
+	      "  --debug          verbose sentry logging\n"
+	      "\n"
+	      "The exit status is the guest's; 128+N when it is killed by signal N.\n",
+	      f);
+}
+
+/* `pvx syscalls`: the table with support levels, like `runsc syscalls`. */
+static int list_syscalls(void)
+{
+	static const char *const level[] = { "unsupported", "partial", "full" };
+
+	printf("%-4s %-24s %-12s %s\n", "NR", "NAME", "SUPPORT", "NOTE");
+	for (int nr = 0; nr < PVX_NR_SYSCALLS; nr++) {
+		const struct syscall_desc *d = &syscall_table[nr];
+		if (!d->name)
+			continue;
+		printf("%-4d %-24s %-12s %s\n", nr, d->name, level[d->support], d->note);
+	}
+	return 0;
+}
+
+/* Add or replace K=V in a NULL-terminated environment. */
+static char **env_set(char **env, size_t *n, char *kv)
+{
+	size_t klen = strcspn(kv, "=");
+
+	for (size_t i = 0; i < *n; i++) {
+		if (!strncmp(env[i], kv, klen) && env[i][klen] == '=') {
+			env[i] = kv;
+			return env;
+		}
+	}
+	env = realloc(env, (*n + 2) * sizeof(*env));
+	if (!env) {
+		perror("pvx");
+		exit(1);
+	}
+	env[(*n)++] = kv;
+	env[*n] = NULL;
+	return env;
+}
+
+/* Find PROG the way execvp does, but inside the guest root. */
+static long open_program(struct task *t, const char *prog, char *const envp[], char *found, size_t size)
+{
+	const char *path = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+	long err = -ENOENT;
+
+	if (strchr(prog, '/')) {
+		snprintf(found, size, "%s", prog);
+		return path_open(t, AT_FDCWD, prog, O_RDONLY, 0);
+	}
+	for (size_t i = 0; envp[i]; i++)
+		if (!strncmp(envp[i], "PATH=", 5))
+			path = envp[i] + 5;
+	while (*path) {
+		size_t len = strcspn(path, ":");
+		snprintf(found, size, "%.*s/%s", (int)len, len ? path : ".", prog);
+		long fd = path_open(t, AT_FDCWD, found, O_RDONLY, 0);
+		if (fd >= 0)
+			return fd;
+		if (fd != -ENOENT && fd != -ENOTDIR)
+			err = fd;
+		path += len + (path[len] == ':');
+	}
+	return err;
+}
+
+static int cannot_exec(const char *prog, const char *why, int status)
+{
+	fprintf(stderr, "pvx: %s: %s\n", prog, why);
+	return status;
+}
+
+/* The initial working directory: the host's when it lies inside the root, else "/". */
+static int initial_cwd(void)
+{
+	char guest[PVX_PATH_MAX];
+	int fd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd >= 0 && path_of_fd(fd, guest, sizeof(guest)) >= 0)
+		return fd;
+	if (fd >= 0)
+		close(fd);
+	return fcntl(sandbox.rootfd, F_DUPFD_CLOEXEC, 3);
+}
+
+static long setup_stdio(struct fdtable *files)
+{
+	for (int fd = 0; fd < 3; fd++) {
+		int hfd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+		if (hfd < 0)
+			continue;	/* closed in the sentry: closed in the guest */
+		int fl = fcntl(hfd, F_GETFL);
+		struct file *f = file_new(hfd, fl < 0 ? O_RDWR : fl);
+		if (!f)
+			return -ENOMEM;
+		long r = fd_install_at(files, fd, f, false);
+		file_put(f);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int cmd_run(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "platform", required_argument, NULL, 'p' }, { "root", required_argument, NULL, 'r' },
+		{ "rw", no_argument, NULL, 'w' },	      { "strace", no_argument, NULL, 's' },
+		{ "debug", no_argument, NULL, 'd' },	      { "env", required_argument, NULL, 'e' },
+		{ "help", no_argument, NULL, 'h' },	      { NULL, 0, NULL, 0 },
+	};
+	const char *platform = "auto", *root = "/";
+	size_t envc = 0;
+	char **envp;
+	int c;
+
+	while (environ[envc])
+		envc++;
+	envp = calloc(envc + 1, sizeof(*envp));
+	if (!envp)
+		return 1;
+	memcpy(envp, environ, envc * sizeof(*envp));
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
+		switch (c) {
+		case 'p': platform = optarg; break;
+		case 'r': root = optarg; break;
+		case 'w': sandbox.rw = true; break;
+		case 's': sandbox.strace = true; break;
+		case 'd': pvx_log_level = LOG_DEBUG; break;
+		case 'e':
+			if (!strchr(optarg, '=')) {
+				fprintf(stderr, "pvx: --env wants K=V, got '%s'\n", optarg);
+				return 2;
+			}
+			envp = env_set(envp, &envc, optarg);
+			break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind >= argc) {
+		usage(stderr);
+		return 2;
+	}
+	char **gargv = argv + optind;
+
+	sandbox.platform = platform_select(platform);
+	if (!sandbox.platform)
+		return 2;
+	if (path_set_root(root) < 0) {
+		fprintf(stderr, "pvx: --root %s: %s\n", root, strerror(errno));
+		return 2;
+	}
+	sandbox.uid = getuid();
+	sandbox.gid = getgid();
+
+	struct task t = { .pid = 1, .tid = 1, .ppid = 0, .cwd_fd = -1 };
+	t.files = calloc(1, sizeof(*t.files));
+	if (!t.files || setup_stdio(t.files) < 0)
+		return 1;
+	t.cwd_fd = initial_cwd();
+	if (t.cwd_fd < 0)
+		return 1;
+
+	char execfn[PVX_PATH_MAX];
+	long fd = open_program(&t, gargv[0], envp, execfn, sizeof(execfn));
+	if (fd < 0)
+		return cannot_exec(gargv[0], strerror((int)-fd), fd == -ENOENT ? 127 : 126);
+	char exe[PVX_PATH_MAX];
+	if (path_of_fd((int)fd, exe, sizeof(exe)) >= 0)
+		t.exe = exe;
+	struct elf_info *ei = malloc(sizeof(*ei));
+	if (!ei)
+		return 1;
+	long r = elf_read((int)fd, ei);
+	if (r < 0)
+		return cannot_exec(gargv[0], r == -ENOEXEC ? ei->why : strerror((int)-r), 126);
+
+	r = sandbox.platform->as_new(&t.as);
+	if (r < 0)
+		return cannot_exec(gargv[0], "cannot start the stub process", 1);
+	if (mm_init(&t.mm, t.as) < 0)
+		return 1;
+	r = elf_load(&t, (int)fd, ei, gargv, envp, execfn);
+	close((int)fd);
+	free(ei);
+	if (r < 0) {
+		sandbox.platform->as_release(t.as);
+		return cannot_exec(gargv[0], strerror((int)-r), 126);
+	}
+
+	int status = task_run(&t);
+	sandbox.platform->as_release(t.as);
+	mm_release(&t.mm);
+	fdtable_release(t.files);
+	free(t.files);
+	free(envp);
+	if (WIFSIGNALED(status)) {
+		int sig = WTERMSIG(status);
+		fprintf(stderr, "%s%s\n", strsignal(sig), WCOREDUMP(status) ? " (core dumped)" : "");
+		return 128 + sig;
+	}
+	return WEXITSTATUS(status);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("pvx %s\n", PACKAGE_VERSION);
+		return 0;
+	}
+	if (!strcmp(argv[1], "syscalls"))
+		return list_syscalls();
+	if (!strcmp(argv[1], "run"))
+		return cmd_run(argc - 1, argv + 1);
+	fprintf(stderr, "pvx: unknown command '%s'\n", argv[1]);
+	usage(stderr);
+	return 2;
+}

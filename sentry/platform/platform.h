@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The platform vtable: how guest code is run and how the guest's address
+ * space (a stub process) is changed. Modelled on gVisor's
+ * Platform/AddressSpace/Context. Only files under sentry/platform/ may
+ * include ptrace or seccomp headers.
+ */
+#ifndef PVX_PLATFORM_H
+#define PVX_PLATFORM_H
+
+#include <sys/types.h>
+#include "pvx/common.h"
+#include "pvx/regs.h"
+
+struct addr_space;
+
+struct platform_ops {
+	const char *name;
+	/* 0 when usable on the running kernel, else -errno with a reason logged. */
+	long (*probe)(void);
+	/* Spawn a stub and return its empty guest address space. */
+	long (*as_new)(struct addr_space **out);
+	/* Kill the stub and free the address space. */
+	void (*as_release)(struct addr_space *as);
+	/*
+	 * Run one host syscall inside the address space (mmap, munmap,
+	 * mprotect, close...). Returns the raw result (-errno on failure).
+	 */
+	long (*as_syscall)(struct addr_space *as, long nr, const long args[6]);
+	/*
+	 * Make the sentry's host_fd usable by as_syscall (e.g. for a file
+	 * mmap). Returns the fd number inside the address space; release it
+	 * with as_put_fd.
+	 */
+	long (*as_get_fd)(struct addr_space *as, int host_fd);
+	void (*as_put_fd)(struct addr_space *as, long as_fd);
+	/* Run guest code with *regs until it traps; *regs is updated. */
+	long (*run)(struct addr_space *as, struct pvx_regs *regs, struct pvx_trap *trap);
+};
+
+/* Common state every platform's address space starts with. */
+struct addr_space {
+	const struct platform_ops *ops;
+	pid_t pid;	/* the stub process: process_vm_readv/writev target */
+};
+
+extern const struct platform_ops platform_ptrace;
+
+/* Pick a platform by name ("auto" = the best one whose probe succeeds). */
+const struct platform_ops *platform_select(const char *name);
+
+/* Create the stub process image (a memfd) once; returns its fd or -errno. */
+long stub_memfd(void);
+
+#endif

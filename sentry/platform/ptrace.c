@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The ptrace platform: PTRACE_SYSEMU on any kernel. The baseline the other
+ * platforms are measured against.
+ *
+ * Each address space is a stub started with PTRACE_TRACEME and exec'd from
+ * the embedded image, so it stops before its first instruction. Guest code
+ * runs in the stub's only thread under PTRACE_SYSEMU: every syscall stops
+ * at entry and is never executed by the host. Syscalls the sentry wants run
+ * in the stub's mm (mmap, munmap, ...) go through the stub's
+ * "syscall; int3" gadget with PTRACE_CONT.
+ */
+#include <fcntl.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/personality.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "pvx/log.h"
+#include "pvx/stub_abi.h"
+#include "platform.h"
+
+_Static_assert(sizeof(struct user_regs_struct) == sizeof(struct pvx_regs),
+	       "pvx_regs mirrors user_regs_struct");
+
+struct ptrace_as {
+	struct addr_space as;
+	struct user_regs_struct tmpl;	/* cs/ss/eflags of a fresh stub */
+	long sentry_pidfd;		/* pidfd of the sentry, as an fd in the stub; -1 until used */
+	int pending_sig;		/* async signal seen while running a gadget syscall */
+};
+
+static struct ptrace_as *to_pas(struct addr_space *as)
+{
+	return (struct ptrace_as *)as;
+}
+
+static long ptrace_probe(void)
+{
+	return 0;	/* PTRACE_SYSEMU exists on every x86-64 kernel we support */
+}
+
+/* In the child: become the traced stub. Only async-signal-safe calls. */
+static __attribute__((noreturn)) void stub_child(int memfd)
+{
+	static char *const argv[] = { "pvx-stub", NULL };
+	static char *const envp[] = { NULL };
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	/* A fixed layout keeps the stub's own stack and vdso above the guest range. */
+	personality(ADDR_NO_RANDOMIZE);
+	if (memfd > 0)
+		syscall(SYS_close_range, 0, memfd - 1, 0);
+	syscall(SYS_close_range, memfd + 1, ~0U, 0);
+	if (ptrace(PTRACE_TRACEME, 0, 0, 0) < 0)
+		_exit(126);
+	syscall(SYS_execveat, memfd, "", argv, envp, AT_EMPTY_PATH);
+	_exit(127);
+}
+
+/* Wait for the stub to stop; returns the stop signal or -ESRCH if it died. */
+static long wait_stop(pid_t pid)
+{
+	int st;
+
+	for (;;) {
+		pid_t r = waitpid(pid, &st, __WALL);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return neg_errno();
+		}
+		if (WIFSTOPPED(st))
+			return WSTOPSIG(st);
+		pr_debug("stub %d died (status 0x%x)", pid, st);
+		return -ESRCH;
+	}
+}
+
+static long ptrace_as_new(struct addr_space **out)
+{
+	long memfd = stub_memfd();
+	char gadget[3];
+
+	if (memfd < 0)
+		return memfd;
+	struct ptrace_as *pas = calloc(1, sizeof(*pas));
+	if (!pas)
+		return -ENOMEM;
+	pas->as.ops = &platform_ptrace;
+	pas->sentry_pidfd = -1;
+	pid_t pid = fork();
+	if (pid < 0) {
+		free(pas);
+		return neg_errno();
+	}
+	if (pid == 0)
+		stub_child((int)memfd);
+	pas->as.pid = pid;
+
+	long sig = wait_stop(pid);
+	if (sig != SIGTRAP) {
+		pr_err("stub did not stop at exec (%ld)", sig);
+		goto fail;
+	}
+	if (ptrace(PTRACE_SETOPTIONS, pid, 0, PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD) < 0 ||
+	    ptrace(PTRACE_GETREGS, pid, 0, &pas->tmpl) < 0) {
+		pr_err("ptrace setup of stub %d: %m", pid);
+		goto fail;
+	}
+	struct iovec l = { gadget, sizeof(gadget) }, r = { (void *)STUB_SYSCALL_GADGET, sizeof(gadget) };
+	if (process_vm_readv(pid, &l, 1, &r, 1, 0) != sizeof(gadget) ||
+	    memcmp(gadget, STUB_SYSCALL_GADGET_BYTES, sizeof(gadget))) {
+		pr_err("stub image has no syscall gadget at %#lx", STUB_SYSCALL_GADGET);
+		goto fail;
+	}
+	*out = &pas->as;
+	return 0;
+fail:
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, __WALL);
+	free(pas);
+	return -ECHILD;
+}
+
+static void ptrace_as_release(struct addr_space *as)
+{
+	if (!as)
+		return;
+	kill(as->pid, SIGKILL);
+	while (waitpid(as->pid, NULL, __WALL) < 0 && errno == EINTR)
+		;
+	free(to_pas(as));
+}
+
+static long ptrace_as_syscall(struct addr_space *as, long nr, const long args[6])
+{
+	struct ptrace_as *pas = to_pas(as);
+	struct user_regs_struct r = pas->tmpl;
+
+	r.rip = STUB_SYSCALL_GADGET;
+	r.rax = (uint64_t)nr;
+	r.orig_rax = (uint64_t)-1;
+	r.rdi = (uint64_t)args[0];
+	r.rsi = (uint64_t)args[1];
+	r.rdx = (uint64_t)args[2];
+	r.r10 = (uint64_t)args[3];
+	r.r8 = (uint64_t)args[4];
+	r.r9 = (uint64_t)args[5];
+	if (ptrace(PTRACE_SETREGS, as->pid, 0, &r) < 0)
+		return neg_errno();
+	for (;;) {
+		if (ptrace(PTRACE_CONT, as->pid, 0, 0) < 0)
+			return neg_errno();
+		long sig = wait_stop(as->pid);
+		if (sig < 0)
+			return sig;
+		if (sig == SIGTRAP)
+			break;
+		/* Not ours (e.g. SIGINT from the terminal): hand it to the guest later. */
+		pas->pending_sig = (int)sig;
+	}
+	if (ptrace(PTRACE_GETREGS, as->pid, 0, &r) < 0)
+		return neg_errno();
+	if (r.rip != STUB_SYSCALL_GADGET + 3) {
+		pr_err("stub gadget stopped at %#llx", r.rip);
+		return -EFAULT;
+	}
+	return (long)r.rax;
+}
+
+static long ptrace_as_get_fd(struct addr_space *as, int host_fd)
+{
+	struct ptrace_as *pas = to_pas(as);
+
+	if (pas->sentry_pidfd < 0) {
+		long a[6] = { getpid(), 0 };
+		long fd = ptrace_as_syscall(as, SYS_pidfd_open, a);
+		if (fd < 0)
+			return fd;
+		pas->sentry_pidfd = fd;
+	}
+	long a[6] = { pas->sentry_pidfd, host_fd, 0 };
+	return ptrace_as_syscall(as, SYS_pidfd_getfd, a);
+}
+
+static void ptrace_as_put_fd(struct addr_space *as, long as_fd)
+{
+	long a[6] = { as_fd };
+
+	if (ptrace_as_syscall(as, SYS_close, a) < 0)
+		pr_debug("close of fd %ld in stub failed", as_fd);
+}
+
+static long ptrace_run(struct addr_space *as, struct pvx_regs *regs, struct pvx_trap *trap)
+{
+	struct ptrace_as *pas = to_pas(as);
+	siginfo_t si;
+	long sig;
+
+	memset(trap, 0, sizeof(*trap));
+	if (pas->pending_sig) {
+		trap->kind = TRAP_SIGNAL;
+		trap->signo = pas->pending_sig;
+		pas->pending_sig = 0;
+		return 0;
+	}
+	if (!regs->cs) {	/* a fresh guest: take the stub's selectors and flags */
+		regs->cs = pas->tmpl.cs;
+		regs->ss = pas->tmpl.ss;
+		regs->eflags = pas->tmpl.eflags;
+	}
+	if (ptrace(PTRACE_SETREGS, as->pid, 0, regs) < 0)
+		return neg_errno();
+	if (ptrace(PTRACE_SYSEMU, as->pid, 0, 0) < 0)
+		return neg_errno();
+	sig = wait_stop(as->pid);
+	if (sig < 0)
+		return sig;
+	if (ptrace(PTRACE_GETREGS, as->pid, 0, regs) < 0)
+		return neg_errno();
+	if (sig == (SIGTRAP | 0x80)) {
+		trap->kind = TRAP_SYSCALL;
+		return 0;
+	}
+	trap->kind = TRAP_SIGNAL;
+	trap->signo = (int)sig;
+	if (ptrace(PTRACE_GETSIGINFO, as->pid, 0, &si) == 0) {
+		trap->code = si.si_code;
+		trap->addr = (uint64_t)si.si_addr;
+	}
+	return 0;
+}
+
+const struct platform_ops platform_ptrace = {
+	.name = "ptrace",
+	.probe = ptrace_probe,
+	.as_new = ptrace_as_new,
+	.as_release = ptrace_as_release,
+	.as_syscall = ptrace_as_syscall,
+	.as_get_fd = ptrace_as_get_fd,
+	.as_put_fd = ptrace_as_put_fd,
+	.run = ptrace_run,
+};

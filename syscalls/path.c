@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Guest path resolution, confined to the sandbox root.
+ *
+ * Relative paths are made absolute from the guest path of the directory fd
+ * (read back from /proc/self/fd, so renames and symlinks give the kernel's
+ * answer) and the whole path is then resolved by openat2(2) from the root
+ * with RESOLVE_IN_ROOT: ".." at the root stays at the root and absolute
+ * symlinks are resolved against it. RESOLVE_NO_MAGICLINKS refuses
+ * /proc/self/root, /proc/self/fd/N and friends, which would jump out.
+ */
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+
+#include "pvx/path.h"
+
+static char root_host[PATH_MAX];
+static size_t root_len;	/* 0 when the root is the host's / */
+
+long path_set_root(const char *host_root)
+{
+	if (!realpath(host_root, root_host))
+		return neg_errno();
+	root_len = strcmp(root_host, "/") ? strlen(root_host) : 0;
+	int fd = open(root_host, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return neg_errno();
+	sandbox.rootfd = fd;
+	return 0;
+}
+
+long path_of_fd(int host_fd, char *buf, size_t size)
+{
+	char proc[64], host[PATH_MAX];
+	const char *guest;
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", host_fd);
+	ssize_t n = readlink(proc, host, sizeof(host) - 1);
+	if (n < 0)
+		return neg_errno();
+	host[n] = 0;
+	if (host[0] != '/')
+		return -ENOENT;	/* pipe:[...], anon_inode:..., socket:... */
+	if (!root_len)
+		guest = host;
+	else if (!strncmp(host, root_host, root_len) && (host[root_len] == '/' || !host[root_len]))
+		guest = host[root_len] ? host + root_len : "/";
+	else
+		return -EXDEV;
+	if (strlen(guest) >= size)
+		return -ERANGE;
+	strcpy(buf, guest);
+	return (long)strlen(guest);
+}
+
+/* Guest dirfd + path -> absolute guest path in out. */
+static long make_absolute(struct task *t, int dirfd, const char *path, char *out, size_t size)
+{
+	char base[PVX_PATH_MAX];
+	int base_fd = t->cwd_fd;
+	struct stat st;
+	long r;
+
+	if (path[0] == '/') {
+		if (strlen(path) >= size)
+			return -ENAMETOOLONG;
+		strcpy(out, path);
+		return 0;
+	}
+	if (dirfd != AT_FDCWD) {
+		struct file *f = fd_lookup(t->files, dirfd);
+		if (!f)
+			return -EBADF;
+		if (fstat(f->host_fd, &st) < 0)
+			return neg_errno();
+		if (!S_ISDIR(st.st_mode))
+			return -ENOTDIR;
+		base_fd = f->host_fd;
+	}
+	r = path_of_fd(base_fd, base, sizeof(base));
+	if (r < 0)
+		return r == -ERANGE ? -ENAMETOOLONG : r;
+	if ((size_t)snprintf(out, size, "%s/%s", strcmp(base, "/") ? base : "", path) >= size)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+static long open_in_root(const char *abs, int flags, int mode)
+{
+	struct open_how how = {
+		.flags = (uint64_t)(flags | O_CLOEXEC),
+		.mode = flags & (O_CREAT | __O_TMPFILE) ? (uint64_t)(mode & 07777) : 0,
+		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+	};
+	long fd = syscall(SYS_openat2, sandbox.rootfd, abs, &how, sizeof(how));
+
+	return fd < 0 ? neg_errno() : fd;
+}
+
+/*
+ * Device nodes the guest may open: null, zero, full, random, urandom, tty,
+ * console and pseudo-terminals. Everything else (disks, /dev/mem...) is EACCES.
+ */
+static bool device_allowed(dev_t rdev)
+{
+	unsigned ma = major(rdev), mi = minor(rdev);
+
+	if (ma == 1)
+		return mi == 3 || mi == 5 || mi == 7 || mi == 8 || mi == 9;
+	if (ma == 5)
+		return mi == 0 || mi == 1;
+	return ma >= 136 && ma <= 143;
+}
+
+/* Read-only root and device policy, checked on what the path names now. */
+static long check_policy(const char *abs, int flags)
+{
+	bool creates = flags & (O_CREAT | __O_TMPFILE);
+	bool writes = (flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC) || (flags & __O_TMPFILE) == __O_TMPFILE;
+	struct stat st;
+
+	if (!writes && !creates && (flags & O_PATH))
+		return 0;
+	long fd = open_in_root(abs, O_PATH | (flags & O_NOFOLLOW), 0);
+	if (fd == -ENOENT && creates && (flags & __O_TMPFILE) != __O_TMPFILE)
+		return sandbox.rw ? 0 : -EROFS;
+	if (fd == -ELOOP && (flags & O_NOFOLLOW))
+		return 0;	/* let the real open say ELOOP */
+	if (fd < 0)
+		return fd;
+	int err = fstat((int)fd, &st) < 0 ? -errno : 0;
+	close((int)fd);
+	if (err)
+		return err;
+	if ((S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) && !(S_ISCHR(st.st_mode) && device_allowed(st.st_rdev)))
+		return -EACCES;
+	if (sandbox.rw || S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) || S_ISDIR(st.st_mode))
+		return 0;
+	if ((flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL))
+		return -EEXIST;
+	return writes ? -EROFS : 0;
+}
+
+long path_open(struct task *t, int dirfd, const char *path, int flags, int mode)
+{
+	char abs[PVX_PATH_MAX];
+	long r;
+
+	if (!path[0])
+		return -ENOENT;
+	r = make_absolute(t, dirfd, path, abs, sizeof(abs));
+	if (r < 0)
+		return r;
+	flags &= ~O_CLOEXEC;
+	if (!(flags & O_PATH))
+		flags |= O_NOCTTY;	/* the guest never gets a host controlling tty */
+	r = check_policy(abs, flags);
+	if (r < 0)
+		return r;
+	return open_in_root(abs, flags, mode);
+}
+
+long path_open_user(struct task *t, int dirfd, uint64_t upath, int flags, int mode)
+{
+	char path[PVX_PATH_MAX];
+	long n = strncpy_from_guest(&t->mm, path, upath, sizeof(path));
+
+	if (n < 0)
+		return n;
+	return path_open(t, dirfd, path, flags, mode);
+}

@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Filesystem syscalls: open, stat, access, readlink, getdents64, cwd.
+ * Paths resolve inside the sandbox root (syscalls/path.c); the work is done
+ * by host calls on host fds the sentry owns.
+ */
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+
+#include "pvx/path.h"
+#include "syscalls/syscalls.h"
+
+/* open(2)/openat(2): the new fd is the lowest free guest fd. */
+long sys_openat(struct task *t, const long a[6])
+{
+	int flags = (int)a[2];
+	long hfd = path_open_user(t, (int)a[0], (uint64_t)a[1], flags, (int)a[3]);
+
+	if (hfd < 0)
+		return hfd;
+	struct file *f = file_new((int)hfd, flags & ~O_CLOEXEC);
+	if (!f) {
+		close((int)hfd);
+		return -ENOMEM;
+	}
+	long fd = fd_install(t->files, f, flags & O_CLOEXEC, 0);
+	file_put(f);
+	return fd;
+}
+
+long sys_open(struct task *t, const long a[6])
+{
+	const long b[6] = { AT_FDCWD, a[0], a[1], a[2] };
+
+	return sys_openat(t, b);
+}
+
+long sys_close(struct task *t, const long a[6])
+{
+	return fd_close(t->files, (int)a[0]);
+}
+
+static long put_stat(struct task *t, uint64_t ubuf, int host_fd)
+{
+	struct stat st;
+
+	if (fstat(host_fd, &st) < 0)
+		return neg_errno();
+	return copy_to_guest(&t->mm, ubuf, &st, sizeof(st));
+}
+
+/*
+ * Open what (dirfd, path, at_flags) names as an O_PATH host fd, honouring
+ * AT_EMPTY_PATH and AT_SYMLINK_NOFOLLOW. The caller closes it.
+ */
+static long open_at_path(struct task *t, int dirfd, uint64_t upath, int at_flags)
+{
+	char path[PVX_PATH_MAX];
+	long n;
+
+	if (at_flags & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH | AT_NO_AUTOMOUNT | AT_EACCESS))
+		return -EINVAL;
+	n = strncpy_from_guest(&t->mm, path, upath, sizeof(path));
+	if (n < 0)
+		return n;
+	if (!path[0] && (at_flags & AT_EMPTY_PATH)) {
+		int hfd = t->cwd_fd;
+		if (dirfd != AT_FDCWD) {
+			struct file *f = fd_lookup(t->files, dirfd);
+			if (!f)
+				return -EBADF;
+			hfd = f->host_fd;
+		}
+		int dup = fcntl(hfd, F_DUPFD_CLOEXEC, 3);
+		return dup < 0 ? neg_errno() : dup;
+	}
+	return path_open(t, dirfd, path, O_PATH | (at_flags & AT_SYMLINK_NOFOLLOW ? O_NOFOLLOW : 0), 0);
+}
+
+long sys_newfstatat(struct task *t, const long a[6])
+{
+	cleanup_close int hfd = -1;
+	long r = open_at_path(t, (int)a[0], (uint64_t)a[1], (int)a[3] & ~AT_EACCESS);
+
+	if (r < 0)
+		return r;
+	hfd = (int)r;
+	return put_stat(t, (uint64_t)a[2], hfd);
+}
+
+long sys_stat(struct task *t, const long a[6])
+{
+	const long b[6] = { AT_FDCWD, a[0], a[1], 0 };
+
+	return sys_newfstatat(t, b);
+}
+
+long sys_lstat(struct task *t, const long a[6])
+{
+	const long b[6] = { AT_FDCWD, a[0], a[1], AT_SYMLINK_NOFOLLOW };
+
+	return sys_newfstatat(t, b);
+}
+
+long sys_fstat(struct task *t, const long a[6])
+{
+	struct file *f = fd_lookup(t->files, (int)a[0]);
+
+	return f ? put_stat(t, (uint64_t)a[1], f->host_fd) : -EBADF;
+}
+
+long sys_lseek(struct task *t, const long a[6])
+{
+	struct file *f = fd_lookup(t->files, (int)a[0]);
+
+	if (!f)
+		return -EBADF;
+	off_t r = lseek(f->host_fd, (off_t)a[1], (int)a[2]);
+	return r < 0 ? neg_errno() : (long)r;
+}
+
+/* faccessat2(2): "EROFS Write permission was requested for a file on a read-only filesystem." */
+long sys_faccessat2(struct task *t, const long a[6])
+{
+	cleanup_close int hfd = -1;
+	int mode = (int)a[2], flags = (int)a[3];
+	struct stat st;
+
+	if (mode & ~(R_OK | W_OK | X_OK))
+		return -EINVAL;
+	long r = open_at_path(t, (int)a[0], (uint64_t)a[1], flags);
+	if (r < 0)
+		return r;
+	hfd = (int)r;
+	if (syscall(SYS_faccessat2, hfd, "", mode, AT_EMPTY_PATH | (flags & AT_EACCESS)) < 0)
+		return neg_errno();
+	if ((mode & W_OK) && !sandbox.rw && fstat(hfd, &st) == 0 &&
+	    (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode) || S_ISLNK(st.st_mode)))
+		return -EROFS;
+	return 0;
+}
+
+long sys_faccessat(struct task *t, const long a[6])
+{
+	const long b[6] = { a[0], a[1], a[2], 0 };
+
+	return sys_faccessat2(t, b);
+}
+
+long sys_access(struct task *t, const long a[6])
+{
+	const long b[6] = { AT_FDCWD, a[0], a[1], 0 };
+
+	return sys_faccessat2(t, b);
+}
+
+/* readlinkat(2): "EINVAL ... pathname is not a symbolic link"; no NUL is added. */
+long sys_readlinkat(struct task *t, const long a[6])
+{
+	cleanup_close int hfd = -1;
+	char target[PVX_PATH_MAX];
+	struct stat st;
+
+	if ((long)a[3] <= 0)
+		return -EINVAL;
+	/* /proc is the host's until the /proc issue: do not show the sentry's exe. */
+	long r = strncpy_from_guest(&t->mm, target, (uint64_t)a[1], sizeof(target));
+	if (r >= 0 && t->exe && !strcmp(target, "/proc/self/exe")) {
+		size_t n = MIN(strlen(t->exe), (size_t)a[3]);
+		r = copy_to_guest(&t->mm, (uint64_t)a[2], t->exe, n);
+		return r ? r : (long)n;
+	}
+	r = open_at_path(t, (int)a[0], (uint64_t)a[1], AT_SYMLINK_NOFOLLOW);
+	if (r < 0)
+		return r;
+	hfd = (int)r;
+	if (fstat(hfd, &st) < 0)
+		return neg_errno();
+	if (!S_ISLNK(st.st_mode))
+		return -EINVAL;
+	ssize_t n = readlinkat(hfd, "", target, sizeof(target));
+	if (n < 0)
+		return neg_errno();
+	n = MIN(n, (ssize_t)(size_t)a[3]);
+	r = copy_to_guest(&t->mm, (uint64_t)a[2], target, (size_t)n);
+	return r ? r : n;
+}
+
+long sys_readlink(struct task *t, const long a[6])
+{
+	const long b[6] = { AT_FDCWD, a[0], a[1], a[2] };
+
+	return sys_readlinkat(t, b);
+}
+
+long sys_getdents64(struct task *t, const long a[6])
+{
+	struct file *f = fd_lookup(t->files, (int)a[0]);
+	size_t count = MIN((size_t)(unsigned)a[2], 1UL << 20);
+
+	if (!f)
+		return -EBADF;
+	cleanup_free char *buf = malloc(count ? count : 1);
+	if (!buf)
+		return -ENOMEM;
+	long n = syscall(SYS_getdents64, f->host_fd, buf, count);
+	if (n < 0)
+		return neg_errno();
+	long r = copy_to_guest(&t->mm, (uint64_t)a[1], buf, (size_t)n);
+	return r ? r : n;
+}
+
+/* getcwd(2): returns the length including the NUL; ERANGE when it does not fit. */
+long sys_getcwd(struct task *t, const long a[6])
+{
+	char path[PVX_PATH_MAX];
+	long n = path_of_fd(t->cwd_fd, path, sizeof(path));
+
+	if (n < 0)
+		return n == -EXDEV ? -ENOENT : n;
+	if ((size_t)n + 1 > (size_t)a[1])
+		return -ERANGE;
+	long r = copy_to_guest(&t->mm, (uint64_t)a[0], path, (size_t)n + 1);
+	return r ? r : n + 1;
+}
+
+static long set_cwd(struct task *t, int hfd)
+{
+	if (syscall(SYS_faccessat2, hfd, "", X_OK, AT_EMPTY_PATH) < 0) {
+		long err = neg_errno();
+		close(hfd);
+		return err;
+	}
+	close(t->cwd_fd);
+	t->cwd_fd = hfd;
+	return 0;
+}
+
+long sys_chdir(struct task *t, const long a[6])
+{
+	long hfd = path_open_user(t, AT_FDCWD, (uint64_t)a[0], O_PATH | O_DIRECTORY, 0);
+
+	return hfd < 0 ? hfd : set_cwd(t, (int)hfd);
+}
+
+long sys_fchdir(struct task *t, const long a[6])
+{
+	struct file *f = fd_lookup(t->files, (int)a[0]);
+	struct stat st;
+
+	if (!f)
+		return -EBADF;
+	if (fstat(f->host_fd, &st) < 0)
+		return neg_errno();
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	int hfd = fcntl(f->host_fd, F_DUPFD_CLOEXEC, 3);
+	return hfd < 0 ? neg_errno() : set_cwd(t, hfd);
+}

@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Data I/O and fd manipulation: read/write and their p/v variants, ioctl,
+ * fcntl, dup. Data moves host fd <-> sentry bounce buffer <-> guest memory.
+ */
+#include <fcntl.h>
+#include <limits.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/uio.h>
+
+#include "syscalls/syscalls.h"
+
+#define IO_CHUNK (1UL << 20)	/* bounce buffer bound: a larger read is a short read */
+#define IOV_MAX_GUEST 1024	/* UIO_MAXIOV */
+
+static struct file *io_file(struct task *t, int fd, int need)
+{
+	struct file *f = fd_lookup(t->files, fd);
+
+	if (!f)
+		return NULL;
+	int acc = f->flags & O_ACCMODE;
+	if (f->flags & O_PATH || (need == O_RDONLY && acc == O_WRONLY) || (need == O_WRONLY && acc == O_RDONLY))
+		return NULL;
+	return f;
+}
+
+/*
+ * A read into a buffer whose first page is not writable fails with EFAULT
+ * before any data is consumed, as Linux's copy_to_user would on the first byte.
+ */
+static bool first_page_writable(struct task *t, uint64_t buf)
+{
+	const struct vma *v = vma_lookup(&t->mm.vmas, buf);
+
+	return v && (v->prot & PROT_WRITE);
+}
+
+static long do_read(struct task *t, int fd, uint64_t ubuf, size_t count, off_t off, bool positional)
+{
+	struct file *f = io_file(t, fd, O_RDONLY);
+
+	if (!f)
+		return -EBADF;
+	if (positional && off < 0)
+		return -EINVAL;
+	if (count == 0)
+		return 0;
+	if (!first_page_writable(t, ubuf))
+		return -EFAULT;
+	count = MIN(count, IO_CHUNK);
+	cleanup_free char *buf = malloc(count);
+	if (!buf)
+		return -ENOMEM;
+	ssize_t n = positional ? pread(f->host_fd, buf, count, off) : read(f->host_fd, buf, count);
+	if (n < 0)
+		return neg_errno();
+	long r = copy_to_guest(&t->mm, ubuf, buf, (size_t)n);
+	return r ? r : n;
+}
+
+static long do_write(struct task *t, int fd, uint64_t ubuf, size_t count, off_t off, bool positional)
+{
+	struct file *f = io_file(t, fd, O_WRONLY);
+	size_t done = 0;
+
+	if (!f)
+		return -EBADF;
+	if (positional && off < 0)
+		return -EINVAL;
+	cleanup_free char *buf = malloc(MIN(count, IO_CHUNK) + 1);
+	if (!buf)
+		return -ENOMEM;
+	while (done < count || count == 0) {
+		size_t chunk = MIN(count - done, IO_CHUNK);
+		long r = copy_from_guest(&t->mm, buf, ubuf + done, chunk);
+		if (r)
+			return done ? (long)done : r;
+		ssize_t n = positional ? pwrite(f->host_fd, buf, chunk, off + (off_t)done)
+				       : write(f->host_fd, buf, chunk);
+		if (n < 0)
+			return done ? (long)done : neg_errno();
+		done += (size_t)n;
+		if ((size_t)n < chunk || count == 0)
+			break;
+	}
+	return (long)done;
+}
+
+long sys_read(struct task *t, const long a[6])
+{
+	return do_read(t, (int)a[0], (uint64_t)a[1], (size_t)a[2], 0, false);
+}
+
+long sys_write(struct task *t, const long a[6])
+{
+	return do_write(t, (int)a[0], (uint64_t)a[1], (size_t)a[2], 0, false);
+}
+
+long sys_pread64(struct task *t, const long a[6])
+{
+	return do_read(t, (int)a[0], (uint64_t)a[1], (size_t)a[2], (off_t)a[3], true);
+}
+
+long sys_pwrite64(struct task *t, const long a[6])
+{
+	return do_write(t, (int)a[0], (uint64_t)a[1], (size_t)a[2], (off_t)a[3], true);
+}
+
+/* Copy in an iovec array; returns the total length or -errno (readv(2) EINVAL rules). */
+static long get_iov(struct task *t, uint64_t uiov, long cnt, struct iovec **out)
+{
+	size_t total = 0;
+
+	if (cnt < 0 || cnt > IOV_MAX_GUEST)
+		return -EINVAL;
+	struct iovec *iov = calloc((size_t)cnt + 1, sizeof(*iov));
+	if (!iov)
+		return -ENOMEM;
+	long r = copy_from_guest(&t->mm, iov, uiov, (size_t)cnt * sizeof(*iov));
+	for (long i = 0; !r && i < cnt; i++) {
+		if ((ssize_t)iov[i].iov_len < 0 || total + iov[i].iov_len > (size_t)SSIZE_MAX)
+			r = -EINVAL;
+		total += iov[i].iov_len;
+	}
+	if (r) {
+		free(iov);
+		return r;
+	}
+	*out = iov;
+	return (long)MIN(total, IO_CHUNK);
+}
+
+long sys_readv(struct task *t, const long a[6])
+{
+	cleanup_free struct iovec *iov = NULL;
+	struct file *f = io_file(t, (int)a[0], O_RDONLY);
+	long total = get_iov(t, (uint64_t)a[1], a[2], &iov);
+
+	if (!f)
+		return -EBADF;
+	if (total <= 0)
+		return total;
+	cleanup_free char *buf = malloc((size_t)total);
+	if (!buf)
+		return -ENOMEM;
+	ssize_t n = read(f->host_fd, buf, (size_t)total);
+	if (n < 0)
+		return neg_errno();
+	size_t off = 0;
+	for (long i = 0; off < (size_t)n; i++) {
+		size_t c = MIN(iov[i].iov_len, (size_t)n - off);
+		long r = copy_to_guest(&t->mm, (uint64_t)iov[i].iov_base, buf + off, c);
+		if (r)
+			return off ? (long)off : r;
+		off += c;
+	}
+	return n;
+}
+
+/* writev(2) gathers into one host write so a pipe sees it atomically. */
+long sys_writev(struct task *t, const long a[6])
+{
+	cleanup_free struct iovec *iov = NULL;
+	struct file *f = io_file(t, (int)a[0], O_WRONLY);
+	long total = get_iov(t, (uint64_t)a[1], a[2], &iov);
+
+	if (!f)
+		return -EBADF;
+	if (total < 0)
+		return total;
+	cleanup_free char *buf = malloc((size_t)total + 1);
+	if (!buf)
+		return -ENOMEM;
+	size_t off = 0;
+	for (long i = 0; off < (size_t)total; i++) {
+		size_t c = MIN(iov[i].iov_len, (size_t)total - off);
+		long r = copy_from_guest(&t->mm, buf + off, (uint64_t)iov[i].iov_base, c);
+		if (r)
+			return r;
+		off += c;
+	}
+	ssize_t n = write(f->host_fd, buf, off);
+	return n < 0 ? neg_errno() : n;
+}
+
+#define KERNEL_TERMIOS_SIZE 36	/* struct termios of <asm/termbits.h>, not glibc's */
+
+/* ioctl(2): terminal requests are passed to a host tty; the rest is ENOTTY. */
+long sys_ioctl(struct task *t, const long a[6])
+{
+	struct file *f = fd_lookup(t->files, (int)a[0]);
+	unsigned long cmd = (unsigned long)a[1];
+	uint64_t arg = (uint64_t)a[2];
+	char buf[64];
+	long r;
+
+	if (!f)
+		return -EBADF;
+	switch (cmd) {
+	case FIOCLEX:
+	case FIONCLEX:
+		t->files->fds[a[0]].cloexec = cmd == FIOCLEX;
+		return 0;
+	case FIONBIO: {
+		int on, fl = fcntl(f->host_fd, F_GETFL);
+		if ((r = copy_from_guest(&t->mm, &on, arg, sizeof(on))))
+			return r;
+		return fcntl(f->host_fd, F_SETFL, on ? fl | O_NONBLOCK : fl & ~O_NONBLOCK) < 0 ? neg_errno() : 0;
+	}
+	}
+	if (!isatty(f->host_fd))
+		return -ENOTTY;
+	switch (cmd) {
+	case TCGETS:
+	case TIOCGWINSZ: {
+		size_t size = cmd == TCGETS ? KERNEL_TERMIOS_SIZE : sizeof(struct winsize);
+		if (ioctl(f->host_fd, cmd, buf) < 0)
+			return neg_errno();
+		return copy_to_guest(&t->mm, arg, buf, size);
+	}
+	case TCSETS:
+	case TCSETSW:
+	case TCSETSF:
+		if ((r = copy_from_guest(&t->mm, buf, arg, KERNEL_TERMIOS_SIZE)))
+			return r;
+		return ioctl(f->host_fd, cmd, buf) < 0 ? neg_errno() : 0;
+	}
+	return -ENOTTY;
+}
+
+long sys_dup(struct task *t, const long a[6])
+{
+	struct file *f = fd_lookup(t->files, (int)a[0]);
+
+	return f ? fd_install(t->files, f, false, 0) : -EBADF;
+}
+
+/* dup3(2): "EINVAL oldfd was equal to newfd" (dup2 returns newfd instead). */
+long sys_dup3(struct task *t, const long a[6])
+{
+	struct file *f = fd_lookup(t->files, (int)a[0]);
+
+	if (a[2] & ~O_CLOEXEC)
+		return -EINVAL;
+	if (!f || a[1] < 0 || a[1] >= PVX_NR_OPEN)
+		return -EBADF;
+	if (a[0] == a[1])
+		return -EINVAL;
+	return fd_install_at(t->files, (int)a[1], f, a[2] & O_CLOEXEC);
+}
+
+long sys_dup2(struct task *t, const long a[6])
+{
+	const long b[6] = { a[0], a[1], 0 };
+
+	if (a[0] == a[1])
+		return fd_lookup(t->files, (int)a[0]) ? a[1] : -EBADF;
+	return sys_dup3(t, b);
+}
+
+long sys_fcntl(struct task *t, const long a[6])
+{
+	struct file *f = fd_lookup(t->files, (int)a[0]);
+	int fd = (int)a[0], cmd = (int)a[1];
+	long r;
+
+	if (!f)
+		return -EBADF;
+	switch (cmd) {
+	case F_DUPFD:
+	case F_DUPFD_CLOEXEC:
+		if (a[2] < 0 || a[2] >= PVX_NR_OPEN)
+			return -EINVAL;
+		return fd_install(t->files, f, cmd == F_DUPFD_CLOEXEC, (int)a[2]);
+	case F_GETFD:
+		return t->files->fds[fd].cloexec ? FD_CLOEXEC : 0;
+	case F_SETFD:
+		t->files->fds[fd].cloexec = a[2] & FD_CLOEXEC;
+		return 0;
+	case F_GETFL:
+		r = fcntl(f->host_fd, F_GETFL);
+		return r < 0 ? neg_errno() : r;
+	case F_SETFL:
+		r = fcntl(f->host_fd, F_SETFL, (int)(a[2] & (O_APPEND | O_NONBLOCK | O_NOATIME | O_DIRECT)));
+		if (r < 0)
+			return neg_errno();
+		f->flags = (f->flags & ~(O_APPEND | O_NONBLOCK)) | (int)(a[2] & (O_APPEND | O_NONBLOCK));
+		return 0;
+	}
+	return -EINVAL;
+}

@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Memory syscalls: argument decoding; the work is in mm/mm.c. */
+#include <fcntl.h>
+#include <sys/mman.h>
+
+#include "syscalls/syscalls.h"
+
+long sys_mmap(struct task *t, const long a[6])
+{
+	int prot = (int)a[2], flags = (int)a[3], host_fd = -1;
+
+	if (prot & ~(PROT_READ | PROT_WRITE | PROT_EXEC | 0x8 /* PROT_SEM */ | PROT_GROWSDOWN | PROT_GROWSUP))
+		return -EINVAL;
+	if (!(flags & MAP_ANONYMOUS)) {
+		struct file *f = fd_lookup(t->files, (int)a[4]);
+		if (!f || (f->flags & O_PATH))
+			return -EBADF;
+		host_fd = f->host_fd;
+	}
+	return mm_mmap(&t->mm, (uint64_t)a[0], (uint64_t)a[1], prot & (PROT_READ | PROT_WRITE | PROT_EXEC),
+		       flags, host_fd, (uint64_t)a[5]);
+}
+
+long sys_munmap(struct task *t, const long a[6])
+{
+	return mm_munmap(&t->mm, (uint64_t)a[0], (uint64_t)a[1]);
+}
+
+long sys_mprotect(struct task *t, const long a[6])
+{
+	return mm_mprotect(&t->mm, (uint64_t)a[0], (uint64_t)a[1], (int)a[2]);
+}
+
+long sys_mremap(struct task *t, const long a[6])
+{
+	return mm_mremap(&t->mm, (uint64_t)a[0], (uint64_t)a[1], (uint64_t)a[2], (int)a[3], (uint64_t)a[4]);
+}
+
+long sys_brk(struct task *t, const long a[6])
+{
+	return (long)mm_brk(&t->mm, (uint64_t)a[0]);
+}
+
+long sys_madvise(struct task *t, const long a[6])
+{
+	return mm_madvise(&t->mm, (uint64_t)a[0], (uint64_t)a[1], (int)a[2]);
+}

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The syscall table: one line per x86-64 syscall in syscalls/table.def
+ * generates dispatch, strace names and `pvx syscalls`.
+ */
+#ifndef PVX_SYSCALLS_H
+#define PVX_SYSCALLS_H
+
+#include "pvx/task.h"
+
+typedef long (*syscall_fn)(struct task *t, const long a[6]);
+
+enum support {
+	SUP_NONE,	/* returns -ENOSYS */
+	SUP_PARTIAL,	/* common cases; the note in table.def says what is missing */
+	SUP_FULL,
+};
+
+struct syscall_desc {
+	const char *name;
+	syscall_fn fn;
+	/*
+	 * One char per argument for strace: d int, u unsigned, x hex, f fd,
+	 * s string, p pointer, o octal mode.
+	 */
+	const char *args;
+	enum support support;
+	const char *note;
+};
+
+#define PVX_NR_SYSCALLS 463
+
+extern const struct syscall_desc syscall_table[PVX_NR_SYSCALLS];
+
+/* Run the emulation of syscall nr for t; returns the value for rax. */
+long syscall_dispatch(struct task *t, long nr, const long a[6]);
+const char *syscall_name(long nr);
+
+#define SYSCALL(nr, name, args, sup, note) long sys_##name(struct task *t, const long a[6]);
+#define NOSYS(nr, name)
+#include "syscalls/table.def"
+#undef SYSCALL
+#undef NOSYS
+
+#endif
