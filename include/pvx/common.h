@@ -18,6 +18,8 @@
 #define __unused __attribute__((unused))
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
+#undef PAGE_SIZE
+#undef PAGE_MASK
 #define PAGE_SIZE 4096UL
 #define PAGE_MASK (~(PAGE_SIZE - 1))
 #define PAGE_ALIGN_UP(x) (((x) + PAGE_SIZE - 1) & PAGE_MASK)

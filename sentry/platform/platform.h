@@ -45,9 +45,12 @@ struct addr_space {
 };
 
 extern const struct platform_ops platform_ptrace;
+extern const struct platform_ops platform_seccomp;
 
 /* Pick a platform by name ("auto" = the best one whose probe succeeds). */
 const struct platform_ops *platform_select(const char *name);
+/* Print every platform and whether it can run here; returns an exit status. */
+int platform_list(void);
 
 /* Create the stub process image (a memfd) once; returns its fd or -errno. */
 long stub_memfd(void);
