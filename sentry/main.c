@@ -2,14 +2,15 @@
 /*
  * pvx: run an untrusted static x86-64 Linux binary in a user-mode kernel.
  *
- *   pvx run [--platform=auto|ptrace] [--root DIR] [--rw] [--strace] [--debug]
+ *   pvx run [--platform=auto|seccomp|ptrace] [--root DIR] [--rw] [--strace] [--debug]
  *           [--env K=V] -- PROG ARGS
- *   pvx syscalls
+ *   pvx syscalls | platforms
  */
 #include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include "pvx/loader.h"
@@ -28,13 +29,13 @@ extern char **environ;
 static void usage(FILE *f)
 {
 	fputs("usage: pvx run [OPTIONS] -- PROGRAM [ARGS...]\n"
-	      "       pvx syscalls\n"
+	      "       pvx syscalls | platforms\n"
 	      "       pvx --help | --version\n"
 	      "\n"
 	      "Run a static x86-64 Linux binary in the pvx user-mode kernel.\n"
 	      "\n"
 	      "options for run:\n"
-	      "  --platform=NAME  auto (default) or ptrace\n"
+	      "  --platform=NAME  auto (default: the fastest available), seccomp or ptrace\n"
 	      "  --root DIR       the guest's / (default: the host's /)\n"
 	      "  --rw             make the root writable (default: read-only)\n"
 	      "  --env K=V        set an environment variable for the guest\n"
@@ -213,6 +214,9 @@ static int cmd_run(int argc, char **argv)
 	char exe[PVX_PATH_MAX];
 	if (path_of_fd((int)fd, exe, sizeof(exe)) >= 0)
 		t.exe = exe;
+	/* execve(2): "EACCES Execute permission is denied for the file". */
+	if (syscall(SYS_faccessat2, (int)fd, "", X_OK, AT_EMPTY_PATH) < 0)
+		return cannot_exec(gargv[0], strerror(errno), 126);
 	struct elf_info *ei = malloc(sizeof(*ei));
 	if (!ei)
 		return 1;
@@ -263,6 +267,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "syscalls"))
 		return list_syscalls();
+	if (!strcmp(argv[1], "platforms"))
+		return platform_list();
 	if (!strcmp(argv[1], "run"))
 		return cmd_run(argc - 1, argv + 1);
 	fprintf(stderr, "pvx: unknown command '%s'\n", argv[1]);

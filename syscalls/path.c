@@ -91,11 +91,14 @@ static long make_absolute(struct task *t, int dirfd, const char *path, char *out
 	return 0;
 }
 
+/* O_TMPFILE without O_DIRECTORY (glibc's __O_TMPFILE includes O_DIRECTORY). */
+#define TMPFILE_BIT 020000000
+
 static long open_in_root(const char *abs, int flags, int mode)
 {
 	struct open_how how = {
 		.flags = (uint64_t)(flags | O_CLOEXEC),
-		.mode = flags & (O_CREAT | __O_TMPFILE) ? (uint64_t)(mode & 07777) : 0,
+		.mode = flags & (O_CREAT | TMPFILE_BIT) ? (uint64_t)(mode & 07777) : 0,
 		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
 	};
 	long fd = syscall(SYS_openat2, sandbox.rootfd, abs, &how, sizeof(how));
@@ -121,14 +124,15 @@ static bool device_allowed(dev_t rdev)
 /* Read-only root and device policy, checked on what the path names now. */
 static long check_policy(const char *abs, int flags)
 {
-	bool creates = flags & (O_CREAT | __O_TMPFILE);
-	bool writes = (flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC) || (flags & __O_TMPFILE) == __O_TMPFILE;
+	bool tmpfile = flags & TMPFILE_BIT;
+	bool creates = (flags & O_CREAT) || tmpfile;
+	bool writes = (flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC) || tmpfile;
 	struct stat st;
 
 	if (!writes && !creates && (flags & O_PATH))
 		return 0;
 	long fd = open_in_root(abs, O_PATH | (flags & O_NOFOLLOW), 0);
-	if (fd == -ENOENT && creates && (flags & __O_TMPFILE) != __O_TMPFILE)
+	if (fd == -ENOENT && creates && !tmpfile)
 		return sandbox.rw ? 0 : -EROFS;
 	if (fd == -ELOOP && (flags & O_NOFOLLOW))
 		return 0;	/* let the real open say ELOOP */

@@ -160,6 +160,7 @@ long sys_rt_sigprocmask(struct task *t, const long a[6])
 		else
 			t->sigmask = set;
 		t->sigmask &= ~UNBLOCKABLE;
+		signal_unblocked(t);
 	}
 	return 0;
 }

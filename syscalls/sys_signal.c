@@ -17,15 +17,12 @@ static bool default_harmless(int sig)
 	       sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
 }
 
-static long signal_self(struct task *t, int sig)
+/* Take the action for sig now: ignore, or terminate (a handler cannot run yet). */
+static long signal_act(struct task *t, int sig)
 {
-	if (sig < 0 || sig > 64)
-		return -EINVAL;
-	if (sig == 0)
-		return 0;
 	uint64_t handler = t->sigactions[sig - 1].handler;
-	bool blocked = t->sigmask & (1UL << (sig - 1));
-	if (sig != SIGKILL && (handler == (uint64_t)SIG_IGN || blocked ||
+
+	if (sig != SIGKILL && (handler == (uint64_t)SIG_IGN ||
 			       (handler == (uint64_t)SIG_DFL && default_harmless(sig))))
 		return 0;
 	if (sig != SIGKILL && handler != (uint64_t)SIG_DFL) {
@@ -35,6 +32,33 @@ static long signal_self(struct task *t, int sig)
 	t->exiting = true;
 	t->exit_status = sig;
 	return 0;
+}
+
+/* A blocked signal stays pending until rt_sigprocmask unblocks it. */
+static long signal_self(struct task *t, int sig)
+{
+	if (sig < 0 || sig > 64)
+		return -EINVAL;
+	if (sig == 0)
+		return 0;
+	if (sig != SIGKILL && sig != SIGSTOP && (t->sigmask & (1UL << (sig - 1)))) {
+		t->sigpending |= 1UL << (sig - 1);
+		return 0;
+	}
+	return signal_act(t, sig);
+}
+
+void signal_unblocked(struct task *t)
+{
+	uint64_t ready = t->sigpending & ~t->sigmask;
+
+	for (int sig = 1; ready && sig <= 64 && !t->exiting; sig++) {
+		if (!(ready & (1UL << (sig - 1))))
+			continue;
+		t->sigpending &= ~(1UL << (sig - 1));
+		ready &= ~(1UL << (sig - 1));
+		(void)signal_act(t, sig);
+	}
 }
 
 long sys_kill(struct task *t, const long a[6])

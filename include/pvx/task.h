@@ -66,9 +66,13 @@ struct task {
 		uint64_t handler, flags, restorer, mask;
 	} sigactions[64];
 	uint64_t sigmask;
+	uint64_t sigpending;	/* sent while blocked (syscalls/sys_signal.c) */
 	bool exiting;
 	int exit_status;	/* wait status: (code << 8) or signal number */
 };
+
+/* Act on pending signals the mask no longer blocks (syscalls/sys_signal.c). */
+void signal_unblocked(struct task *t);
 
 /* Strace-style line for a trapped syscall (sentry/strace.c). */
 void strace_enter(struct task *t, long nr, const long a[6]);

@@ -26,6 +26,12 @@
 #include "pvx/stub_abi.h"
 #include "platform.h"
 
+#define X32_SYSCALL_BIT 0x40000000UL
+#define AUDIT_ARCH_X86_64_ 0xc000003eU
+#ifndef PTRACE_GET_SYSCALL_INFO
+#define PTRACE_GET_SYSCALL_INFO 0x420e
+#endif
+
 _Static_assert(sizeof(struct user_regs_struct) == sizeof(struct pvx_regs),
 	       "pvx_regs mirrors user_regs_struct");
 
@@ -198,6 +204,26 @@ static void ptrace_as_put_fd(struct addr_space *as, long as_fd)
 		pr_debug("close of fd %ld in stub failed", as_fd);
 }
 
+/*
+ * Was this stop an x86-64 syscall? int $0x80 and sysenter from 64-bit code
+ * stop like any syscall but use the i386 table (the kernel says so in the
+ * syscall info's arch); x32 calls have bit 30 set in the number.
+ */
+static bool native_syscall(pid_t pid, const struct pvx_regs *regs)
+{
+	struct {
+		uint8_t op, pad[3];
+		uint32_t arch;
+		uint64_t ip, sp, nr, args[6];
+	} info;
+
+	if (regs->orig_rax & X32_SYSCALL_BIT)
+		return false;
+	if (ptrace(PTRACE_GET_SYSCALL_INFO, pid, sizeof(info), &info) < 0)
+		return true;	/* before Linux 5.3: no way to tell, assume 64-bit */
+	return info.arch == AUDIT_ARCH_X86_64_;
+}
+
 static long ptrace_run(struct addr_space *as, struct pvx_regs *regs, struct pvx_trap *trap)
 {
 	struct ptrace_as *pas = to_pas(as);
@@ -227,6 +253,12 @@ static long ptrace_run(struct addr_space *as, struct pvx_regs *regs, struct pvx_
 		return neg_errno();
 	if (sig == (SIGTRAP | 0x80)) {
 		trap->kind = TRAP_SYSCALL;
+		if (!native_syscall(as->pid, regs)) {
+			/* int $0x80, sysenter or x32: never emulated as x86-64, killed like seccomp does. */
+			trap->kind = TRAP_SIGNAL;
+			trap->signo = SIGSYS;
+			trap->code = 0x80;	/* SI_KERNEL */
+		}
 		return 0;
 	}
 	trap->kind = TRAP_SIGNAL;
