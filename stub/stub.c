@@ -8,6 +8,8 @@
  * runs. The sentry points the stub's registers at the gadget below to run a
  * syscall in this mm, or at guest code to run the guest.
  *
+ * vmexec platform ("pvx-stub vmexec"): the stub only sleeps; see vmexec_main().
+ *
  * seccomp platform ("pvx-stub seccomp"): seccomp_main() maps the region
  * shared with the sentry, installs a SIGSYS/fault handler on an alternate
  * stack inside it, drops privileges and installs the sentry's filter, which
@@ -32,7 +34,7 @@ __asm__(".section .text.gadget,\"ax\",@progbits\n"
 enum {
 	NR_close = 3, NR_mmap = 9, NR_rt_sigaction = 13, NR_rt_sigprocmask = 14, NR_rt_sigreturn = 15,
 	NR_sigaltstack = 131, NR_prctl = 157, NR_arch_prctl = 158, NR_futex = 202, NR_capset = 126,
-	NR_exit_group = 231, NR_seccomp = 317,
+	NR_exit_group = 231, NR_seccomp = 317, NR_pause = 34,
 	SIGSYS_ = 31, SYS_SECCOMP_ = 1, FUTEX_WAIT_ = 0, FUTEX_WAKE_ = 1,
 	ARCH_SET_GS_ = 0x1001, ARCH_SET_FS_ = 0x1002,
 };
@@ -223,6 +225,20 @@ static void seccomp_main(void)
 	die(STUB_EXIT_NOT_TRACED);
 }
 
+/*
+ * vmexec platform: the sentry runs guest code and syscalls in this mm with
+ * process_vm_exec(2) from its own threads; this process only keeps the mm
+ * alive. It blocks every signal and sleeps until the sentry kills it.
+ */
+static void vmexec_main(void)
+{
+	uint64_t all = ~0UL;
+
+	sys6(NR_rt_sigprocmask, 2 /* SIG_SETMASK */, (long)&all, 0, 8, 0, 0);
+	for (;;)
+		sys(NR_pause, 0, 0, 0);
+}
+
 static int streq(const char *a, const char *b)
 {
 	while (*a && *a == *b)
@@ -239,6 +255,8 @@ __attribute__((noreturn, used)) void stub_main(long *sp)
 		die(STUB_EXIT_NOT_TRACED);
 	if (streq(argv[1], "seccomp"))
 		seccomp_main();
+	if (streq(argv[1], "vmexec"))
+		vmexec_main();
 	die(STUB_EXIT_BAD_MODE);
 }
 

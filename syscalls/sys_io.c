@@ -8,8 +8,10 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 
+#include "sentry/platform/platform.h"
 #include "syscalls/syscalls.h"
 
 #define IO_CHUNK (1UL << 20)	/* bounce buffer bound: a larger read is a short read */
@@ -38,6 +40,28 @@ static bool first_page_writable(struct task *t, uint64_t buf)
 	return v && (v->prot & PROT_WRITE);
 }
 
+/*
+ * Zero-copy I/O: where the platform can run the host call in the guest's mm
+ * (vmexec), the kernel moves the data straight between the file and guest
+ * memory, with its own EFAULT semantics. PVX_COPY_IO=1 forces the copy path
+ * (for the benchmark that compares them).
+ */
+static bool zero_copy(struct task *t)
+{
+	static int forced_copy = -1;
+
+	if (forced_copy < 0)
+		forced_copy = getenv("PVX_COPY_IO") && strcmp(getenv("PVX_COPY_IO"), "0");
+	return t->as->ops->zero_copy_io && !forced_copy;
+}
+
+static long io_in_guest_mm(struct task *t, long nr, int host_fd, uint64_t ubuf, size_t count, off_t off)
+{
+	const long a[6] = { host_fd, (long)ubuf, (long)count, (long)off };
+
+	return t->as->ops->as_syscall(t->as, nr, a);
+}
+
 static long do_read(struct task *t, int fd, uint64_t ubuf, size_t count, off_t off, bool positional)
 {
 	struct file *f = io_file(t, fd, O_RDONLY);
@@ -48,6 +72,8 @@ static long do_read(struct task *t, int fd, uint64_t ubuf, size_t count, off_t o
 		return -EINVAL;
 	if (count == 0)
 		return 0;
+	if (zero_copy(t))
+		return io_in_guest_mm(t, positional ? SYS_pread64 : SYS_read, f->host_fd, ubuf, count, off);
 	if (!first_page_writable(t, ubuf))
 		return -EFAULT;
 	count = MIN(count, IO_CHUNK);
@@ -70,6 +96,8 @@ static long do_write(struct task *t, int fd, uint64_t ubuf, size_t count, off_t 
 		return -EBADF;
 	if (positional && off < 0)
 		return -EINVAL;
+	if (zero_copy(t))
+		return io_in_guest_mm(t, positional ? SYS_pwrite64 : SYS_write, f->host_fd, ubuf, count, off);
 	cleanup_free char *buf = malloc(MIN(count, IO_CHUNK) + 1);
 	if (!buf)
 		return -ENOMEM;

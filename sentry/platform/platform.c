@@ -8,6 +8,7 @@
 
 /* Preference order for "auto": fastest first. */
 static const struct platform_ops *const platforms[] = {
+	&platform_vmexec,
 	&platform_seccomp,
 	&platform_ptrace,
 };
@@ -42,6 +43,6 @@ const struct platform_ops *platform_select(const char *name)
 	if (any)
 		pr_err("no usable platform");
 	else
-		pr_err("unknown platform '%s' (known: auto, seccomp, ptrace)", name);
+		pr_err("unknown platform '%s' (known: auto, vmexec, seccomp, ptrace)", name);
 	return NULL;
 }

@@ -34,6 +34,12 @@ struct platform_ops {
 	 */
 	long (*as_get_fd)(struct addr_space *as, int host_fd);
 	void (*as_put_fd)(struct addr_space *as, long as_fd);
+	/*
+	 * as_syscall can run read/write/pread64/pwrite64 on a sentry host fd
+	 * straight into guest memory (zero-copy I/O), instead of copying
+	 * through a sentry buffer.
+	 */
+	bool zero_copy_io;
 	/* Run guest code with *regs until it traps; *regs is updated. */
 	long (*run)(struct addr_space *as, struct pvx_regs *regs, struct pvx_trap *trap);
 };
@@ -46,6 +52,7 @@ struct addr_space {
 
 extern const struct platform_ops platform_ptrace;
 extern const struct platform_ops platform_seccomp;
+extern const struct platform_ops platform_vmexec;
 
 /* Pick a platform by name ("auto" = the best one whose probe succeeds). */
 const struct platform_ops *platform_select(const char *name);

@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The vmexec platform: process_vm_exec(2) (kernel/, our port of Andrei
+ * Vagin's 2021 RFC to Linux 6.12; see include/uapi/linux/process_vm_exec.h).
+ *
+ * The stub process only owns the guest mm. The sentry thread itself runs
+ * guest code in that mm: process_vm_exec switches mm, loads the guest's
+ * registers, fs/gs base and FPU state, and returns when the guest makes a
+ * syscall (a synthetic SIGSYS siginfo) or gets a fault signal. Syscalls the
+ * sentry wants in the guest mm (mmap, munmap, mprotect, and read/write for
+ * zero-copy I/O) run with PROCESS_VM_EXEC_SYSCALL in the sentry's own task
+ * context: the fds are the sentry's, so no fd passing is needed.
+ */
+#include <fcntl.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/personality.h>
+#include <sys/prctl.h>
+#include <sys/uio.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "pvx/log.h"
+#include "pvx/stub_abi.h"
+#include "platform.h"
+#include "uapi/linux/process_vm_exec.h"
+
+_Static_assert(sizeof(struct process_vm_exec_context) == PROCESS_VM_EXEC_CONTEXT_SIZE, "uapi layout");
+
+#define AUDIT_ARCH_X86_64_ 0xc000003eU
+#define SYS_USER_DISPATCH_ 2
+#define FPSTATE_SIZE (16UL << 10)	/* "16 KiB is always enough today" (uapi header) */
+
+struct vmexec_as {
+	struct addr_space as;
+	bool fpu_live;		/* fpstate holds the guest's FPU state (else: init) */
+	char fpstate[FPSTATE_SIZE] __attribute__((aligned(64)));
+};
+
+static struct vmexec_as *to_vas(struct addr_space *as)
+{
+	return (struct vmexec_as *)as;
+}
+
+static long pvm_exec(pid_t pid, struct process_vm_exec_context *ctx, unsigned long flags, siginfo_t *si,
+		     const sigset_t *mask)
+{
+	long r = syscall(__NR_process_vm_exec, pid, ctx, flags, si, mask, mask ? 8 : 0);
+
+	return r < 0 ? neg_errno() : r;
+}
+
+/* Usable when the running kernel has the call: a bad pid gives ESRCH, not ENOSYS. */
+static long vmexec_probe(void)
+{
+	struct process_vm_exec_context ctx = { 0 };
+	long r = pvm_exec(0, &ctx, PROCESS_VM_EXEC_SYSCALL, NULL, NULL);
+
+	return r == -ENOSYS ? -ENOSYS : 0;
+}
+
+static __attribute__((noreturn)) void stub_child(int memfd)
+{
+	static char *const argv[] = { "pvx-stub", "vmexec", NULL };
+	static char *const envp[] = { NULL };
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	personality(ADDR_NO_RANDOMIZE);
+	if (memfd > 0)
+		syscall(SYS_close_range, 0, memfd - 1, 0);
+	syscall(SYS_close_range, memfd + 1, ~0U, 0);
+	syscall(SYS_execveat, memfd, "", argv, envp, AT_EMPTY_PATH);
+	_exit(127);
+}
+
+static void vmexec_as_release(struct addr_space *as)
+{
+	if (!as)
+		return;
+	if (as->pid > 0) {
+		kill(as->pid, SIGKILL);
+		while (waitpid(as->pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+	free(as);
+}
+
+static long vmexec_as_syscall(struct addr_space *as, long nr, const long args[6])
+{
+	struct process_vm_exec_context ctx = {
+		.rax = (uint64_t)nr, .rdi = (uint64_t)args[0], .rsi = (uint64_t)args[1],
+		.rdx = (uint64_t)args[2], .r10 = (uint64_t)args[3], .r8 = (uint64_t)args[4],
+		.r9 = (uint64_t)args[5],
+	};
+	long r = pvm_exec(as->pid, &ctx, PROCESS_VM_EXEC_SYSCALL, NULL, NULL);
+
+	return r < 0 ? r : (long)ctx.rax;
+}
+
+static long vmexec_as_new(struct addr_space **out)
+{
+	long memfd = stub_memfd();
+	struct vmexec_as *vas;
+
+	if (memfd < 0)
+		return memfd;
+	if (posix_memalign((void **)&vas, 64, sizeof(*vas)))
+		return -ENOMEM;
+	memset(vas, 0, offsetof(struct vmexec_as, fpstate));
+	vas->as.ops = &platform_vmexec;
+	pid_t pid = fork();
+	if (pid < 0) {
+		free(vas);
+		return neg_errno();
+	}
+	if (pid == 0)
+		stub_child((int)memfd);
+	vas->as.pid = pid;
+	/*
+	 * The stub must have exec'd before its mm is the guest's: until then it
+	 * is a copy of ours. A harmless syscall in its mm tells us when the
+	 * stub image is there (its text at PVX_STUB_BASE is readable).
+	 */
+	for (int i = 0; i < 2000; i++) {
+		char gadget[3];
+		struct iovec l = { gadget, 3 }, r = { (void *)STUB_SYSCALL_GADGET, 3 };
+		if (process_vm_readv(pid, &l, 1, &r, 1, 0) == 3 && !memcmp(gadget, STUB_SYSCALL_GADGET_BYTES, 3)) {
+			*out = &vas->as;
+			return 0;
+		}
+		usleep(500);
+	}
+	pr_err("vmexec stub %d did not start", pid);
+	vmexec_as_release(&vas->as);
+	return -ECHILD;
+}
+
+/* The sentry's own fds are valid for PROCESS_VM_EXEC_SYSCALL: nothing to pass. */
+static long vmexec_as_get_fd(struct addr_space *as __unused, int host_fd)
+{
+	return host_fd;
+}
+
+static void vmexec_as_put_fd(struct addr_space *as __unused, long as_fd __unused)
+{
+}
+
+/* Signals of the guest's own making, returned as traps instead of hitting the sentry. */
+static const int fault_signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS };
+
+static long vmexec_run(struct addr_space *as, struct pvx_regs *regs, struct pvx_trap *trap)
+{
+	struct vmexec_as *vas = to_vas(as);
+	struct process_vm_exec_context ctx = {
+		.r8 = regs->r8, .r9 = regs->r9, .r10 = regs->r10, .r11 = regs->r11,
+		.r12 = regs->r12, .r13 = regs->r13, .r14 = regs->r14, .r15 = regs->r15,
+		.rdi = regs->rdi, .rsi = regs->rsi, .rbp = regs->rbp, .rbx = regs->rbx,
+		.rdx = regs->rdx, .rax = regs->rax, .rcx = regs->rcx, .rsp = regs->rsp,
+		.rip = regs->rip, .eflags = regs->eflags,
+		.fs_base = regs->fs_base, .gs_base = regs->gs_base,
+		.fpstate = (uint64_t)vas->fpstate, .fpstate_size = sizeof(vas->fpstate),
+	};
+	sigset_t faults;
+	siginfo_t si;
+	long r;
+
+	sigemptyset(&faults);
+	for (size_t i = 0; i < ARRAY_SIZE(fault_signals); i++)
+		sigaddset(&faults, fault_signals[i]);
+	memset(trap, 0, sizeof(*trap));
+	memset(&si, 0, sizeof(si));
+	r = pvm_exec(as->pid, &ctx, vas->fpu_live ? 0 : PROCESS_VM_EXEC_FPU_INIT, &si, &faults);
+	if (r < 0 && r != -EINTR)
+		return r;
+	vas->fpu_live = true;
+	regs->r8 = ctx.r8, regs->r9 = ctx.r9, regs->r10 = ctx.r10, regs->r11 = ctx.r11;
+	regs->r12 = ctx.r12, regs->r13 = ctx.r13, regs->r14 = ctx.r14, regs->r15 = ctx.r15;
+	regs->rdi = ctx.rdi, regs->rsi = ctx.rsi, regs->rbp = ctx.rbp, regs->rbx = ctx.rbx;
+	regs->rdx = ctx.rdx, regs->rax = ctx.rax, regs->rcx = ctx.rcx, regs->rsp = ctx.rsp;
+	regs->rip = ctx.rip, regs->eflags = ctx.eflags;
+	regs->fs_base = ctx.fs_base, regs->gs_base = ctx.gs_base;
+	regs->orig_rax = ctx.orig_rax;
+	if (r == -EINTR) {	/* a signal for the sentry: nothing happened to the guest */
+		trap->kind = TRAP_SIGNAL;
+		trap->signo = 0;
+		return 0;
+	}
+	if (si.si_signo == SIGSYS && si.si_code == SYS_USER_DISPATCH_) {
+		trap->kind = TRAP_SYSCALL;
+		if (si.si_arch != AUDIT_ARCH_X86_64_ || (ctx.orig_rax & 0x40000000UL)) {
+			trap->kind = TRAP_SIGNAL;	/* int $0x80, sysenter, x32: killed */
+			trap->signo = SIGSYS;
+			trap->code = 0x80;
+		}
+		return 0;
+	}
+	trap->kind = TRAP_SIGNAL;
+	trap->signo = si.si_signo;
+	trap->code = si.si_code;
+	trap->addr = (uint64_t)si.si_addr;
+	return 0;
+}
+
+const struct platform_ops platform_vmexec = {
+	.name = "vmexec",
+	.probe = vmexec_probe,
+	.as_new = vmexec_as_new,
+	.as_release = vmexec_as_release,
+	.as_syscall = vmexec_as_syscall,
+	.as_get_fd = vmexec_as_get_fd,
+	.as_put_fd = vmexec_as_put_fd,
+	.zero_copy_io = true,
+	.run = vmexec_run,
+};
