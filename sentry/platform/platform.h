@@ -8,6 +8,7 @@
 #ifndef PVX_PLATFORM_H
 #define PVX_PLATFORM_H
 
+#include <stdbool.h>
 #include <sys/types.h>
 #include "pvx/common.h"
 #include "pvx/regs.h"
