@@ -4,6 +4,7 @@
  * vma_set; every change is applied to the stub's real mm through the
  * platform (as_syscall) and recorded only when the host call succeeded.
  */
+#include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -56,12 +57,34 @@ static uint64_t pick_addr(struct mm *mm, uint64_t hint, uint64_t len, int flags)
 	 MAP_FIXED_NOREPLACE | MAP_NORESERVE | MAP_POPULATE | MAP_STACK | MAP_GROWSDOWN |       \
 	 MAP_DENYWRITE | MAP_EXECUTABLE | MAP_NONBLOCK | MAP_32BIT | MAP_LOCKED)
 
+/* The host mmap in the stub, MAP_FIXED at addr; file is NULL for anonymous memory. */
+static long map_in_stub(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flags,
+			const struct vma_file *file, uint64_t off)
+{
+	long as_fd = -1, ret;
+
+	if (file) {
+		as_fd = mm->as->ops->as_get_fd(mm->as, file->fd);
+		if (as_fd < 0)
+			return as_fd;
+	}
+	int host_flags = (flags & MAP_KNOWN_FLAGS & ~(MAP_FIXED_NOREPLACE | MAP_32BIT)) | MAP_FIXED;
+	ret = as_call(mm, SYS_mmap, (long)addr, (long)len, prot, host_flags, as_fd, (long)off);
+	if (as_fd >= 0)
+		mm->as->ops->as_put_fd(mm->as, as_fd);
+	if (ret >= 0 && (uint64_t)ret != addr) {
+		pr_err("stub mmap placed %#lx, wanted %#lx", ret, addr);
+		return -ENOMEM;
+	}
+	return ret;
+}
+
 /* mmap(2): "If addr is NULL, the kernel chooses the (page-aligned) address". */
 long mm_mmap(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flags, int host_fd,
 	     uint64_t off)
 {
 	int type = flags & MAP_TYPE;
-	long as_fd = -1, ret;
+	long ret;
 
 	if (len == 0 || (off & ~PAGE_MASK))
 		return -EINVAL;
@@ -85,24 +108,37 @@ long mm_mmap(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flags, in
 		if (!addr)
 			return -ENOMEM;
 	}
+	/*
+	 * The VMA keeps the file so fork can map it again: a dup of the guest's
+	 * host fd, or for shared anonymous memory a memfd, so that parent and
+	 * child really share it.
+	 */
+	struct vma_file *file = NULL;
 	if (!(flags & MAP_ANONYMOUS)) {
-		as_fd = mm->as->ops->as_get_fd(mm->as, host_fd);
-		if (as_fd < 0)
-			return as_fd;
+		int fd = fcntl(host_fd, F_DUPFD_CLOEXEC, 3);
+		if (fd < 0)
+			return neg_errno();
+		file = vma_file_new(fd);
+	} else if (type != MAP_PRIVATE) {
+		int fd = memfd_create("pvx-shmem", MFD_CLOEXEC);
+		if (fd < 0 || ftruncate(fd, (off_t)len) < 0) {
+			ret = neg_errno();
+			if (fd >= 0)
+				close(fd);
+			return ret;
+		}
+		file = vma_file_new(fd);
+		flags &= ~MAP_ANONYMOUS;
+		off = 0;
 	}
-	int host_flags = (flags & MAP_KNOWN_FLAGS & ~(MAP_FIXED_NOREPLACE | MAP_32BIT)) | MAP_FIXED;
-	ret = as_call(mm, SYS_mmap, (long)addr, (long)len, prot, host_flags, as_fd, (long)off);
-	if (as_fd >= 0)
-		mm->as->ops->as_put_fd(mm->as, as_fd);
-	if (ret < 0)
-		return ret;
-	if ((uint64_t)ret != addr) {
-		pr_err("stub mmap placed %#lx, wanted %#lx", ret, addr);
+	if (!(flags & MAP_ANONYMOUS) && !file)
 		return -ENOMEM;
-	}
-	if (vma_remove(&mm->vmas, addr, addr + len) || vma_insert(&mm->vmas, addr, addr + len, prot, flags))
-		return -ENOMEM;
-	return (long)addr;
+	ret = map_in_stub(mm, addr, len, prot, flags, file, off);
+	if (ret >= 0 && (vma_remove(&mm->vmas, addr, addr + len) ||
+			 vma_insert(&mm->vmas, addr, addr + len, prot, flags, file, off)))
+		ret = -ENOMEM;
+	vma_file_put(file);
+	return ret < 0 ? ret : (long)addr;
 }
 
 long mm_munmap(struct mm *mm, uint64_t addr, uint64_t len)
@@ -141,20 +177,22 @@ long mm_mprotect(struct mm *mm, uint64_t addr, uint64_t len, int prot)
 static long remap_to(struct mm *mm, const struct vma *v, uint64_t old, uint64_t old_len,
 		     uint64_t new_len, uint64_t to)
 {
-	struct vma keep = *v;
+	struct vma keep = *v;	/* v dies with the removal below: hold its file */
 	long ret;
 
+	if (keep.file)
+		keep.file->refs++;
+	keep.off += old - v->start;
 	if (to == old)
 		ret = as_call(mm, SYS_mremap, (long)old, (long)old_len, (long)new_len, 0, 0, 0);
 	else
 		ret = as_call(mm, SYS_mremap, (long)old, (long)old_len, (long)new_len,
 			      MREMAP_MAYMOVE | MREMAP_FIXED, (long)to, 0);
-	if (ret < 0)
-		return ret;
-	if (vma_remove(&mm->vmas, old, old + old_len) || vma_remove(&mm->vmas, to, to + new_len) ||
-	    vma_insert(&mm->vmas, to, to + new_len, keep.prot, keep.flags))
-		return -ENOMEM;
-	return (long)to;
+	if (ret >= 0 && (vma_remove(&mm->vmas, old, old + old_len) || vma_remove(&mm->vmas, to, to + new_len) ||
+	    vma_insert(&mm->vmas, to, to + new_len, keep.prot, keep.flags, keep.file, keep.off)))
+		ret = -ENOMEM;
+	vma_file_put(keep.file);
+	return ret < 0 ? ret : (long)to;
 }
 
 /* mremap(2) with MREMAP_MAYMOVE and MREMAP_FIXED; one VMA at a time, as Linux. */

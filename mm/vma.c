@@ -7,11 +7,42 @@
  */
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "pvx/mm.h"
 
+struct vma_file *vma_file_new(int fd)
+{
+	struct vma_file *f = malloc(sizeof(*f));
+
+	if (!f) {
+		close(fd);
+		return NULL;
+	}
+	f->refs = 1;
+	f->fd = fd;
+	return f;
+}
+
+static struct vma_file *file_get(struct vma_file *f)
+{
+	if (f)
+		f->refs++;
+	return f;
+}
+
+void vma_file_put(struct vma_file *f)
+{
+	if (f && --f->refs == 0) {
+		close(f->fd);
+		free(f);
+	}
+}
+
 void vma_set_free(struct vma_set *s)
 {
+	for (size_t i = 0; i < s->n; i++)
+		vma_file_put(s->v[i].file);
 	free(s->v);
 	memset(s, 0, sizeof(*s));
 }
@@ -96,7 +127,8 @@ static long reserve(struct vma_set *s, size_t extra)
 	return 0;
 }
 
-long vma_insert(struct vma_set *s, uint64_t start, uint64_t end, int prot, int flags)
+long vma_insert(struct vma_set *s, uint64_t start, uint64_t end, int prot, int flags, struct vma_file *file,
+		uint64_t off)
 {
 	if (start >= end || !vma_range_free(s, start, end))
 		return -EINVAL;
@@ -105,7 +137,7 @@ long vma_insert(struct vma_set *s, uint64_t start, uint64_t end, int prot, int f
 		return err;
 	size_t i = first_above(s, start);
 	memmove(&s->v[i + 1], &s->v[i], (s->n - i) * sizeof(*s->v));
-	s->v[i] = (struct vma){ start, end, prot, flags };
+	s->v[i] = (struct vma){ start, end, prot, flags, file_get(file), off };
 	s->n++;
 	return 0;
 }
@@ -123,6 +155,8 @@ static long split_at(struct vma_set *s, uint64_t addr)
 	memmove(&s->v[i + 1], &s->v[i], (s->n - i) * sizeof(*s->v));
 	s->v[i].end = addr;
 	s->v[i + 1].start = addr;
+	s->v[i + 1].off += addr - s->v[i].start;
+	file_get(s->v[i + 1].file);
 	s->n++;
 	return 0;
 }
@@ -137,7 +171,7 @@ long vma_remove(struct vma_set *s, uint64_t start, uint64_t end)
 		return err;
 	size_t i = first_above(s, start), j = i;
 	while (j < s->n && s->v[j].end <= end)
-		j++;
+		vma_file_put(s->v[j++].file);
 	memmove(&s->v[i], &s->v[j], (s->n - j) * sizeof(*s->v));
 	s->n -= j - i;
 	return 0;

@@ -24,10 +24,18 @@
 #define PVX_MMAP_BASE (PVX_STACK_TOP - PVX_STACK_SIZE - (256UL << 20))
 #define PVX_ET_DYN_BASE 0x555555554000UL	/* where static-pie images load */
 
+/* What a VMA maps: a host fd the sentry keeps (a file, or a memfd for shared anonymous memory). */
+struct vma_file {
+	int refs;
+	int fd;
+};
+
 struct vma {
 	uint64_t start, end;	/* [start, end), page aligned */
 	int prot;
 	int flags;		/* MAP_PRIVATE/MAP_SHARED/MAP_ANONYMOUS/... as mapped */
+	struct vma_file *file;	/* NULL for private anonymous memory */
+	uint64_t off;		/* file offset of start */
 };
 
 struct vma_set {
@@ -42,7 +50,11 @@ bool vma_range_free(const struct vma_set *s, uint64_t start, uint64_t end);
 bool vma_range_mapped(const struct vma_set *s, uint64_t start, uint64_t end);
 /* Highest free gap of len below top and >= bottom; 0 when none. */
 uint64_t vma_find_free(const struct vma_set *s, uint64_t len, uint64_t bottom, uint64_t top);
-long vma_insert(struct vma_set *s, uint64_t start, uint64_t end, int prot, int flags) __must_check;
+/* Takes a new reference to file (may be NULL). */
+long vma_insert(struct vma_set *s, uint64_t start, uint64_t end, int prot, int flags, struct vma_file *file,
+		uint64_t off) __must_check;
+struct vma_file *vma_file_new(int fd);	/* takes ownership of fd */
+void vma_file_put(struct vma_file *f);
 long vma_remove(struct vma_set *s, uint64_t start, uint64_t end) __must_check;
 long vma_protect(struct vma_set *s, uint64_t start, uint64_t end, int prot) __must_check;
 
@@ -66,6 +78,8 @@ long mm_mremap(struct mm *mm, uint64_t old, uint64_t old_len, uint64_t new_len, 
 	       uint64_t new_addr) __must_check;
 uint64_t mm_brk(struct mm *mm, uint64_t want);
 long mm_madvise(struct mm *mm, uint64_t addr, uint64_t len, int advice) __must_check;
+/* fork(2): give child (a fresh mm) a copy of parent's memory (mm/fork.c). */
+long mm_copy(struct mm *child, struct mm *parent) __must_check;
 
 /* Guest memory access (mm/uaccess.c): 0 or -EFAULT. */
 long copy_from_guest(struct mm *mm, void *dst, uint64_t src, size_t n) __must_check;

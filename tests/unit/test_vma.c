@@ -16,9 +16,9 @@ int main(void)
 {
 	struct vma_set s = { 0 };
 
-	ok(vma_insert(&s, P(10), P(20), PROT_READ, MAP_PRIVATE) == 0, "insert [10,20)");
-	ok(vma_insert(&s, P(15), P(25), PROT_READ, MAP_PRIVATE) == -EINVAL, "overlapping insert refused");
-	ok(vma_insert(&s, P(30), P(40), PROT_WRITE, MAP_PRIVATE) == 0, "insert [30,40)");
+	ok(vma_insert(&s, P(10), P(20), PROT_READ, MAP_PRIVATE, NULL, 0) == 0, "insert [10,20)");
+	ok(vma_insert(&s, P(15), P(25), PROT_READ, MAP_PRIVATE, NULL, 0) == -EINVAL, "overlapping insert refused");
+	ok(vma_insert(&s, P(30), P(40), PROT_WRITE, MAP_PRIVATE, NULL, 0) == 0, "insert [30,40)");
 	ok(vma_lookup(&s, P(10)) && !vma_lookup(&s, P(20)) && vma_lookup(&s, P(39) + 5), "lookup bounds");
 	ok(vma_range_free(&s, P(20), P(30)) && !vma_range_free(&s, P(19), P(21)), "range_free");
 	ok(vma_range_mapped(&s, P(10), P(20)) && !vma_range_mapped(&s, P(10), P(31)), "range_mapped");
@@ -43,11 +43,21 @@ int main(void)
 	/* Many VMAs: growth and ordering. */
 	int good = 1;
 	for (int i = 0; i < 1000; i++)
-		good &= vma_insert(&s, P(2 * i + 1), P(2 * i + 2), PROT_READ, MAP_PRIVATE) == 0;
+		good &= vma_insert(&s, P(2 * i + 1), P(2 * i + 2), PROT_READ, MAP_PRIVATE, NULL, 0) == 0;
 	for (size_t i = 1; i < s.n; i++)
 		good &= s.v[i - 1].end <= s.v[i].start;
 	ok(good && count(&s) == 1000, "1000 inserts stay sorted");
 	ok(vma_find_free(&s, P(2), P(0), P(2001)) == 0, "no 2-page gap among 1-page holes");
 	vma_set_free(&s);
+
+	/* File references follow splits and removals; offsets follow splits. */
+	struct vma_file *f = vma_file_new(dup(0));
+	ok(vma_insert(&s, P(10), P(20), PROT_READ, MAP_PRIVATE, f, P(3)) == 0 && f->refs == 2, "insert takes a ref");
+	ok(vma_protect(&s, P(12), P(14), PROT_EXEC) == 0 && f->refs == 4, "split refs");
+	ok(vma_lookup(&s, P(12))->off == P(5) && vma_lookup(&s, P(15))->off == P(7), "split offsets");
+	ok(vma_remove(&s, P(12), P(14)) == 0 && f->refs == 3, "remove drops the middle's ref");
+	vma_set_free(&s);
+	ok(f->refs == 1, "free drops all");
+	vma_file_put(f);
 	return tap_done();
 }
