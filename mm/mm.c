@@ -58,8 +58,8 @@ static uint64_t pick_addr(struct mm *mm, uint64_t hint, uint64_t len, int flags)
 	 MAP_DENYWRITE | MAP_EXECUTABLE | MAP_NONBLOCK | MAP_32BIT | MAP_LOCKED)
 
 /* The host mmap in the stub, MAP_FIXED at addr; file is NULL for anonymous memory. */
-static long map_in_stub(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flags,
-			const struct vma_file *file, uint64_t off)
+long mm_map_vma(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flags, const struct vma_file *file,
+		uint64_t off)
 {
 	long as_fd = -1, ret;
 
@@ -133,7 +133,7 @@ long mm_mmap(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flags, in
 	}
 	if (!(flags & MAP_ANONYMOUS) && !file)
 		return -ENOMEM;
-	ret = map_in_stub(mm, addr, len, prot, flags, file, off);
+	ret = mm_map_vma(mm, addr, len, prot, flags, file, off);
 	if (ret >= 0 && (vma_remove(&mm->vmas, addr, addr + len) ||
 			 vma_insert(&mm->vmas, addr, addr + len, prot, flags, file, off)))
 		ret = -ENOMEM;

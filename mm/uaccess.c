@@ -38,6 +38,20 @@ long copy_to_guest(struct mm *mm, uint64_t dst, const void *src, size_t n)
 	return process_vm_writev(mm->as->pid, &l, 1, &r, 1, 0) == (ssize_t)n ? 0 : -EFAULT;
 }
 
+size_t copy_to_guest_partial(struct mm *mm, uint64_t dst, const void *src, size_t n)
+{
+	size_t done = 0;
+
+	while (done < n) {
+		/* Page by page: the first unwritable page ends the copy. */
+		size_t chunk = MIN(n - done, PAGE_SIZE - ((dst + done) & ~PAGE_MASK));
+		if (copy_to_guest(mm, dst + done, (const char *)src + done, chunk))
+			break;
+		done += chunk;
+	}
+	return done;
+}
+
 long clear_guest(struct mm *mm, uint64_t dst, size_t n)
 {
 	static const char zero[4096];

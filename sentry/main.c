@@ -13,7 +13,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
-#include "pvx/loader.h"
+#include "pvx/kernel.h"
 #include "pvx/log.h"
 #include "pvx/path.h"
 #include "sentry/platform/platform.h"
@@ -127,10 +127,23 @@ static int initial_cwd(void)
 	return fcntl(sandbox.rootfd, F_DUPFD_CLOEXEC, 3);
 }
 
+/* Which of stdin/stdout/stderr pvx was started without (they stay closed in the guest). */
+static bool stdio_closed[3];
+
+/* Fill closed stdio slots with /dev/null so no later sentry fd lands there. */
+static void note_stdio(void)
+{
+	for (int fd = 0; fd < 3; fd++) {
+		stdio_closed[fd] = fcntl(fd, F_GETFD) < 0;
+		if (stdio_closed[fd] && open("/dev/null", O_RDWR) != fd)
+			stdio_closed[fd] = true;
+	}
+}
+
 static long setup_stdio(struct fdtable *files)
 {
 	for (int fd = 0; fd < 3; fd++) {
-		int hfd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+		int hfd = stdio_closed[fd] ? -1 : fcntl(fd, F_DUPFD_CLOEXEC, 3);
 		if (hfd < 0)
 			continue;	/* closed in the sentry: closed in the guest */
 		int fl = fcntl(hfd, F_GETFL);
@@ -199,49 +212,30 @@ static int cmd_run(int argc, char **argv)
 	sandbox.uid = getuid();
 	sandbox.gid = getgid();
 
-	struct task t = { .pid = 1, .tid = 1, .ppid = 0, .cwd_fd = -1 };
-	t.files = calloc(1, sizeof(*t.files));
-	if (!t.files || setup_stdio(t.files) < 0)
+	signal(SIGPIPE, SIG_IGN);	/* a guest writing to a closed pipe gets EPIPE/SIGPIPE itself */
+	sentry_lock();
+	struct task *init = task_new();
+	if (!init)
 		return 1;
-	t.cwd_fd = initial_cwd();
-	if (t.cwd_fd < 0)
+	init->files = calloc(1, sizeof(*init->files));
+	if (!init->files || setup_stdio(init->files) < 0)
+		return 1;
+	init->cwd_fd = initial_cwd();
+	if (init->cwd_fd < 0)
 		return 1;
 
-	char execfn[PVX_PATH_MAX];
-	long fd = open_program(&t, gargv[0], envp, execfn, sizeof(execfn));
+	char found[PVX_PATH_MAX];
+	long fd = open_program(init, gargv[0], envp, found, sizeof(found));
 	if (fd < 0)
 		return cannot_exec(gargv[0], strerror((int)-fd), fd == -ENOENT ? 127 : 126);
-	char exe[PVX_PATH_MAX];
-	if (path_of_fd((int)fd, exe, sizeof(exe)) >= 0)
-		t.exe = exe;
-	/* execve(2): "EACCES Execute permission is denied for the file". */
-	if (syscall(SYS_faccessat2, (int)fd, "", X_OK, AT_EMPTY_PATH) < 0)
-		return cannot_exec(gargv[0], strerror(errno), 126);
-	struct elf_info *ei = malloc(sizeof(*ei));
-	if (!ei)
-		return 1;
-	long r = elf_read((int)fd, ei);
-	if (r < 0)
-		return cannot_exec(gargv[0], r == -ENOEXEC ? ei->why : strerror((int)-r), 126);
-
-	r = sandbox.platform->as_new(&t.as);
-	if (r < 0)
-		return cannot_exec(gargv[0], "cannot start the stub process", 1);
-	if (mm_init(&t.mm, t.as) < 0)
-		return 1;
-	r = elf_load(&t, (int)fd, ei, gargv, envp, execfn);
 	close((int)fd);
-	free(ei);
-	if (r < 0) {
-		sandbox.platform->as_release(t.as);
-		return cannot_exec(gargv[0], strerror((int)-r), 126);
-	}
+	struct task_start start = { .path = found, .argv = gargv, .envp = envp };
+	init->start_arg = &start;
+	if (task_start(init, task_thread) < 0)
+		return 1;
+	sentry_unlock();
 
-	int status = task_run(&t);
-	sandbox.platform->as_release(t.as);
-	mm_release(&t.mm);
-	fdtable_release(t.files);
-	free(t.files);
+	int status = sentry_wait_all();
 	free(envp);
 	if (WIFSIGNALED(status)) {
 		int sig = WTERMSIG(status);
@@ -253,6 +247,7 @@ static int cmd_run(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	note_stdio();
 	if (argc < 2) {
 		usage(stderr);
 		return 2;

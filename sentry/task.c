@@ -6,7 +6,10 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
 
+#include "pvx/exec.h"
+#include "pvx/kernel.h"
 #include "pvx/log.h"
 #include "pvx/task.h"
 #include "sentry/platform/platform.h"
@@ -32,44 +35,46 @@ void task_fatal(struct task *t, const char *why)
 	t->exit_status = SIGKILL;
 }
 
-/* Signals whose default action is to ignore them (signal(7)). */
-static bool default_ignored(int sig)
-{
-	return sig == SIGCHLD || sig == SIGCONT || sig == SIGURG || sig == SIGWINCH;
-}
-
 /*
- * Handler delivery comes with the signals issue; until then a signal the
- * guest did not ignore takes its default action. A synchronous fault
- * (si_code > 0) cannot be ignored, as with force_sig() in Linux.
+ * A fault or a signal that stopped the guest. A synchronous fault cannot be
+ * blocked or ignored (force_sig_fault): it kills unless a handler runs.
  */
-static void handle_signal(struct task *t, const struct pvx_trap *trap)
+static void handle_trap_signal(struct task *t, const struct pvx_trap *trap)
 {
 	int sig = trap->signo;
-	bool sync = trap->code > 0;
+	struct sig_info info = { trap->code, 0, 0, trap->addr };
 
-	if (sig <= 0 || sig >= 64)
-		return;
-	if (!sync && (default_ignored(sig) || t->sigactions[sig - 1].handler == (uint64_t)SIG_IGN))
-		return;
-	pr_debug("guest killed by signal %d (code %d, addr %#lx)", sig, trap->code, trap->addr);
-	t->exiting = true;
-	t->exit_status = sig;
+	if (sig <= 0 || sig > 64)
+		return;	/* an interruption: pending signals are delivered below */
+	if (trap->code > 0) {
+		struct sigaction_rec *sa = &t->sigactions[sig - 1];
+		if (sa->handler == (uint64_t)SIG_IGN || (t->sigmask & (1UL << (sig - 1)))) {
+			memset(sa, 0, sizeof(*sa));
+			t->sigmask &= ~(1UL << (sig - 1));
+		}
+		pr_debug("guest fault: signal %d (code %d, addr %#lx)", sig, trap->code, trap->addr);
+	}
+	signal_queue(t, sig, &info);
 }
 
 int task_run(struct task *t)
 {
-	const struct platform_ops *ops = t->as->ops;
 	struct pvx_trap trap;
 
 	while (!t->exiting) {
+		const struct platform_ops *ops = t->as->ops;	/* execve may change it */
+		sentry_unlock();
 		long r = ops->run(t->as, &t->regs, &trap);
+		sentry_lock();
+		if (t->exiting)
+			break;	/* killed while the guest ran */
 		if (r < 0) {
 			task_fatal(t, r == -ESRCH ? "the stub process died" : "the platform cannot run the guest");
 			break;
 		}
 		if (trap.kind == TRAP_SIGNAL) {
-			handle_signal(t, &trap);
+			handle_trap_signal(t, &trap);
+			signal_deliver(t, NULL);
 			continue;
 		}
 		long nr = (long)t->regs.orig_rax;
@@ -80,7 +85,52 @@ int task_run(struct task *t)
 		long ret = syscall_dispatch(t, nr, a);
 		if (sandbox.strace)
 			strace_exit(t, nr, a, ret);
-		t->regs.rax = (uint64_t)ret;
+		if (nr == SYS_rt_sigreturn)
+			t->regs.rax = (uint64_t)ret;	/* the restored frame, not a result */
+		signal_deliver(t, nr == SYS_rt_sigreturn ? NULL : &ret);
+		if (nr != SYS_rt_sigreturn)
+			t->regs.rax = (uint64_t)ret;
 	}
 	return t->exit_status;
+}
+
+/* The thread of every task: build its address space, run it, exit. */
+void *task_thread(void *arg)
+{
+	struct task *t = arg;
+
+	sentry_lock();
+	if (t->fork_parent) {
+		/* fork: the parent sleeps in do_fork until fork_done; see syscalls/sys_process.c. */
+		struct task *parent = t->fork_parent;
+		long r = sandbox.platform->as_new(&t->as);
+		if (!r)
+			r = mm_init(&t->mm, t->as);
+		if (!r)
+			r = mm_copy(&t->mm, &parent->mm);
+		parent->fork_result = r;
+		parent->fork_done = true;
+		t->fork_parent = NULL;
+		t->state = TASK_LIVE;
+		sentry_wake_all();
+		if (r) {
+			t->exiting = true;
+			t->exit_status = SIGKILL;
+		}
+	} else {
+		struct task_start *st = t->start_arg;
+		const char *why = NULL;
+		long r = task_exec(t, st->path, st->argv, st->envp, &why);
+		t->state = TASK_LIVE;
+		if (r < 0) {
+			fprintf(stderr, "pvx: %s: %s\n", st->argv[0], why ? why : strerror((int)-r));
+			t->exiting = true;
+			t->exit_status = (r == -ENOENT ? 127 : 126) << 8;
+		}
+	}
+	if (!t->exiting)
+		task_run(t);
+	task_exit(t);
+	sentry_unlock();
+	return NULL;
 }

@@ -161,8 +161,20 @@ long path_open(struct task *t, int dirfd, const char *path, int flags, int mode)
 	r = make_absolute(t, dirfd, path, abs, sizeof(abs));
 	if (r < 0)
 		return r;
+	/*
+	 * The one /proc magic link programs rely on (busybox re-execs itself
+	 * through it): it names the guest's own program. The /proc issue
+	 * brings the rest.
+	 */
+	if (t->exe && !strcmp(abs, "/proc/self/exe")) {
+		if (strlen(t->exe) >= sizeof(abs))
+			return -ENAMETOOLONG;
+		strcpy(abs, t->exe);
+	}
 	flags &= ~O_CLOEXEC;
-	if (!(flags & O_PATH))
+	if (flags & O_PATH)	/* open(2) ignores other flags with O_PATH; openat2(2) refuses them */
+		flags &= O_PATH | O_DIRECTORY | O_NOFOLLOW;
+	else
 		flags |= O_NOCTTY;	/* the guest never gets a host controlling tty */
 	r = check_policy(abs, flags);
 	if (r < 0)

@@ -5,17 +5,53 @@
  */
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 
+#include "pvx/kernel.h"
 #include "sentry/platform/platform.h"
 #include "syscalls/syscalls.h"
 
 #define IO_CHUNK (1UL << 20)	/* bounce buffer bound: a larger read is a short read */
 #define IOV_MAX_GUEST 1024	/* UIO_MAXIOV */
+
+/*
+ * Host I/O may block (pipes, terminals): drop the sentry lock around it,
+ * holding a reference so a close by another task cannot free the file.
+ */
+#define UNLOCKED_IO(f, expr)                          \
+	({                                            \
+		file_get(f);                          \
+		sentry_unlock();                      \
+		ssize_t _n = (expr);                  \
+		int _e = errno;                       \
+		sentry_lock();                        \
+		file_put(f);                          \
+		errno = _e;                           \
+		_n;                                   \
+	})
+
+/* write(2) "EPIPE ... the writing process will also receive a SIGPIPE signal". */
+static long epipe(struct task *t, long r)
+{
+	struct sig_info info = { SI_KERNEL, 0, 0, 0 };
+
+	if (r == -EPIPE)
+		signal_queue(t, SIGPIPE, &info);
+	return r;
+}
+
+/* A blocking read or write cut short to deliver a signal: restartable (SA_RESTART). */
+static long io_error(struct task *t)
+{
+	long r = neg_errno();
+
+	return r == -EINTR && signal_pending(t) ? -ERESTARTSYS : epipe(t, r);
+}
 
 static struct file *io_file(struct task *t, int fd, int need)
 {
@@ -55,11 +91,16 @@ static bool zero_copy(struct task *t)
 	return t->as->ops->zero_copy_io && !forced_copy;
 }
 
-static long io_in_guest_mm(struct task *t, long nr, int host_fd, uint64_t ubuf, size_t count, off_t off)
+static long io_in_guest_mm(struct task *t, long nr, struct file *f, uint64_t ubuf, size_t count, off_t off)
 {
-	const long a[6] = { host_fd, (long)ubuf, (long)count, (long)off };
+	const long a[6] = { f->host_fd, (long)ubuf, (long)count, (long)off };
 
-	return t->as->ops->as_syscall(t->as, nr, a);
+	file_get(f);
+	sentry_unlock();
+	long r = t->as->ops->as_syscall(t->as, nr, a);
+	sentry_lock();
+	file_put(f);
+	return epipe(t, r);
 }
 
 static long do_read(struct task *t, int fd, uint64_t ubuf, size_t count, off_t off, bool positional)
@@ -73,18 +114,24 @@ static long do_read(struct task *t, int fd, uint64_t ubuf, size_t count, off_t o
 	if (count == 0)
 		return 0;
 	if (zero_copy(t))
-		return io_in_guest_mm(t, positional ? SYS_pread64 : SYS_read, f->host_fd, ubuf, count, off);
+		return io_in_guest_mm(t, positional ? SYS_pread64 : SYS_read, f, ubuf, count, off);
 	if (!first_page_writable(t, ubuf))
 		return -EFAULT;
 	count = MIN(count, IO_CHUNK);
 	cleanup_free char *buf = malloc(count);
 	if (!buf)
 		return -ENOMEM;
-	ssize_t n = positional ? pread(f->host_fd, buf, count, off) : read(f->host_fd, buf, count);
+	ssize_t n = UNLOCKED_IO(f, positional ? pread(f->host_fd, buf, count, off) : read(f->host_fd, buf, count));
 	if (n < 0)
-		return neg_errno();
-	long r = copy_to_guest(&t->mm, ubuf, buf, (size_t)n);
-	return r ? r : n;
+		return io_error(t);
+	/*
+	 * A buffer that runs into an unmapped page: Linux copies up to it and
+	 * returns a short count, the file offset moving by what was copied.
+	 */
+	size_t copied = copy_to_guest_partial(&t->mm, ubuf, buf, (size_t)n);
+	if (copied < (size_t)n && !positional)
+		lseek(f->host_fd, (off_t)copied - n, SEEK_CUR);
+	return copied || !n ? (long)copied : -EFAULT;
 }
 
 static long do_write(struct task *t, int fd, uint64_t ubuf, size_t count, off_t off, bool positional)
@@ -97,7 +144,7 @@ static long do_write(struct task *t, int fd, uint64_t ubuf, size_t count, off_t 
 	if (positional && off < 0)
 		return -EINVAL;
 	if (zero_copy(t))
-		return io_in_guest_mm(t, positional ? SYS_pwrite64 : SYS_write, f->host_fd, ubuf, count, off);
+		return io_in_guest_mm(t, positional ? SYS_pwrite64 : SYS_write, f, ubuf, count, off);
 	cleanup_free char *buf = malloc(MIN(count, IO_CHUNK) + 1);
 	if (!buf)
 		return -ENOMEM;
@@ -106,10 +153,10 @@ static long do_write(struct task *t, int fd, uint64_t ubuf, size_t count, off_t 
 		long r = copy_from_guest(&t->mm, buf, ubuf + done, chunk);
 		if (r)
 			return done ? (long)done : r;
-		ssize_t n = positional ? pwrite(f->host_fd, buf, chunk, off + (off_t)done)
-				       : write(f->host_fd, buf, chunk);
+		ssize_t n = UNLOCKED_IO(f, positional ? pwrite(f->host_fd, buf, chunk, off + (off_t)done)
+						      : write(f->host_fd, buf, chunk));
 		if (n < 0)
-			return done ? (long)done : neg_errno();
+			return done ? (long)done : io_error(t);
 		done += (size_t)n;
 		if ((size_t)n < chunk || count == 0)
 			break;
@@ -174,9 +221,9 @@ long sys_readv(struct task *t, const long a[6])
 	cleanup_free char *buf = malloc((size_t)total);
 	if (!buf)
 		return -ENOMEM;
-	ssize_t n = read(f->host_fd, buf, (size_t)total);
+	ssize_t n = UNLOCKED_IO(f, read(f->host_fd, buf, (size_t)total));
 	if (n < 0)
-		return neg_errno();
+		return io_error(t);
 	size_t off = 0;
 	for (long i = 0; off < (size_t)n; i++) {
 		size_t c = MIN(iov[i].iov_len, (size_t)n - off);
@@ -210,8 +257,8 @@ long sys_writev(struct task *t, const long a[6])
 			return r;
 		off += c;
 	}
-	ssize_t n = write(f->host_fd, buf, off);
-	return n < 0 ? neg_errno() : n;
+	ssize_t n = UNLOCKED_IO(f, write(f->host_fd, buf, off));
+	return n < 0 ? io_error(t) : n;
 }
 
 #define KERNEL_TERMIOS_SIZE 36	/* struct termios of <asm/termbits.h>, not glibc's */

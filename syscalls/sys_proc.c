@@ -14,6 +14,7 @@
 #include <linux/futex.h>
 #include <time.h>
 
+#include "pvx/kernel.h"
 #include "pvx/log.h"
 
 #include "syscalls/syscalls.h"
@@ -112,65 +113,12 @@ long sys_set_robust_list(struct task *t, const long a[6])
 	return 0;
 }
 
-#define GUEST_SIGSET_SIZE 8
-#define UNBLOCKABLE ((1UL << (SIGKILL - 1)) | (1UL << (SIGSTOP - 1)))
-
-/* rt_sigaction(2): recorded (and reported back); delivery comes with the signals issue. */
-long sys_rt_sigaction(struct task *t, const long a[6])
-{
-	int sig = (int)a[0];
-	struct sigaction_rec act;
-	long r;
-
-	if (a[3] != GUEST_SIGSET_SIZE || sig < 1 || sig > 64)
-		return -EINVAL;
-	if (a[1] && (sig == SIGKILL || sig == SIGSTOP))
-		return -EINVAL;
-	if (a[1] && (r = copy_from_guest(&t->mm, &act, (uint64_t)a[1], sizeof(act))))
-		return r;
-	if (a[2] && (r = copy_to_guest(&t->mm, (uint64_t)a[2], &t->sigactions[sig - 1], sizeof(act))))
-		return r;
-	if (a[1]) {
-		act.mask &= ~UNBLOCKABLE;
-		t->sigactions[sig - 1] = act;
-	}
-	return 0;
-}
-
-long sys_rt_sigprocmask(struct task *t, const long a[6])
-{
-	uint64_t set;
-	long r;
-
-	if (a[3] != GUEST_SIGSET_SIZE)
-		return -EINVAL;
-	if (a[1]) {
-		if ((r = copy_from_guest(&t->mm, &set, (uint64_t)a[1], sizeof(set))))
-			return r;
-		if (a[0] != SIG_BLOCK && a[0] != SIG_UNBLOCK && a[0] != SIG_SETMASK)
-			return -EINVAL;
-	}
-	if (a[2] && (r = copy_to_guest(&t->mm, (uint64_t)a[2], &t->sigmask, sizeof(t->sigmask))))
-		return r;
-	if (a[1]) {
-		if (a[0] == SIG_BLOCK)
-			t->sigmask |= set;
-		else if (a[0] == SIG_UNBLOCK)
-			t->sigmask &= ~set;
-		else
-			t->sigmask = set;
-		t->sigmask &= ~UNBLOCKABLE;
-		signal_unblocked(t);
-	}
-	return 0;
-}
-
 /* prlimit64(2) on the guest itself: reading is allowed, raising or lowering is not. */
 long sys_prlimit64(struct task *t, const long a[6])
 {
 	struct rlimit rl;
 
-	if (a[0] != 0 && a[0] != t->pid)
+	if ((int)a[0] != 0 && (int)a[0] != t->pid)
 		return -ESRCH;
 	if (a[1] < 0 || a[1] >= RLIM_NLIMITS)
 		return -EINVAL;
@@ -210,7 +158,7 @@ long sys_sched_getaffinity(struct task *t, const long a[6])
 	size_t len = MIN((size_t)a[1], 1024UL);
 	unsigned char mask[1024];
 
-	if (a[0] != 0 && a[0] != t->tid)
+	if ((int)a[0] != 0 && (int)a[0] != t->tid)
 		return -ESRCH;
 	long n = syscall(SYS_sched_getaffinity, 0, len, mask);
 	if (n < 0)
@@ -258,7 +206,9 @@ long sys_futex(struct task *t, const long a[6])
 			return -EINVAL;
 		/* FUTEX_WAIT: relative, monotonic; FUTEX_WAIT_BITSET: absolute. */
 		clockid_t clk = (int)a[1] & FUTEX_CLOCK_REALTIME ? CLOCK_REALTIME : CLOCK_MONOTONIC;
+		sentry_unlock();
 		r = -clock_nanosleep(clk, op == FUTEX_WAIT_BITSET ? TIMER_ABSTIME : 0, &ts, NULL);
+		sentry_lock();
 		return r ? r : -ETIMEDOUT;
 	}
 	return -ENOSYS;

@@ -1,83 +1,186 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Signals sent by the guest to itself (raise, abort). Handlers are not
- * delivered yet (the signals issue), so a signal takes its default action
- * or is ignored; one the guest installed a handler for gets ENOSYS rather
- * than a silent success.
+ * Signal syscalls: dispositions, masks, sending, waiting, sigreturn and the
+ * alternate stack. Delivery itself is in sentry/signal.c.
  */
 #include <signal.h>
+#include <string.h>
 
+#include "pvx/kernel.h"
 #include "pvx/log.h"
 #include "syscalls/syscalls.h"
 
-/* Default action "stop" or "ignore": nothing happens without job control. */
-static bool default_harmless(int sig)
-{
-	return sig == SIGCHLD || sig == SIGCONT || sig == SIGURG || sig == SIGWINCH || sig == SIGSTOP ||
-	       sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
-}
+#define GUEST_SIGSET_SIZE 8
+#define BIT(sig) (1UL << ((sig) - 1))
+#define UNBLOCKABLE (BIT(SIGKILL) | BIT(SIGSTOP))
 
-/* Take the action for sig now: ignore, or terminate (a handler cannot run yet). */
-static long signal_act(struct task *t, int sig)
+/* rt_sigaction(2): the x86-64 kernel struct: handler, flags, restorer, mask. */
+long sys_rt_sigaction(struct task *t, const long a[6])
 {
-	uint64_t handler = t->sigactions[sig - 1].handler;
+	int sig = (int)a[0];
+	struct sigaction_rec act;
+	long r;
 
-	if (sig != SIGKILL && (handler == (uint64_t)SIG_IGN ||
-			       (handler == (uint64_t)SIG_DFL && default_harmless(sig))))
-		return 0;
-	if (sig != SIGKILL && handler != (uint64_t)SIG_DFL) {
-		pr_warn("signal %d has a guest handler: delivery is not supported yet", sig);
-		return -ENOSYS;
+	if (a[3] != GUEST_SIGSET_SIZE || sig < 1 || sig > 64)
+		return -EINVAL;
+	if (a[1] && (sig == SIGKILL || sig == SIGSTOP))
+		return -EINVAL;
+	if (a[1] && (r = copy_from_guest(&t->mm, &act, (uint64_t)a[1], sizeof(act))))
+		return r;
+	if (a[2] && (r = copy_to_guest(&t->mm, (uint64_t)a[2], &t->sigactions[sig - 1], sizeof(act))))
+		return r;
+	if (a[1]) {
+		act.mask &= ~UNBLOCKABLE;
+		t->sigactions[sig - 1] = act;
+		/* "Setting a signal's disposition to SIG_IGN discards a pending signal." */
+		if (act.handler == (uint64_t)SIG_IGN)
+			t->sigpending &= ~BIT(sig);
 	}
-	t->exiting = true;
-	t->exit_status = sig;
 	return 0;
 }
 
-/* A blocked signal stays pending until rt_sigprocmask unblocks it. */
-static long signal_self(struct task *t, int sig)
+long sys_rt_sigprocmask(struct task *t, const long a[6])
 {
+	uint64_t set;
+	long r;
+
+	if (a[3] != GUEST_SIGSET_SIZE)
+		return -EINVAL;
+	if (a[1]) {
+		if ((r = copy_from_guest(&t->mm, &set, (uint64_t)a[1], sizeof(set))))
+			return r;
+		if (a[0] != SIG_BLOCK && a[0] != SIG_UNBLOCK && a[0] != SIG_SETMASK)
+			return -EINVAL;
+	}
+	if (a[2] && (r = copy_to_guest(&t->mm, (uint64_t)a[2], &t->sigmask, sizeof(t->sigmask))))
+		return r;
+	if (a[1]) {
+		if (a[0] == SIG_BLOCK)
+			t->sigmask |= set;
+		else if (a[0] == SIG_UNBLOCK)
+			t->sigmask &= ~set;
+		else
+			t->sigmask = set;
+		t->sigmask &= ~UNBLOCKABLE;	/* newly unblocked pending signals go at syscall exit */
+	}
+	return 0;
+}
+
+long sys_rt_sigpending(struct task *t, const long a[6])
+{
+	uint64_t set = t->sigpending & t->sigmask;
+
+	if ((unsigned long)a[1] > GUEST_SIGSET_SIZE)
+		return -EINVAL;
+	return copy_to_guest(&t->mm, (uint64_t)a[0], &set, (size_t)a[1]);
+}
+
+long sys_rt_sigreturn(struct task *t, const long a[6] __unused)
+{
+	return signal_return(t);
+}
+
+/* rt_sigsuspend(2): "always returns -1, with errno set to EINTR". */
+long sys_rt_sigsuspend(struct task *t, const long a[6])
+{
+	uint64_t mask;
+	long r;
+
+	if (a[1] != GUEST_SIGSET_SIZE)
+		return -EINVAL;
+	if ((r = copy_from_guest(&t->mm, &mask, (uint64_t)a[0], sizeof(mask))))
+		return r;
+	t->saved_mask = t->sigmask;
+	t->has_saved_mask = true;
+	t->sigmask = mask & ~UNBLOCKABLE;
+	while (!signal_pending(t))
+		sentry_wait();
+	return -EINTR;
+}
+
+long sys_pause(struct task *t, const long a[6] __unused)
+{
+	while (!signal_pending(t))
+		sentry_wait();
+	return -EINTR;
+}
+
+/* sigaltstack(2) with the x86-64 stack_t: ss_sp, ss_flags, ss_size. */
+long sys_sigaltstack(struct task *t, const long a[6])
+{
+	struct { uint64_t sp; int32_t flags, pad; uint64_t size; } ss, old = {
+		t->altstack_sp, t->altstack_size ? 0 : SS_DISABLE, 0, t->altstack_size };
+	long r;
+
+	if (a[1]) {
+		bool on = t->altstack_size && t->regs.rsp > t->altstack_sp &&
+			  t->regs.rsp - t->altstack_sp <= t->altstack_size;
+		old.flags = on ? SS_ONSTACK : old.flags;
+		if ((r = copy_to_guest(&t->mm, (uint64_t)a[1], &old, sizeof(old))))
+			return r;
+	}
+	if (!a[0])
+		return 0;
+	if ((r = copy_from_guest(&t->mm, &ss, (uint64_t)a[0], sizeof(ss))))
+		return r;
+	if (ss.flags & ~(SS_DISABLE | (1U << 31) /* SS_AUTODISARM */))
+		return -EINVAL;
+	if (ss.flags & SS_DISABLE) {
+		t->altstack_sp = t->altstack_size = 0;
+		return 0;
+	}
+	if (ss.size < MINSIGSTKSZ)
+		return -ENOMEM;
+	t->altstack_sp = ss.sp;
+	t->altstack_size = ss.size;
+	t->altstack_flags = 0;
+	return 0;
+}
+
+static long send(struct task *t, struct task *target, int sig)
+{
+	struct sig_info info = { SI_USER, t->pid, 0, 0 };
+
 	if (sig < 0 || sig > 64)
 		return -EINVAL;
-	if (sig == 0)
-		return 0;
-	if (sig != SIGKILL && sig != SIGSTOP && (t->sigmask & (1UL << (sig - 1)))) {
-		t->sigpending |= 1UL << (sig - 1);
-		return 0;
-	}
-	return signal_act(t, sig);
+	if (sig && target->state != TASK_ZOMBIE)
+		signal_queue(target, sig, &info);
+	return 0;
 }
 
-void signal_unblocked(struct task *t)
-{
-	uint64_t ready = t->sigpending & ~t->sigmask;
-
-	for (int sig = 1; ready && sig <= 64 && !t->exiting; sig++) {
-		if (!(ready & (1UL << (sig - 1))))
-			continue;
-		t->sigpending &= ~(1UL << (sig - 1));
-		ready &= ~(1UL << (sig - 1));
-		(void)signal_act(t, sig);
-	}
-}
-
+/* kill(2): pid > 0 one process, 0 our group, -1 everyone but init, < -1 group -pid. */
 long sys_kill(struct task *t, const long a[6])
 {
-	if (a[0] != t->pid && a[0] != 0 && a[0] != -1 && a[0] != -t->pid)
-		return -ESRCH;
-	return signal_self(t, (int)a[1]);
+	int pid = (int)a[0], sig = (int)a[1], found = 0;
+
+	if (sig < 0 || sig > 64)
+		return -EINVAL;
+	if (pid > 0) {
+		struct task *p = task_find(pid);
+		return p ? send(t, p, sig) : -ESRCH;
+	}
+	int pgid = pid == 0 ? t->pgid : -pid;
+	for (struct task *p = task_next(NULL); p; p = task_next(p)) {
+		if (p->state == TASK_ZOMBIE || (pid == -1 ? p->pid == 1 || p == t : p->pgid != pgid))
+			continue;
+		found++;
+		(void)send(t, p, sig);
+	}
+	return found ? 0 : -ESRCH;
 }
 
 long sys_tkill(struct task *t, const long a[6])
 {
-	if (a[0] <= 0)
+	if ((int)a[0] <= 0)
 		return -EINVAL;
-	return a[0] == t->tid ? signal_self(t, (int)a[1]) : -ESRCH;
+	struct task *p = task_find((int)a[0]);
+	return p ? send(t, p, (int)a[1]) : -ESRCH;
 }
 
 long sys_tgkill(struct task *t, const long a[6])
 {
-	if (a[0] <= 0 || a[1] <= 0)
+	if ((int)a[0] <= 0 || (int)a[1] <= 0)
 		return -EINVAL;
-	return a[0] == t->pid && a[1] == t->tid ? signal_self(t, (int)a[2]) : -ESRCH;
+	struct task *p = task_find((int)a[1]);
+	return p && p->pid == (int)a[0] ? send(t, p, (int)a[2]) : -ESRCH;
 }

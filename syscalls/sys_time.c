@@ -5,6 +5,7 @@
 #include <sys/time.h>
 #include <time.h>
 
+#include "pvx/kernel.h"
 #include "sentry/platform/platform.h"
 #include "syscalls/syscalls.h"
 
@@ -90,7 +91,7 @@ static long get_timespec(struct task *t, uint64_t u, struct timespec *ts)
 	return ts->tv_sec < 0 || ts->tv_nsec < 0 || ts->tv_nsec >= 1000000000L ? -EINVAL : 0;
 }
 
-/* clock_nanosleep(2); the whole sentry sleeps: there is one guest task. */
+/* clock_nanosleep(2): only this task's thread sleeps, without the sentry lock. */
 long sys_clock_nanosleep(struct task *t, const long a[6])
 {
 	struct timespec req, rem = { 0, 0 };
@@ -103,7 +104,9 @@ long sys_clock_nanosleep(struct task *t, const long a[6])
 		return -EINVAL;
 	if ((r = get_timespec(t, (uint64_t)a[2], &req)))
 		return r;
+	sentry_unlock();
 	r = -clock_nanosleep(c, (int)a[1] & TIMER_ABSTIME, &req, &rem);
+	sentry_lock();
 	if (r == -EINTR && a[3] && !((int)a[1] & TIMER_ABSTIME) &&
 	    copy_to_guest(&t->mm, (uint64_t)a[3], &rem, sizeof(rem)))
 		return -EFAULT;

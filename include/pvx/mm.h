@@ -80,11 +80,18 @@ uint64_t mm_brk(struct mm *mm, uint64_t want);
 long mm_madvise(struct mm *mm, uint64_t addr, uint64_t len, int advice) __must_check;
 /* fork(2): give child (a fresh mm) a copy of parent's memory (mm/fork.c). */
 long mm_copy(struct mm *child, struct mm *parent) __must_check;
+/* Make parent's private memory readable for mm_copy (undo = false), and back (true). */
+long mm_fork_prepare(struct mm *parent, bool undo) __must_check;
+/* Map file (NULL: anonymous) at [addr, addr+len) in the stub without recording a VMA. */
+long mm_map_vma(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flags, const struct vma_file *file,
+		uint64_t off) __must_check;
 
 /* Guest memory access (mm/uaccess.c): 0 or -EFAULT. */
 long copy_from_guest(struct mm *mm, void *dst, uint64_t src, size_t n) __must_check;
 long copy_to_guest(struct mm *mm, uint64_t dst, const void *src, size_t n) __must_check;
 long clear_guest(struct mm *mm, uint64_t dst, size_t n) __must_check;
+/* Copy as much as fits before the first unwritable page; returns the bytes copied. */
+size_t copy_to_guest_partial(struct mm *mm, uint64_t dst, const void *src, size_t n);
 /* Copy a NUL-terminated string; returns its length, -EFAULT or -ENAMETOOLONG. */
 long strncpy_from_guest(struct mm *mm, char *dst, uint64_t src, size_t max) __must_check;
 

@@ -3,6 +3,7 @@
 #ifndef PVX_TASK_H
 #define PVX_TASK_H
 
+#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -52,8 +53,16 @@ long fd_install_at(struct fdtable *t, int fd, struct file *f, bool cloexec) __mu
 long fd_close(struct fdtable *t, int fd) __must_check;
 void fdtable_release(struct fdtable *t);
 
+enum task_state {
+	TASK_STARTING,	/* its thread is building the address space (fork, first exec) */
+	TASK_LIVE,
+	TASK_ZOMBIE,	/* exited, waiting for its parent's wait4 */
+};
+
 struct task {
 	int pid, tid, ppid;	/* guest pid space: the first process is 1 */
+	int pgid, sid;
+	enum task_state state;
 	struct addr_space *as;
 	struct mm mm;
 	struct fdtable *files;
@@ -66,13 +75,42 @@ struct task {
 		uint64_t handler, flags, restorer, mask;
 	} sigactions[64];
 	uint64_t sigmask;
-	uint64_t sigpending;	/* sent while blocked (syscalls/sys_signal.c) */
+	uint64_t sigpending;	/* sent, not yet delivered (sentry/signal.c) */
+	struct sig_info {
+		int code, pid, status;
+		uint64_t addr;
+	} siginfo[64];		/* of each pending signal */
+	uint64_t saved_mask;	/* rt_sigsuspend's mask to restore after the handler */
+	bool has_saved_mask;
+	uint64_t altstack_sp, altstack_size;
+	int altstack_flags;
 	bool exiting;
 	int exit_status;	/* wait status: (code << 8) or signal number */
+
+	/* The sentry thread that runs this task (sentry/kernel.c). */
+	pthread_t thread;
+	struct task *fork_parent;	/* set while the child copies the parent's memory */
+	long fork_result;		/* set by the forked child for its parent: 0 or -errno */
+	bool fork_done;			/* ... and set when the child is done copying */
+	bool in_vfork;			/* sleeping in vfork until the child execs or exits */
+	int vfork_parent;		/* pid of the parent sleeping in our vfork, or 0 */
+	void *start_arg;		/* what the first task's thread execs */
 };
 
-/* Act on pending signals the mask no longer blocks (syscalls/sys_signal.c). */
-void signal_unblocked(struct task *t);
+/* Signals (sentry/signal.c). */
+/* Queue sig for target with its siginfo; wakes the target if it sleeps. */
+void signal_queue(struct task *target, int sig, const struct sig_info *info);
+/* A pending signal the guest does not block: a wait should end (-ERESTARTSYS). */
+bool signal_pending(struct task *t);
+/* Before returning to guest code: run default actions, build handler frames. */
+void signal_deliver(struct task *t, long *syscall_ret);
+/* rt_sigreturn(2): restore the frame at the guest's rsp; returns the restored rax. */
+long signal_return(struct task *t);
+/* The vfork parent of t may go on (t exec'd or exited). */
+void vfork_release(struct task *t);
+
+/* Kernel-internal: the wait was interrupted by a signal; restart it unless a handler says EINTR. */
+#define ERESTARTSYS 512
 
 /* Strace-style line for a trapped syscall (sentry/strace.c). */
 void strace_enter(struct task *t, long nr, const long a[6]);

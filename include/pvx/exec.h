@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef PVX_EXEC_H
+#define PVX_EXEC_H
+
+#include "pvx/task.h"
+
+/*
+ * execve(2) for t: resolve path in the guest root, follow "#!" lines, load
+ * the static ELF into a new address space and switch t to it. On failure t
+ * is unchanged and *why (when not NULL) says why in words.
+ */
+long task_exec(struct task *t, const char *path, char *const argv[], char *const envp[],
+	       const char **why) __must_check;
+
+#endif

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The sentry's task table and its one lock. Each guest task runs on a
+ * sentry thread of its own (ptrace wants the tracer to be one thread, and
+ * vmexec runs guest code on the calling thread). Like the big kernel lock
+ * of old, sentry_lock is held while emulating and released while guest code
+ * runs and around host calls that may block (pipe reads, sleeps, wait4).
+ */
+#ifndef PVX_KERNEL_H
+#define PVX_KERNEL_H
+
+#include "pvx/task.h"
+
+#define PVX_MAX_TASKS 1024
+
+void sentry_lock(void);
+void sentry_unlock(void);
+/* Sleep until sentry_wake_all(); the lock is released while asleep. */
+void sentry_wait(void);
+void sentry_wake_all(void);
+
+/* A new task with a fresh pid (not yet running); NULL when the table is full. */
+struct task *task_new(void);
+struct task *task_find(int pid);
+/* Iterate over tasks: returns the next task after prev (NULL: the first). */
+struct task *task_next(struct task *prev);
+int sentry_live_tasks(void);
+/* Start t's thread running fn(t). */
+long task_start(struct task *t, void *(*fn)(void *)) __must_check;
+/* The task is done with guest code: zombie, parent notified, resources freed. */
+void task_exit(struct task *t);
+/* Free a reaped zombie. */
+void task_free(struct task *t);
+/* Make t notice a signal: kick its thread out of guest code or a blocking call. */
+void task_interrupt(struct task *t, bool kill_stub);
+/* Main thread: wait until every task has exited; returns init's wait status. */
+int sentry_wait_all(void);
+
+/* The host signal that interrupts a task thread (its handler does nothing). */
+#define PVX_SIG_INTERRUPT SIGURG
+
+#endif

@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fork(2) for address spaces: the child's stub gets every VMA of the
+ * parent, and the pages the parent has touched are copied into it. Shared
+ * mappings (files and shared anonymous memory, which is a memfd) are mapped
+ * again, so they stay shared; private memory becomes a copy, which is what
+ * copy-on-write looks like to both processes. Pages the parent never
+ * touched are skipped (from /proc/PID/pagemap): they are zero, or the
+ * file's content, in the child too.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+
+#include "pvx/log.h"
+#include "pvx/mm.h"
+#include "sentry/platform/platform.h"
+
+#define PM_PRESENT (1ULL << 63)
+#define PM_SWAPPED (1ULL << 62)
+#define COPY_CHUNK (1UL << 20)
+
+static long as_call3(struct mm *mm, long nr, long a0, long a1, long a2)
+{
+	long a[6] = { a0, a1, a2 };
+
+	return mm->as->ops->as_syscall(mm->as, nr, a);
+}
+
+/* Copy [start, end) from parent to child, touched pages only. */
+static long copy_touched(struct mm *child, struct mm *parent, int pagemap, uint64_t start, uint64_t end)
+{
+	static uint64_t pm[512];
+	cleanup_free char *buf = malloc(COPY_CHUNK);
+
+	if (!buf)
+		return -ENOMEM;
+	for (uint64_t at = start; at < end;) {
+		size_t pages = MIN((end - at) / PAGE_SIZE, ARRAY_SIZE(pm));
+		ssize_t n = pread(pagemap, pm, pages * 8, (off_t)(at / PAGE_SIZE * 8));
+		if (n != (ssize_t)(pages * 8)) {	/* no pagemap: copy everything */
+			for (size_t i = 0; i < pages; i++)
+				pm[i] = PM_PRESENT;
+		}
+		for (size_t i = 0; i < pages;) {
+			if (!(pm[i] & (PM_PRESENT | PM_SWAPPED))) {
+				i++;
+				continue;
+			}
+			size_t j = i;
+			while (j < pages && (pm[j] & (PM_PRESENT | PM_SWAPPED)) && (j - i) * PAGE_SIZE < COPY_CHUNK)
+				j++;
+			uint64_t addr = at + i * PAGE_SIZE;
+			size_t len = (j - i) * PAGE_SIZE;
+			struct iovec l = { buf, len }, r = { (void *)addr, len };
+			if (process_vm_readv(parent->as->pid, &l, 1, &r, 1, 0) != (ssize_t)len ||
+			    process_vm_writev(child->as->pid, &l, 1, &r, 1, 0) != (ssize_t)len) {
+				pr_err("fork: copying %#lx+%#zx failed: %m", addr, len);
+				return -EFAULT;
+			}
+			i = j;
+		}
+		at += pages * PAGE_SIZE;
+	}
+	return 0;
+}
+
+static long copy_vma(struct mm *child, struct mm *parent, int pagemap, const struct vma *v)
+{
+	bool shared = (v->flags & MAP_TYPE) != MAP_PRIVATE;
+	int map_prot = shared ? v->prot : v->prot | PROT_READ | PROT_WRITE;
+	int flags = (v->flags & ~(MAP_TYPE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE | MAP_POPULATE)) | MAP_FIXED |
+		    (shared ? MAP_SHARED : MAP_PRIVATE) | (v->file ? 0 : MAP_ANONYMOUS);
+	long r = mm_map_vma(child, v->start, v->end - v->start, map_prot, flags, v->file, v->off);
+
+	if (r < 0)
+		return r;
+	if (!shared) {
+		if ((r = copy_touched(child, parent, pagemap, v->start, v->end)))
+			return r;
+		if (map_prot != v->prot &&
+		    (r = as_call3(child, SYS_mprotect, (long)v->start, (long)(v->end - v->start), v->prot)) < 0)
+			return r;
+	}
+	/* Record what the guest asked for (its flags), not how we mapped it. */
+	return vma_insert(&child->vmas, v->start, v->end, v->prot, v->flags, v->file, v->off);
+}
+
+long mm_copy(struct mm *child, struct mm *parent)
+{
+	char path[64];
+	long r = 0;
+
+	child->brk_start = parent->brk_start;
+	child->brk_cur = parent->brk_cur;
+	child->mmap_base = parent->mmap_base;
+	snprintf(path, sizeof(path), "/proc/%d/pagemap", parent->as->pid);
+	int pagemap = open(path, O_RDONLY | O_CLOEXEC);
+	for (size_t i = 0; i < parent->vmas.n && !r; i++)
+		r = copy_vma(child, parent, pagemap, &parent->vmas.v[i]);
+	if (pagemap >= 0)
+		close(pagemap);
+	return r;
+}
+
+/*
+ * The parent's pages must be readable while the child copies them; the
+ * ptrace platform only lets the parent's own thread change its stub, so the
+ * parent opens up its unreadable private VMAs before and closes them after.
+ */
+long mm_fork_prepare(struct mm *parent, bool undo)
+{
+	for (size_t i = 0; i < parent->vmas.n; i++) {
+		const struct vma *v = &parent->vmas.v[i];
+		if ((v->prot & PROT_READ) || (v->flags & MAP_TYPE) != MAP_PRIVATE)
+			continue;
+		long r = as_call3(parent, SYS_mprotect, (long)v->start, (long)(v->end - v->start),
+				  undo ? v->prot : v->prot | PROT_READ);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}

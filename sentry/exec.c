@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * execve: "#!" interpreters (fs/binfmt_script.c), the static ELF loader into
+ * a brand-new stub, then the point of no return: the old address space goes,
+ * close-on-exec fds close, caught signals reset to their default.
+ */
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+
+#include "pvx/exec.h"
+#include "pvx/loader.h"
+#include "pvx/log.h"
+#include "pvx/path.h"
+#include "sentry/platform/platform.h"
+
+#define MAX_INTERP_DEPTH 4	/* binfmt_script allows a few levels, as here */
+#define SHEBANG_MAX 256		/* BINPRM_BUF_SIZE */
+
+/* Parse "#!interp [arg]" from the first line; returns 1 if it is a script. */
+static int parse_shebang(int fd, char *interp, size_t isize, char *arg, size_t asize)
+{
+	char buf[SHEBANG_MAX + 1];
+	ssize_t n = pread(fd, buf, SHEBANG_MAX, 0);
+
+	if (n < 2 || buf[0] != '#' || buf[1] != '!')
+		return 0;
+	buf[n] = 0;
+	char *p = buf + 2, *end = strchr(p, '\n');
+	if (end)
+		*end = 0;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	size_t len = strcspn(p, " \t");
+	if (!len || len >= isize)
+		return -ENOEXEC;
+	memcpy(interp, p, len);
+	interp[len] = 0;
+	p += len;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	len = strlen(p);
+	while (len && (p[len - 1] == ' ' || p[len - 1] == '\t'))
+		len--;
+	if (len >= asize)
+		return -ENOEXEC;
+	memcpy(arg, p, len);
+	arg[len] = 0;
+	return 1;
+}
+
+/* After the point of no return (execve(2) "signal dispositions ... reset"). */
+static void exec_reset(struct task *t)
+{
+	for (int fd = 0; fd < PVX_NR_OPEN; fd++) {
+		struct fd_entry *e = &t->files->fds[fd];
+		if (e->file && e->cloexec) {
+			file_put(e->file);
+			*e = (struct fd_entry){ NULL, false };
+		}
+	}
+	for (int i = 0; i < 64; i++) {
+		struct sigaction_rec *sa = &t->sigactions[i];
+		if (sa->handler != (uint64_t)SIG_IGN)
+			memset(sa, 0, sizeof(*sa));
+	}
+	t->clear_child_tid = 0;
+	t->robust_list = 0;
+}
+
+/* Load an opened ELF into a new address space and make it t's. */
+static long exec_elf(struct task *t, int fd, const char *path, char *const argv[], char *const envp[],
+		     const char **why)
+{
+	cleanup_free struct elf_info *ei = malloc(sizeof(*ei));
+	char exe[PVX_PATH_MAX];
+	long r;
+
+	if (!ei)
+		return -ENOMEM;
+	r = elf_read(fd, ei);
+	if (r < 0) {
+		if (why && r == -ENOEXEC)
+			*why = ei->why;
+		return r;
+	}
+	struct addr_space *old_as = t->as, *as;
+	struct mm old_mm = t->mm;
+	struct pvx_regs old_regs = t->regs;
+	r = sandbox.platform->as_new(&as);
+	if (r < 0) {
+		if (why)
+			*why = "cannot start the stub process";
+		return r;
+	}
+	t->as = as;
+	r = mm_init(&t->mm, as);
+	if (!r)
+		r = elf_load(t, fd, ei, argv, envp, path);
+	if (r < 0) {
+		mm_release(&t->mm);
+		as->ops->as_release(as);
+		t->as = old_as;
+		t->mm = old_mm;
+		t->regs = old_regs;
+		return r;
+	}
+	if (old_as)
+		old_as->ops->as_release(old_as);
+	mm_release(&old_mm);
+	free(t->exe);
+	t->exe = path_of_fd(fd, exe, sizeof(exe)) >= 0 ? strdup(exe) : NULL;
+	exec_reset(t);
+	return 0;
+}
+
+long task_exec(struct task *t, const char *path, char *const argv[], char *const envp[], const char **why)
+{
+	char interp[SHEBANG_MAX], arg[SHEBANG_MAX], cur[PVX_PATH_MAX];
+	char **args = NULL;
+	long r = -ELOOP;
+
+	snprintf(cur, sizeof(cur), "%s", path);
+	for (int depth = 0; depth <= MAX_INTERP_DEPTH; depth++) {
+		long fd = path_open(t, AT_FDCWD, cur, O_RDONLY, 0);
+		if (fd < 0) {
+			r = fd;
+			break;
+		}
+		struct stat st;
+		if (fstat((int)fd, &st) == 0 && !S_ISREG(st.st_mode))
+			r = -EACCES;
+		else if (syscall(SYS_faccessat2, (int)fd, "", X_OK, AT_EMPTY_PATH) < 0)
+			r = neg_errno();
+		else
+			r = parse_shebang((int)fd, interp, sizeof(interp), arg, sizeof(arg));
+		if (r == 0)
+			r = exec_elf(t, (int)fd, cur, args ? args : argv, envp, why);
+		close((int)fd);
+		if (r <= 0)
+			break;
+		/* "#!interp arg" runs interp [arg] path argv[1]... */
+		size_t argc = 0;
+		while (argv[argc])
+			argc++;
+		char **nargs = calloc(argc + 4, sizeof(*nargs));
+		if (!nargs) {
+			r = -ENOMEM;
+			break;
+		}
+		size_t n = 0;
+		nargs[n++] = strdup(interp);
+		if (arg[0])
+			nargs[n++] = strdup(arg);
+		nargs[n++] = strdup(cur);
+		for (size_t i = 1; i < argc; i++)
+			nargs[n++] = strdup(argv[i]);
+		if (args)
+			for (char **a = args; *a; a++)
+				free(*a);
+		free(args);
+		args = nargs;
+		argv = args;
+		snprintf(cur, sizeof(cur), "%s", interp);
+		r = -ELOOP;
+	}
+	if (args)
+		for (char **a = args; *a; a++)
+			free(*a);
+	free(args);
+	return r;
+}

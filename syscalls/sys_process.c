@@ -1,0 +1,385 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Processes: fork/vfork/clone (new address space = new stub), execve,
+ * wait4/waitid, process groups and sessions. Threads (CLONE_VM without
+ * CLONE_VFORK) are not supported yet and return ENOSYS.
+ */
+#include <fcntl.h>
+#include <linux/sched.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+
+#include "pvx/exec.h"
+#include "pvx/kernel.h"
+#include "pvx/log.h"
+#include "pvx/path.h"
+#include "sentry/task_run.h"
+#include "syscalls/syscalls.h"
+
+#define CLONE_SUPPORTED                                                                       \
+	(CSIGNAL | CLONE_VM | CLONE_VFORK | CLONE_SETTLS | CLONE_PARENT_SETTID | CLONE_CHILD_SETTID | \
+	 CLONE_CHILD_CLEARTID)
+
+static struct fdtable *fdtable_dup(const struct fdtable *src)
+{
+	struct fdtable *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	for (int fd = 0; fd < PVX_NR_OPEN; fd++)
+		if (src->fds[fd].file)
+			t->fds[fd] = (struct fd_entry){ file_get(src->fds[fd].file), src->fds[fd].cloexec };
+	return t;
+}
+
+/*
+ * clone(2) of a process: the child is a new task with a new stub holding a
+ * copy of our memory (mm/fork.c), our fds, cwd, signal dispositions and
+ * mask. With CLONE_VFORK we sleep until it execs or exits, like vfork; its
+ * memory is a copy all the same (writes in the child are not seen by us).
+ */
+static long do_fork(struct task *t, unsigned long flags, uint64_t stack, uint64_t ptid, uint64_t ctid,
+		    uint64_t tls)
+{
+	long r;
+
+	if (flags & ~CLONE_SUPPORTED) {
+		pr_warn("clone flags %#lx are not supported yet", flags & ~CLONE_SUPPORTED);
+		return -ENOSYS;
+	}
+	if ((flags & CLONE_VM) && !(flags & CLONE_VFORK)) {
+		pr_warn("threads (CLONE_VM without CLONE_VFORK) are not supported yet");
+		return -ENOSYS;
+	}
+	struct task *c = task_new();
+	if (!c)
+		return -EAGAIN;
+	c->ppid = t->pid;
+	c->pgid = t->pgid;
+	c->sid = t->sid;
+	c->regs = t->regs;
+	c->regs.rax = 0;
+	if (stack)
+		c->regs.rsp = stack;
+	if (flags & CLONE_SETTLS)
+		c->regs.fs_base = tls;
+	if (flags & CLONE_CHILD_CLEARTID)
+		c->clear_child_tid = ctid;
+	memcpy(c->sigactions, t->sigactions, sizeof(c->sigactions));
+	c->sigmask = t->sigmask;
+	c->exe = t->exe ? strdup(t->exe) : NULL;
+	c->files = fdtable_dup(t->files);
+	c->cwd_fd = fcntl(t->cwd_fd, F_DUPFD_CLOEXEC, 3);
+	if (!c->files || c->cwd_fd < 0) {
+		if (c->files) {
+			fdtable_release(c->files);
+			free(c->files);
+		}
+		if (c->cwd_fd >= 0)
+			close(c->cwd_fd);
+		task_free(c);
+		return -ENOMEM;
+	}
+
+	/* The child's thread builds its stub and copies our memory while we sleep. */
+	if ((r = mm_fork_prepare(&t->mm, false)) < 0)
+		pr_debug("fork: cannot open up unreadable memory: %ld", r);
+	t->fork_done = false;
+	t->fork_result = 0;
+	c->fork_parent = t;
+	int pid = c->pid;
+	r = task_start(c, task_thread);
+	if (r < 0) {
+		if (mm_fork_prepare(&t->mm, true) < 0)
+			pr_warn("fork: could not restore protections in the parent");
+		fdtable_release(c->files);
+		free(c->files);
+		close(c->cwd_fd);
+		task_free(c);
+		return r;
+	}
+	while (!t->fork_done)
+		sentry_wait();
+	if (mm_fork_prepare(&t->mm, true) < 0)
+		pr_warn("fork: could not restore protections in the parent");
+	if (t->fork_result < 0) {
+		pr_warn("fork: setting up the child failed: %s", strerror((int)-t->fork_result));
+		return t->fork_result;	/* the child thread exits by itself */
+	}
+	if ((flags & CLONE_PARENT_SETTID) && copy_to_guest(&t->mm, ptid, &pid, sizeof(pid)))
+		pr_debug("clone: bad parent_tid pointer");
+	if ((flags & CLONE_CHILD_SETTID) && (c = task_find(pid)) && copy_to_guest(&c->mm, ctid, &pid, sizeof(pid)))
+		pr_debug("clone: bad child_tid pointer");
+	if (flags & CLONE_VFORK) {
+		c = task_find(pid);
+		if (c && c->state != TASK_ZOMBIE) {
+			c->vfork_parent = t->pid;
+			t->in_vfork = true;
+			while (t->in_vfork && !t->exiting)
+				sentry_wait();
+		}
+	}
+	return pid;
+}
+
+long sys_clone(struct task *t, const long a[6])
+{
+	/* x86-64 order: flags, stack, parent_tid, child_tid, tls. */
+	return do_fork(t, (unsigned long)a[0], (uint64_t)a[1], (uint64_t)a[2], (uint64_t)a[3], (uint64_t)a[4]);
+}
+
+long sys_fork(struct task *t, const long a[6] __unused)
+{
+	return do_fork(t, SIGCHLD, 0, 0, 0, 0);
+}
+
+long sys_vfork(struct task *t, const long a[6] __unused)
+{
+	return do_fork(t, CLONE_VM | CLONE_VFORK | SIGCHLD, 0, 0, 0, 0);
+}
+
+#define ARG_MAX_GUEST (256 * 1024)	/* bytes of argv+envp strings, like our stack image */
+
+static void free_strv(char **v)
+{
+	if (v)
+		for (char **p = v; *p; p++)
+			free(*p);
+	free(v);
+}
+
+/* Copy a NULL-terminated guest array of strings (argv/envp). */
+static long get_strv(struct task *t, uint64_t uarr, char ***out, size_t *budget)
+{
+	size_t n = 0, cap = 16;
+	char **v = calloc(cap, sizeof(*v));
+	char buf[PVX_PATH_MAX * 4];
+
+	if (!v)
+		return -ENOMEM;
+	for (; uarr; n++) {
+		uint64_t p;
+		long r = copy_from_guest(&t->mm, &p, uarr + n * 8, sizeof(p));
+		if (r)
+			goto fail_r;
+		if (!p)
+			break;
+		r = strncpy_from_guest(&t->mm, buf, p, sizeof(buf));
+		if (r < 0 || (size_t)r + 1 > *budget) {
+			r = r < 0 && r != -ENAMETOOLONG ? r : -E2BIG;
+			goto fail_r;
+		}
+		*budget -= (size_t)r + 1;
+		if (n + 2 > cap) {
+			char **nv = realloc(v, (cap *= 2) * sizeof(*v));
+			if (!nv) {
+				r = -ENOMEM;
+				goto fail_r;
+			}
+			v = nv;
+		}
+		v[n] = strdup(buf);
+		v[n + 1] = NULL;
+		continue;
+fail_r:
+		free_strv(v);
+		return r;
+	}
+	v[n] = NULL;
+	*out = v;
+	return 0;
+}
+
+/* execve(2): on success the new image starts; "on error, -1 is returned". */
+long sys_execve(struct task *t, const long a[6])
+{
+	char path[PVX_PATH_MAX];
+	char **argv = NULL, **envp = NULL;
+	size_t budget = ARG_MAX_GUEST;
+	long r = strncpy_from_guest(&t->mm, path, (uint64_t)a[0], sizeof(path));
+
+	if (r < 0)
+		return r;
+	if (!path[0])
+		return -ENOENT;
+	if ((r = get_strv(t, (uint64_t)a[1], &argv, &budget)) || (r = get_strv(t, (uint64_t)a[2], &envp, &budget)))
+		goto out;
+	r = task_exec(t, path, argv, envp, NULL);
+	if (r == 0)
+		vfork_release(t);
+out:
+	free_strv(argv);
+	free_strv(envp);
+	return r;
+}
+
+long sys_execveat(struct task *t, const long a[6])
+{
+	if (a[0] != AT_FDCWD || a[4] != 0) {
+		pr_warn("execveat with a dirfd or flags is not supported yet");
+		return -ENOSYS;
+	}
+	const long b[6] = { a[1], a[2], a[3] };
+	return sys_execve(t, b);
+}
+
+/* Does child c match wait4's pid argument for parent t? */
+static bool wait_match(const struct task *t, const struct task *c, long pid)
+{
+	if (c->ppid != t->pid)
+		return false;
+	if (pid > 0)
+		return c->pid == pid;
+	if (pid == 0)
+		return c->pgid == t->pgid;
+	if (pid < -1)
+		return c->pgid == -pid;
+	return true;
+}
+
+/* Find a zombie child (reaped unless nowait); -ECHILD when there is no such child at all. */
+static long wait_common(struct task *t, long pid, int options, bool nowait, int *status)
+{
+	for (;;) {
+		bool any = false;
+		for (struct task *c = task_next(NULL); c; c = task_next(c)) {
+			if (!wait_match(t, c, pid))
+				continue;
+			any = true;
+			if (c->state != TASK_ZOMBIE)
+				continue;
+			int cpid = c->pid;
+			*status = c->exit_status;
+			if (!nowait)
+				task_free(c);
+			return cpid;
+		}
+		if (!any)
+			return -ECHILD;
+		if (options & WNOHANG)
+			return 0;
+		if (signal_pending(t))
+			return -ERESTARTSYS;
+		sentry_wait();
+	}
+}
+
+/* wait4(2); rusage is reported as zeros. Stopped/continued children are not reported. */
+long sys_wait4(struct task *t, const long a[6])
+{
+	int status = 0;
+	long r;
+
+	if (a[2] & ~(WNOHANG | WUNTRACED | WCONTINUED | __WALL | __WCLONE | __WNOTHREAD))
+		return -EINVAL;
+	r = wait_common(t, (int)a[0], (int)a[2], false, &status);
+	if (r > 0 && a[1] && copy_to_guest(&t->mm, (uint64_t)a[1], &status, sizeof(status)))
+		return -EFAULT;
+	if (r >= 0 && a[3]) {
+		struct rusage ru = { 0 };
+		if (copy_to_guest(&t->mm, (uint64_t)a[3], &ru, sizeof(ru)))
+			return -EFAULT;
+	}
+	return r;
+}
+
+/* waitid(2): P_ALL, P_PID, P_PGID with WEXITED; fills the siginfo of the child. */
+long sys_waitid(struct task *t, const long a[6])
+{
+	int idtype = (int)a[0], options = (int)a[3], status = 0;
+	long pid;
+
+	if (!(options & WEXITED) || (options & ~(WNOHANG | WEXITED | WSTOPPED | WCONTINUED | WNOWAIT | __WALL)))
+		return -EINVAL;
+	if (idtype == P_ALL)
+		pid = -1;
+	else if (idtype == P_PID && (int)a[1] > 0)
+		pid = (int)a[1];
+	else if (idtype == P_PGID && (int)a[1] >= 0)
+		pid = (int)a[1] ? -(int)a[1] : 0;
+	else
+		return -EINVAL;
+	long r = wait_common(t, pid, options, options & WNOWAIT, &status);
+	if (r < 0)
+		return r;
+	if (a[2]) {
+		siginfo_t si;
+		memset(&si, 0, sizeof(si));
+		if (r > 0) {
+			si.si_signo = SIGCHLD;
+			si.si_pid = (pid_t)r;
+			si.si_uid = sandbox.uid;
+			si.si_code = WIFEXITED(status) ? CLD_EXITED : CLD_KILLED;
+			si.si_status = WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status);
+		}
+		if (copy_to_guest(&t->mm, (uint64_t)a[2], &si, sizeof(si)))
+			return -EFAULT;
+	}
+	if (a[4]) {
+		struct rusage ru = { 0 };
+		if (copy_to_guest(&t->mm, (uint64_t)a[4], &ru, sizeof(ru)))
+			return -EFAULT;
+	}
+	return 0;
+}
+
+static struct task *task_or_self(struct task *t, int pid)
+{
+	struct task *p = pid == 0 ? t : task_find((int)pid);
+
+	return p && p->state != TASK_ZOMBIE ? p : NULL;
+}
+
+long sys_getpgid(struct task *t, const long a[6])
+{
+	struct task *p = task_or_self(t, (int)a[0]);
+
+	return p ? p->pgid : -ESRCH;
+}
+
+long sys_getpgrp(struct task *t, const long a[6] __unused)
+{
+	return t->pgid;
+}
+
+long sys_getsid(struct task *t, const long a[6])
+{
+	struct task *p = task_or_self(t, (int)a[0]);
+
+	return p ? p->sid : -ESRCH;
+}
+
+/* setpgid(2): ourselves or a child, within our session; EPERM for a session leader. */
+long sys_setpgid(struct task *t, const long a[6])
+{
+	struct task *p = task_or_self(t, (int)a[0]);
+	int pgid = (int)a[1] ? (int)a[1] : (p ? p->pid : 0);
+
+	if ((int)a[1] < 0)
+		return -EINVAL;
+	if (!p || (p != t && p->ppid != t->pid))
+		return -ESRCH;
+	if (p->sid != t->sid || p->pid == p->sid)
+		return -EPERM;
+	if (pgid != p->pid) {
+		bool exists = false;
+		for (struct task *o = task_next(NULL); o; o = task_next(o))
+			exists |= o->pgid == pgid && o->sid == t->sid && o->state != TASK_ZOMBIE;
+		if (!exists)
+			return -EPERM;
+	}
+	p->pgid = pgid;
+	return 0;
+}
+
+/* setsid(2): "EPERM The process group ID of any process equals the PID of the calling process." */
+long sys_setsid(struct task *t, const long a[6] __unused)
+{
+	for (struct task *o = task_next(NULL); o; o = task_next(o))
+		if (o->pgid == t->pid && o->state != TASK_ZOMBIE)
+			return -EPERM;
+	t->sid = t->pgid = t->pid;
+	return t->sid;
+}
