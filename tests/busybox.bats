@@ -135,8 +135,8 @@ bb() {
 	cd "$TREE"
 	bb pwd
 	[[ $(<"$sandbox_out") == "$TREE" ]]
-	env -i PVXT_ONLY=1 "$PVX" run --platform="$PVX_PLATFORM" -- "$BUSYBOX" env >env.out
-	[[ $(<env.out) == "PVXT_ONLY=1" ]]
+	env -i PVXT_ONLY=1 "$PVX" run --platform="$PVX_PLATFORM" -- "$BUSYBOX" env >"$BATS_TEST_TMPDIR/env.out"
+	[[ $(<"$BATS_TEST_TMPDIR/env.out") == "PVXT_ONLY=1" ]]
 	bb id -u
 }
 

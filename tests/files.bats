@@ -256,3 +256,45 @@ no_secret() {
 	assert_status "$native_status"
 	diff -u "$T/native.out" <(printf '%s\n' "$output")
 }
+
+@test "symlink loops give ELOOP inside the root" {
+	ln -s loop "$R/loop"
+	ln -s loop-b "$R/loop-a"
+	ln -s loop-a "$R/loop-b"
+	in_root /bin/catfile /loop /loop-a /data/../loop-b
+	assert_status 1
+	[[ $output == $'/loop: ELOOP\n/loop-a: ELOOP\n/data/../loop-b: ELOOP' ]]
+}
+
+@test "a chain of 30 symlinks resolves, 50 give ELOOP (Linux allows 40)" {
+	local i
+	ln -s /data/inside.txt "$R/c0"
+	for ((i = 1; i <= 50; i++)); do ln -s "c$((i - 1))" "$R/c$i"; done
+	in_root /bin/catfile /c30
+	assert_status 0
+	[[ $output == inside ]]
+	in_root /bin/catfile /c50
+	assert_status 1
+	[[ $output == "/c50: ELOOP" ]]
+}
+
+@test "chdir through an escaping symlink lands inside the root" {
+	require_prog "$BUSYBOX"
+	in_root /bin/busybox sh -c 'cd -P /rel && pwd -P && cd -P /up/data && pwd -P && cd .. && cd .. && pwd -P'
+	assert_status 0
+	[[ $output == $'/\n/data\n/' ]]
+}
+
+@test "openat relative to a directory fd (stdin) inside the root cannot climb out" {
+	# the guest's fd 0 is the root's /bin directory, handed in as stdin
+	in_root /bin/catfile --at 0 ../../../../marker ../data/inside.txt <"$R/bin"
+	assert_status 0
+	no_secret
+	[[ $output == $'root marker\ninside' ]]
+}
+
+@test "a directory fd from outside the root (stdin) does not open files outside the root" {
+	in_root /bin/catfile --at 0 marker ../marker <"$T"
+	no_secret
+	assert_status 1
+}

@@ -11,6 +11,8 @@
 PVX=${PVX:-$BATS_TEST_DIRNAME/../build/pvx}
 GUEST_DIR=${GUEST_DIR:-$BATS_TEST_DIRNAME/../build/tests/guest}
 PVX_PLATFORM=${PVX_PLATFORM:-ptrace}
+# A hung sandbox must fail its test, not stall the suite (status 124 means "timed out").
+PVX_TIMEOUT=${PVX_TIMEOUT:-120}
 DATA_DIR=$(cd "$BATS_TEST_DIRNAME/data" && pwd -P)
 TREE=$DATA_DIR/tree
 LINES=$DATA_DIR/lines.txt
@@ -68,7 +70,7 @@ _exec_stdio_only() {
 # as bats does), status in $status. Use pvx_run_split when stdout and stderr must be told apart.
 pvx_run() {
 	require_pvx || return 1
-	run "$PVX" run --platform="$PVX_PLATFORM" "${PVX_OPTS[@]}" -- "$@"
+	run timeout -k 5 "$PVX_TIMEOUT" "$PVX" run --platform="$PVX_PLATFORM" "${PVX_OPTS[@]}" -- "$@"
 }
 
 # pvx_run_split ARGS...: like pvx_run but stdout -> $output / $PVX_STDOUT, stderr -> $PVX_STDERR_TEXT.
@@ -76,7 +78,8 @@ pvx_run_split() {
 	require_pvx || return 1
 	local out=$BATS_TEST_TMPDIR/split.out err=$BATS_TEST_TMPDIR/split.err
 	status=0
-	"$PVX" run --platform="$PVX_PLATFORM" "${PVX_OPTS[@]}" -- "$@" >"$out" 2>"$err" <"$COMPARE_STDIN" || status=$?
+	timeout -k 5 "$PVX_TIMEOUT" "$PVX" run --platform="$PVX_PLATFORM" "${PVX_OPTS[@]}" -- "$@" \
+		>"$out" 2>"$err" <"$COMPARE_STDIN" || status=$?
 	output=$(<"$out")
 	PVX_STDOUT=$out
 	PVX_STDERR_TEXT=$(<"$err")
@@ -93,7 +96,7 @@ compare_native() {
 	native_out=$d/native.out sandbox_out=$d/sandbox.out sandbox_err=$d/sandbox.err
 	native_status=0 sandbox_status=0
 	(_exec_stdio_only "$@") >"$native_out" 2>"$d/native.err" <"$COMPARE_STDIN" || native_status=$?
-	"$PVX" run --platform="$PVX_PLATFORM" "${PVX_OPTS[@]}" -- "$@" \
+	timeout -k 5 "$PVX_TIMEOUT" "$PVX" run --platform="$PVX_PLATFORM" "${PVX_OPTS[@]}" -- "$@" \
 		>"$sandbox_out" 2>"$sandbox_err" <"$COMPARE_STDIN" || sandbox_status=$?
 	if [[ $native_status != "$sandbox_status" ]] || ! cmp -s "$native_out" "$sandbox_out"; then
 		{

@@ -1,8 +1,10 @@
 /* catfile: copies each PATH (or stdin when none) to stdout; on failure prints "PATH: ERRNAME" to stdout
- * and exits 1 after trying the rest. */
+ * and exits 1 after trying the rest. "catfile --at FD PATH..." opens the PATHs with openat(FD, ...). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 static const char *ename(int e)
@@ -38,11 +40,15 @@ static int copy(int fd)
 
 int main(int argc, char **argv)
 {
-	int rc = 0;
-	if (argc < 2)
+	int rc = 0, first = 1, dirfd = AT_FDCWD;
+	if (argc > 2 && !strcmp(argv[1], "--at")) {
+		dirfd = atoi(argv[2]);
+		first = 3;
+	}
+	if (argc <= first)
 		return copy(0) ? 1 : 0;
-	for (int i = 1; i < argc; i++) {
-		int fd = open(argv[i], O_RDONLY);
+	for (int i = first; i < argc; i++) {
+		int fd = openat(dirfd, argv[i], O_RDONLY);
 		if (fd < 0 || copy(fd) < 0) {
 			printf("%s: %s\n", argv[i], ename(errno));
 			fflush(stdout);

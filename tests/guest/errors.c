@@ -1,5 +1,6 @@
 /* errors: EFAULT on bad guest pointers and EBADF on bad fds, via raw syscalls (libc wrappers would
- * sometimes check or crash first). usage: errors FILE */
+ * sometimes check or crash first). usage: errors FILE [partial]
+ * "partial" runs only the buffer-crossing-into-an-unmapped-page cases (Linux returns a short count). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -11,6 +12,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <string.h>
 #include <unistd.h>
 
 static const char *ename(int e)
@@ -79,6 +81,12 @@ int main(int argc, char **argv)
 	SHOW("writev(1, iov->bad, 1)", syscall(SYS_writev, 1, badiov, 1));
 	SHOW("writev(1, bad iov array, 1)", syscall(SYS_writev, 1, BAD, 1));
 	SHOW("readv(file, iov->bad, 1)", syscall(SYS_readv, fd, badiov, 1));
+	static struct iovec many[1025];
+	for (int i = 0; i < 1025; i++)
+		many[i] = (struct iovec){ buf, 1 };
+	SHOW("readv iovcnt 1025", syscall(SYS_readv, fd, many, 1025));
+	struct iovec neg[2] = { { buf, 1 }, { buf, (size_t)-1 } };
+	SHOW("writev iov_len negative as ssize_t", syscall(SYS_writev, 1, neg, 2));
 	/* a path that runs off the end of a mapping is EFAULT, not a crash */
 	SHOW("time(bad)", syscall(SYS_time, BAD));
 	/* an over-long path */
@@ -86,6 +94,38 @@ int main(int argc, char **argv)
 	for (int i = 0; i < 8000; i++)
 		longpath[i] = 'a';
 	SHOW("open(8000-char path)", syscall(SYS_open, longpath, O_RDONLY));
+
+	/* strings and buffers that end exactly at the end of a mapping (the next page unmapped) */
+	{
+		char *pg = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		munmap(pg + 4096, 4096);
+		size_t len = strlen(file);
+		char *p = pg + 4096 - (len + 1);
+		memcpy(p, file, len + 1);
+		long r = syscall(SYS_open, p, O_RDONLY);
+		printf("open(path ending at page end) ok: %s\n", r >= 0 ? "yes" : ename(errno));
+		if (r >= 0)
+			close((int)r);
+		r = syscall(SYS_stat, p, &st);
+		printf("stat(path ending at page end) ok: %s\n", r == 0 ? "yes" : ename(errno));
+		memset(pg + 4096 - 64, 'a', 64);
+		SHOW("open(unterminated path running into unmapped page)", syscall(SYS_open, pg + 4096 - 64, O_RDONLY));
+		pg[4095] = '\n';
+		SHOW("write(buffer ending at page end)", syscall(SYS_write, 1, pg + 4096 - 1, 1) == 1 ? 0 : -1);
+		SHOW("read(file, buffer ending at page end, 10)", syscall(SYS_pread64, fd, pg + 4096 - 10, 10, 0));
+		if (argc > 2 && !strcmp(argv[2], "partial")) {
+			/* a buffer that starts fine and runs into the unmapped page: Linux transfers what it can */
+			long w = syscall(SYS_pread64, fd, pg + 4096 - 10, 20, 0);
+			printf("pread(buffer crossing into unmapped page): %s\n", w == 10 ? "short (10)" : w < 0 ? ename(errno) : "other");
+			lseek(fd, 0, SEEK_SET);
+			w = syscall(SYS_read, fd, pg + 4096 - 10, 20);
+			printf("read(buffer crossing into unmapped page): %s, offset now %ld\n",
+			       w == 10 ? "short (10)" : w < 0 ? ename(errno) : "other", (long)lseek(fd, 0, SEEK_CUR));
+			return 0;
+		}
+		munmap(pg, 4096);
+	}
+	printf("\n");
 
 	/* EBADF */
 	int fds[2] = { 99, -1 };

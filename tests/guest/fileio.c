@@ -233,6 +233,26 @@ int main(int argc, char **argv)
 	list_dir(path, 4096);
 	SHOW("getdents64 on file", ({ int f = openat(dfd, "a.txt", O_RDONLY); long r = syscall(SYS_getdents64, f, buf, sizeof(buf)); int e = errno; close(f); errno = e; r; }));
 	SHOW("getdents64 tiny buf", syscall(SYS_getdents64, dfd, buf, 8));
+	/* reading a directory to its end, rewinding with lseek and reading again gives the same entries */
+	{
+		static char dbuf[4096];
+		long first = 0, again = 0, r;
+		lseek(dfd, 0, SEEK_SET);
+		while ((r = syscall(SYS_getdents64, dfd, dbuf, sizeof(dbuf))) > 0)
+			first += r;
+		SHOW("getdents64 at end", syscall(SYS_getdents64, dfd, dbuf, sizeof(dbuf)));
+		SHOW("lseek dir to 0", lseek(dfd, 0, SEEK_SET));
+		while ((r = syscall(SYS_getdents64, dfd, dbuf, sizeof(dbuf))) > 0)
+			again += r;
+		printf("getdents64 after rewind same bytes: %s\n", first == again && first > 0 ? "yes" : "no");
+	}
+	/* O_PATH descriptors: fstat works, read does not */
+	fd = openat(dfd, "a.txt", O_PATH);
+	printf("open O_PATH: %s\n", fd >= 0 ? "ok" : ename(errno));
+	SHOW("read O_PATH", read(fd, buf, 1));
+	SHOW("fstat O_PATH", fstat(fd, &st));
+	show_stat("fstat O_PATH", &st);
+	close(fd);
 	close(dfd);
 
 	/* getcwd / chdir */

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -21,6 +22,7 @@ static const char *ename(int e)
 	case EROFS: return "EROFS";
 	case EACCES: return "EACCES";
 	case ENOSYS: return "ENOSYS";
+	case ENODEV: return "ENODEV";
 	default: return "E?";
 	}
 }
@@ -103,6 +105,24 @@ int main(int argc, char **argv)
 	while ((n = read(fd, back + tot, sizeof(back) - tot)) > 0)
 		tot += n;
 	printf("f2 readback %zd equal=%s\n", tot, tot == sizeof(big) && !memcmp(big, back, tot) ? "yes" : "no");
+	close(fd);
+
+	/* MAP_SHARED file mapping: stores reach the file (seen by read), writes reach the mapping */
+	fd = openat(dfd, "f2", O_RDWR);
+	char *m = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	printf("mmap f2 MAP_SHARED: %s\n", m == MAP_FAILED ? ename(errno) : "ok");
+	if (m != MAP_FAILED) {
+		memcpy(m + 100, "SHARED", 6);
+		char chk[6];
+		pread(fd, chk, 6, 100);
+		printf("store via map visible to pread: %s\n", !memcmp(chk, "SHARED", 6) ? "yes" : "no");
+		pwrite(fd, "PWRITE", 6, 5000);
+		printf("pwrite visible in map: %s\n", !memcmp(m + 5000, "PWRITE", 6) ? "yes" : "no");
+		SHOW("munmap shared", munmap(m, 8192));
+	}
+	close(fd);
+	fd = openat(dfd, "f2", O_RDONLY);
+	SHOW("mmap MAP_SHARED PROT_WRITE on O_RDONLY fd", (long)mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) == -1 ? -1 : 0);
 	close(fd);
 	return 0;
 }

@@ -174,6 +174,13 @@ int main(int argc, char **argv)
 	       all(bp + 8192, 64 * 1024 - 8192, 0) ? "yes" : "no");
 	unsigned long b4 = syscall(SYS_brk, 1);
 	printf("brk below start refused (returns current): %s\n", b4 == b3 ? "yes" : "no");
+	/* a big break: 32 MiB, last byte usable */
+	unsigned long b5 = syscall(SYS_brk, b0 + (32UL << 20));
+	printf("brk grow by 32MiB: %s\n", b5 == b0 + (32UL << 20) ? "yes" : "no");
+	if (b5 == b0 + (32UL << 20)) {
+		((volatile unsigned char *)b0)[(32UL << 20) - 1] = 9;
+		printf("last byte of 32MiB brk writable: %s\n", ((volatile unsigned char *)b0)[(32UL << 20) - 1] == 9 ? "yes" : "no");
+	}
 	syscall(SYS_brk, b0);
 	/* sbrk-style area is just after the bss */
 	static char bss_probe[1];
@@ -211,6 +218,30 @@ int main(int argc, char **argv)
 	SHOWP("mmap file PROT_WRITE MAP_SHARED on O_RDONLY fd", mmap(NULL, PG, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0));
 	close(fd);
 	printf("file hash via read: %lx\n", hash(buf, 13000));
+
+	/* a 1 GiB MAP_NORESERVE mapping, touched sparsely */
+	unsigned char *huge = mmap(NULL, 1UL << 30, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	printf("mmap 1GiB NORESERVE: %s\n", huge == MAP_FAILED ? ename(errno) : "ok");
+	if (huge != MAP_FAILED) {
+		for (unsigned long off = 0; off < (1UL << 30); off += 64UL << 20)
+			huge[off] = (unsigned char)(off >> 26);
+		ok = 1;
+		for (unsigned long off = 0; off < (1UL << 30); off += 64UL << 20)
+			ok &= huge[off] == (unsigned char)(off >> 26);
+		printf("1GiB sparse touch intact: %s\n", ok ? "yes" : "no");
+		SHOW("munmap 1GiB", munmap(huge, 1UL << 30));
+	}
+	/* shared anonymous memory: zero-filled, writable, survives mprotect round trips */
+	unsigned char *sh = mmap(NULL, 2 * PG, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	printf("mmap MAP_SHARED anon: %s, zero: %s\n", sh == MAP_FAILED ? ename(errno) : "ok",
+	       sh != MAP_FAILED && all(sh, 2 * PG, 0) ? "yes" : "no");
+	if (sh != MAP_FAILED) {
+		memset(sh, 'S', 2 * PG);
+		mprotect(sh, 2 * PG, PROT_READ);
+		mprotect(sh, 2 * PG, PROT_READ | PROT_WRITE);
+		printf("shared anon intact after mprotect: %s\n", all(sh, 2 * PG, 'S') ? "yes" : "no");
+		munmap(sh, 2 * PG);
+	}
 
 	/* madvise: MADV_DONTNEED on private anonymous memory drops the contents (reads back zero) */
 	a = mmap(NULL, 2 * PG, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
