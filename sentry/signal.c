@@ -17,6 +17,7 @@
 
 #include "pvx/kernel.h"
 #include "pvx/log.h"
+#include "pvx/sigframe.h"
 #include "pvx/task.h"
 
 #define SA_RESTORER_ 0x04000000UL
@@ -67,34 +68,11 @@ bool signal_pending(struct task *t)
 	return t->exiting || (t->sigpending & ~t->sigmask);
 }
 
-/* The x86-64 signal frame, as the kernel builds it (uapi asm/sigcontext.h, asm/ucontext.h). */
-struct k_sigcontext {
-	uint64_t r8, r9, r10, r11, r12, r13, r14, r15, rdi, rsi, rbp, rbx, rdx, rax, rcx, rsp, rip, eflags;
-	uint16_t cs, gs, fs, ss;
-	uint64_t err, trapno, oldmask, cr2, fpstate, reserved1[8];
-};
-struct k_ucontext {
-	uint64_t flags, link;
-	uint64_t ss_sp;
-	int32_t ss_flags, pad;
-	uint64_t ss_size;
-	struct k_sigcontext mc;
-	uint64_t sigmask;
-};
-struct k_siginfo {
-	int32_t signo, errno_, code, pad;
-	union {
-		struct { int32_t pid; uint32_t uid; int32_t status; } kill;
-		uint64_t addr;
-		char pad2[112];
-	};
-};
 struct rt_sigframe {
 	uint64_t pretcode;
 	struct k_ucontext uc;
 	struct k_siginfo info;
 };
-_Static_assert(sizeof(struct k_siginfo) == 128, "siginfo ABI");
 _Static_assert(offsetof(struct rt_sigframe, info) == 8 + 304, "rt_sigframe ABI");
 
 #define UC_SIGCONTEXT_SS 0x2

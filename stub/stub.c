@@ -18,6 +18,7 @@
  * resume the guest (like gVisor's systrap stub and UML's seccomp mode).
  */
 #include <stddef.h>
+#include "pvx/sigframe.h"
 #include "pvx/stub_abi.h"
 
 /* syscall; int3 -- placed first in .text by stub.lds, see STUB_SYSCALL_GADGET. */
@@ -58,34 +59,12 @@ static __attribute__((noreturn)) void die(int code)
 		sys(NR_exit_group, code, 0, 0);
 }
 
-/* The kernel's x86-64 signal ABI (arch/x86/include/uapi/asm/sigcontext.h). */
-struct k_sigcontext {
-	uint64_t r8, r9, r10, r11, r12, r13, r14, r15, rdi, rsi, rbp, rbx, rdx, rax, rcx, rsp, rip, eflags;
-	uint16_t cs, gs, fs, ss;
-	uint64_t err, trapno, oldmask, cr2, fpstate, reserved1[8];
-};
-struct k_ucontext {
-	uint64_t uc_flags, uc_link;
-	uint64_t ss_sp;
-	int32_t ss_flags, pad;
-	uint64_t ss_size;
-	struct k_sigcontext mc;
-	uint64_t sigmask;
-};
-struct k_siginfo {
-	int32_t signo, errno_, code, pad;
-	uint64_t addr;		/* si_addr, or SIGSYS's si_call_addr */
-	int32_t syscall;	/* SIGSYS */
-	uint32_t arch;
-};
 struct k_sigaction {
 	void *handler;
 	uint64_t flags;
 	void *restorer;
 	uint64_t mask;
 };
-_Static_assert(sizeof(struct k_sigcontext) == 256, "sigcontext ABI");
-_Static_assert(offsetof(struct k_ucontext, mc) == 40, "ucontext ABI");
 
 static inline uint64_t rdfsbase(void)
 {
@@ -158,10 +137,10 @@ static void trap_handler(int sig, struct k_siginfo *si, struct k_ucontext *uc)
 	fs = sh->has_fsgsbase ? rdfsbase() : sh->cur_fs_base;
 	gs = sh->has_fsgsbase ? rdgsbase() : sh->cur_gs_base;
 	r->fs_base = fs, r->gs_base = gs;
-	r->orig_rax = sig == SIGSYS_ && si->code == SYS_SECCOMP_ ? (uint64_t)(int64_t)si->syscall : (uint64_t)-1;
+	r->orig_rax = sig == SIGSYS_ && si->code == SYS_SECCOMP_ ? (uint64_t)(int64_t)si->sys.syscall : (uint64_t)-1;
 	sh->trap_signo = sig;
 	sh->trap_code = si->code;
-	sh->trap_syscall = si->syscall;
+	sh->trap_syscall = si->sys.syscall;
 	sh->trap_addr = si->addr;
 	sh->ucontext = (uint64_t)uc;
 

@@ -91,11 +91,9 @@ static long poll_host(struct task *t, struct pollfd *pfd, nfds_t n, const struct
 	return err;
 }
 
-/* ppoll(2); the signal mask argument is accepted but only recorded signals exist. */
-long sys_ppoll(struct task *t, const long a[6])
+/* Copy the pollfds in, wait, copy the revents out. */
+static long poll_user(struct task *t, uint64_t upfd, nfds_t n, const struct timespec *to)
 {
-	nfds_t n = (nfds_t)a[1];
-	struct timespec ts, *to = NULL;
 	long r;
 
 	if (n > POLL_MAX)
@@ -103,38 +101,35 @@ long sys_ppoll(struct task *t, const long a[6])
 	cleanup_free struct pollfd *pfd = calloc(n + 1, sizeof(*pfd));
 	if (!pfd)
 		return -ENOMEM;
-	if ((r = copy_from_guest(&t->mm, pfd, (uint64_t)a[0], n * sizeof(*pfd))))
+	if ((r = copy_from_guest(&t->mm, pfd, upfd, n * sizeof(*pfd))))
 		return r;
+	r = poll_host(t, pfd, n, to);
+	if (r >= 0 && copy_to_guest(&t->mm, upfd, pfd, n * sizeof(*pfd)))
+		return -EFAULT;
+	return r;
+}
+
+/* ppoll(2); the signal mask argument is accepted but not applied. */
+long sys_ppoll(struct task *t, const long a[6])
+{
+	struct timespec ts;
+	long r;
+
 	if (a[2]) {
 		if ((r = copy_from_guest(&t->mm, &ts, (uint64_t)a[2], sizeof(ts))))
 			return r;
 		if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= 1000000000L)
 			return -EINVAL;
-		to = &ts;
 	}
-	r = poll_host(t, pfd, n, to);
-	if (r >= 0 && copy_to_guest(&t->mm, (uint64_t)a[0], pfd, n * sizeof(*pfd)))
-		return -EFAULT;
-	return r == -EINTR ? -EINTR : r;
+	return poll_user(t, (uint64_t)a[0], (nfds_t)a[1], a[2] ? &ts : NULL);
 }
 
+/* poll(2): "Specifying a negative value in timeout means an infinite timeout." */
 long sys_poll(struct task *t, const long a[6])
 {
-	struct timespec ts = { a[2] / 1000, (a[2] % 1000) * 1000000 };
-	nfds_t n = (nfds_t)a[1];
-	long r;
+	struct timespec ts = { (int)a[2] / 1000, ((int)a[2] % 1000) * 1000000L };
 
-	if (n > POLL_MAX)
-		return -EINVAL;
-	cleanup_free struct pollfd *pfd = calloc(n + 1, sizeof(*pfd));
-	if (!pfd)
-		return -ENOMEM;
-	if ((r = copy_from_guest(&t->mm, pfd, (uint64_t)a[0], n * sizeof(*pfd))))
-		return r;
-	r = poll_host(t, pfd, n, (int)a[2] < 0 ? NULL : &ts);
-	if (r >= 0 && copy_to_guest(&t->mm, (uint64_t)a[0], pfd, n * sizeof(*pfd)))
-		return -EFAULT;
-	return r;
+	return poll_user(t, (uint64_t)a[0], (nfds_t)a[1], (int)a[2] < 0 ? NULL : &ts);
 }
 
 /* select(2) as poll: readable = POLLIN|POLLHUP|POLLERR, writable = POLLOUT|POLLERR. */

@@ -62,5 +62,7 @@ int platform_list(void);
 
 /* Create the stub process image (a memfd) once; returns its fd or -errno. */
 long stub_memfd(void);
+/* In a forked child: exec the stub in mode (argv[1]) with fds[] as fds 3, 4, ... */
+__attribute__((noreturn)) void stub_exec(int memfd, const char *mode, const int *fds, int n);
 
 #endif

@@ -13,8 +13,6 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <string.h>
-#include <sys/personality.h>
-#include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -50,24 +48,6 @@ static struct ptrace_as *to_pas(struct addr_space *as)
 static long ptrace_probe(void)
 {
 	return 0;	/* PTRACE_SYSEMU exists on every x86-64 kernel we support */
-}
-
-/* In the child: become the traced stub. Only async-signal-safe calls. */
-static __attribute__((noreturn)) void stub_child(int memfd)
-{
-	static char *const argv[] = { "pvx-stub", NULL };
-	static char *const envp[] = { NULL };
-
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	/* A fixed layout keeps the stub's own stack and vdso above the guest range. */
-	personality(ADDR_NO_RANDOMIZE);
-	if (memfd > 0)
-		syscall(SYS_close_range, 0, memfd - 1, 0);
-	syscall(SYS_close_range, memfd + 1, ~0U, 0);
-	if (ptrace(PTRACE_TRACEME, 0, 0, 0) < 0)
-		_exit(126);
-	syscall(SYS_execveat, memfd, "", argv, envp, AT_EMPTY_PATH);
-	_exit(127);
 }
 
 /* Wait for the stub to stop; returns the stop signal or -ESRCH if it died. */
@@ -106,8 +86,11 @@ static long ptrace_as_new(struct addr_space **out)
 		free(pas);
 		return neg_errno();
 	}
-	if (pid == 0)
-		stub_child((int)memfd);
+	if (pid == 0) {
+		if (ptrace(PTRACE_TRACEME, 0, 0, 0) < 0)
+			_exit(126);
+		stub_exec((int)memfd, "ptrace", NULL, 0);	/* stops at exec: _start never runs */
+	}
 	pas->as.pid = pid;
 
 	long sig = wait_stop(pid);

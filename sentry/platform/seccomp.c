@@ -36,7 +36,6 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
-#include <sys/personality.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -223,24 +222,6 @@ static long command(struct seccomp_as *sas, uint32_t cmd)
 	return wait_parked(sas);
 }
 
-static __attribute__((noreturn)) void stub_child(int memfd, int sock, int shm)
-{
-	static char *const argv[] = { "pvx-stub", "seccomp", NULL };
-	static char *const envp[] = { NULL };
-
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	personality(ADDR_NO_RANDOMIZE);
-	/* Move the three fds out of the way, then to their fixed numbers. */
-	int m = fcntl(memfd, F_DUPFD, 10), s = fcntl(sock, F_DUPFD, 10), h = fcntl(shm, F_DUPFD, 10);
-	if (m < 0 || s < 0 || h < 0 || dup2(s, STUB_FD_SOCK) < 0 || dup2(h, STUB_FD_SHARED) < 0)
-		_exit(126);
-	syscall(SYS_close_range, 0, 2, 0);
-	syscall(SYS_close_range, STUB_FD_SHARED + 1, m - 1, 0);
-	syscall(SYS_close_range, m + 1, ~0U, 0);
-	syscall(SYS_execveat, m, "", argv, envp, AT_EMPTY_PATH);
-	_exit(127);
-}
-
 /*
  * CPU placement. A trap is a synchronous hand-off between the stub and the
  * sentry. Measured on a 2-vCPU VM (bench/run): both spinning on CPUs of their
@@ -315,7 +296,7 @@ static long seccomp_as_new(struct addr_space **out)
 	sas->sock = sp[0];
 	pid_t pid = fork();
 	if (pid == 0)
-		stub_child((int)memfd, sp[1], shm);
+		stub_exec((int)memfd, "seccomp", (const int[]){ sp[1], shm }, 2);
 	close(sp[1]);
 	close(shm);
 	shm = -1;

@@ -14,7 +14,6 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <string.h>
-#include <sys/personality.h>
 #include <sys/prctl.h>
 #include <sys/uio.h>
 #include <sys/syscall.h>
@@ -60,20 +59,6 @@ static long vmexec_probe(void)
 	return r == -ENOSYS ? -ENOSYS : 0;
 }
 
-static __attribute__((noreturn)) void stub_child(int memfd)
-{
-	static char *const argv[] = { "pvx-stub", "vmexec", NULL };
-	static char *const envp[] = { NULL };
-
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	personality(ADDR_NO_RANDOMIZE);
-	if (memfd > 0)
-		syscall(SYS_close_range, 0, memfd - 1, 0);
-	syscall(SYS_close_range, memfd + 1, ~0U, 0);
-	syscall(SYS_execveat, memfd, "", argv, envp, AT_EMPTY_PATH);
-	_exit(127);
-}
-
 static void vmexec_as_release(struct addr_space *as)
 {
 	if (!as)
@@ -115,7 +100,7 @@ static long vmexec_as_new(struct addr_space **out)
 		return neg_errno();
 	}
 	if (pid == 0)
-		stub_child((int)memfd);
+		stub_exec((int)memfd, "vmexec", NULL, 0);
 	vas->as.pid = pid;
 	/*
 	 * The stub must have exec'd before its mm is the guest's: until then it
