@@ -13,6 +13,12 @@ static pthread_cond_t changed = PTHREAD_COND_INITIALIZER;
 static struct task *tasks[PVX_MAX_TASKS];	/* by pid - 1 */
 static int threads;		/* task threads still running */
 static int init_status = -1;	/* wait status of pid 1 once it exited */
+static int live_hint;		/* == threads, readable without the lock */
+
+int sentry_live_hint(void)
+{
+	return __atomic_load_n(&live_hint, __ATOMIC_RELAXED);
+}
 
 void sentry_lock(void)
 {
@@ -95,6 +101,7 @@ long task_start(struct task *t, void *(*fn)(void *))
 	if (r)
 		return -r;
 	threads++;
+	__atomic_store_n(&live_hint, threads, __ATOMIC_RELAXED);
 	return 0;
 }
 
@@ -173,6 +180,7 @@ void task_exit(struct task *t)
 	if (t->pid != 1 && (init_status >= 0 || !task_find(t->ppid)))
 		task_free(t);
 	threads--;
+	__atomic_store_n(&live_hint, threads, __ATOMIC_RELAXED);
 	sentry_wake_all();
 }
 

@@ -60,6 +60,9 @@ const struct platform_ops *platform_select(const char *name);
 /* Print every platform and whether it can run here; returns an exit status. */
 int platform_list(void);
 
+/* How many guest tasks are running (sentry/kernel.c); read without the lock. */
+int sentry_live_hint(void);
+
 /* Create the stub process image (a memfd) once; returns its fd or -errno. */
 long stub_memfd(void);
 /* In a forked child: exec the stub in mode (argv[1]) with fds[] as fds 3, 4, ... */

@@ -61,6 +61,7 @@ struct seccomp_as {
 	int sock;		/* our end of the fd-passing socketpair */
 	uint64_t cs, ss;	/* the stub's selectors, from the boot trap */
 	int dead_sig;		/* the stub was killed by this signal (seccomp kill: SIGSYS) */
+	uint32_t spin;		/* spin budget when this is the only task (place_cpus) */
 };
 
 static struct seccomp_as *to_sas(struct addr_space *as)
@@ -215,6 +216,8 @@ static long command(struct seccomp_as *sas, uint32_t cmd)
 
 	if (sas->dead_sig)
 		return -ESRCH;
+	/* Spinning pays only while one task runs: with more, CPUs are shared. */
+	sh->spin = sentry_live_hint() > 1 ? 0 : sas->spin;
 	sh->cmd = cmd;
 	__atomic_store_n(&sh->state, STUB_CMD, __ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&sh->stub_sleeping, __ATOMIC_SEQ_CST))
@@ -228,22 +231,33 @@ static long command(struct seccomp_as *sas, uint32_t cmd)
  * own ~3 us per trap; same CPU with futex sleeps ~8 us (two context
  * switches); left to the scheduler with spinning ~17 us, and a futex wake
  * across CPUs ~60 us. So with two or more usable CPUs the stub is bound to a
- * CPU other than the sentry's and both spin briefly; with one, nobody spins.
+ * CPU other than the sentry's and both spin briefly; with one CPU, or while
+ * more than one guest task runs, nobody spins and nothing is pinned.
  * PVX_SECCOMP_PIN=0 leaves placement to the scheduler (and disables spinning).
  */
 static void place_cpus(struct seccomp_as *sas)
 {
+	static cpu_set_t all;	/* the affinity pvx started with */
+	static bool have_all;
 	const char *env = getenv("PVX_SECCOMP_PIN");
-	cpu_set_t set, mine, other;
+	cpu_set_t mine, other;
 	int me = sched_getcpu(), n = 0;
 
-	sas->sh->spin = 0;
-	if ((env && !strcmp(env, "0")) || me < 0 || sched_getaffinity(0, sizeof(set), &set) < 0)
+	sas->spin = 0;
+	if (!have_all)
+		have_all = sched_getaffinity(0, sizeof(all), &all) == 0;
+	if ((env && !strcmp(env, "0")) || me < 0 || !have_all)
 		return;
+	if (sentry_live_hint() > 1) {
+		/* Several tasks: undo the pinning inherited from the forking thread. */
+		sched_setaffinity(0, sizeof(all), &all);
+		sched_setaffinity(sas->as.pid, sizeof(all), &all);
+		return;
+	}
 	CPU_ZERO(&mine);
 	CPU_ZERO(&other);
 	for (int c = 0; c < CPU_SETSIZE; c++) {
-		if (!CPU_ISSET(c, &set) || c == me)
+		if (!CPU_ISSET(c, &all) || c == me)
 			continue;
 		CPU_SET(c, &other);
 		n++;
@@ -253,10 +267,10 @@ static void place_cpus(struct seccomp_as *sas)
 	CPU_SET(me, &mine);
 	if (sched_setaffinity(0, sizeof(mine), &mine) < 0 ||
 	    sched_setaffinity(sas->as.pid, sizeof(other), &other) < 0) {
-		sched_setaffinity(0, sizeof(set), &set);
+		sched_setaffinity(0, sizeof(all), &all);
 		return;
 	}
-	sas->sh->spin = SPIN_ITERS;
+	sas->spin = SPIN_ITERS;
 }
 
 static void seccomp_as_release(struct addr_space *as);
