@@ -71,6 +71,23 @@ static void exec_reset(struct task *t)
 	t->robust_list = 0;
 }
 
+/* Keep argv for /proc/PID/cmdline. */
+static void set_cmdline(struct task *t, char *const argv[])
+{
+	size_t len = 0;
+
+	for (size_t i = 0; argv[i]; i++)
+		len += strlen(argv[i]) + 1;
+	free(t->cmdline);
+	t->cmdline = malloc(len + 1);
+	t->cmdline_len = t->cmdline ? len : 0;
+	for (size_t i = 0, at = 0; t->cmdline && argv[i]; i++) {
+		size_t n = strlen(argv[i]) + 1;
+		memcpy(t->cmdline + at, argv[i], n);
+		at += n;
+	}
+}
+
 /* Load an opened ELF into a new address space and make it t's. */
 static long exec_elf(struct task *t, int fd, const char *path, char *const argv[], char *const envp[],
 		     const char **why)
@@ -113,6 +130,7 @@ static long exec_elf(struct task *t, int fd, const char *path, char *const argv[
 	mm_release(&old_mm);
 	free(t->exe);
 	t->exe = path_of_fd(fd, exe, sizeof(exe)) >= 0 ? strdup(exe) : NULL;
+	set_cmdline(t, argv);
 	exec_reset(t);
 	return 0;
 }

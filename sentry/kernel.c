@@ -117,6 +117,7 @@ void task_free(struct task *t)
 {
 	tasks[t->pid - 1] = NULL;
 	free(t->exe);
+	free(t->cmdline);
 	free(t);
 }
 

@@ -10,6 +10,7 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
@@ -25,6 +26,9 @@
 #endif
 
 extern char **environ;
+
+/* The umask pvx was started with: the first guest's, as a child process would inherit it. */
+static mode_t initial_umask;
 
 static void usage(FILE *f)
 {
@@ -220,6 +224,7 @@ static int cmd_run(int argc, char **argv)
 	init->files = calloc(1, sizeof(*init->files));
 	if (!init->files || setup_stdio(init->files) < 0)
 		return 1;
+	init->umask = initial_umask;
 	init->cwd_fd = initial_cwd();
 	if (init->cwd_fd < 0)
 		return 1;
@@ -247,6 +252,8 @@ static int cmd_run(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	/* Only the guest's umask (struct task) applies to what it creates. */
+	initial_umask = umask(0);
 	note_stdio();
 	if (argc < 2) {
 		usage(stderr);

@@ -19,6 +19,7 @@
 #include <sys/sysmacros.h>
 
 #include "pvx/path.h"
+#include "syscalls/procfs.h"
 
 static char root_host[PATH_MAX];
 static size_t root_len;	/* 0 when the root is the host's / */
@@ -59,8 +60,13 @@ long path_of_fd(int host_fd, char *buf, size_t size)
 	return (long)strlen(guest);
 }
 
+bool path_in_proc(const char *abs)
+{
+	return !strncmp(abs, "/proc", 5) && (abs[5] == '/' || !abs[5]);
+}
+
 /* Guest dirfd + path -> absolute guest path in out. */
-static long make_absolute(struct task *t, int dirfd, const char *path, char *out, size_t size)
+long path_absolute(struct task *t, int dirfd, const char *path, char *out, size_t size)
 {
 	char base[PVX_PATH_MAX];
 	int base_fd = t->cwd_fd;
@@ -158,19 +164,12 @@ long path_open(struct task *t, int dirfd, const char *path, int flags, int mode)
 
 	if (!path[0])
 		return -ENOENT;
-	r = make_absolute(t, dirfd, path, abs, sizeof(abs));
+	r = path_absolute(t, dirfd, path, abs, sizeof(abs));
 	if (r < 0)
 		return r;
-	/*
-	 * The one /proc magic link programs rely on (busybox re-execs itself
-	 * through it): it names the guest's own program. The /proc issue
-	 * brings the rest.
-	 */
-	if (t->exe && !strcmp(abs, "/proc/self/exe")) {
-		if (strlen(t->exe) >= sizeof(abs))
-			return -ENAMETOOLONG;
-		strcpy(abs, t->exe);
-	}
+	/* The guest's /proc is the sentry's own (syscalls/procfs.c), never the host's. */
+	if (path_in_proc(abs))
+		return procfs_open(t, abs + 5, flags & ~(O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC | O_LARGEFILE));
 	flags &= ~O_CLOEXEC;
 	if (flags & O_PATH)	/* open(2) ignores other flags with O_PATH; openat2(2) refuses them */
 		flags &= O_PATH | O_DIRECTORY | O_NOFOLLOW;
@@ -190,4 +189,56 @@ long path_open_user(struct task *t, int dirfd, uint64_t upath, int flags, int mo
 	if (n < 0)
 		return n;
 	return path_open(t, dirfd, path, flags, mode);
+}
+
+long path_parent(struct task *t, int dirfd, const char *path, char *last, size_t size, enum path_last *type)
+{
+	char abs[PVX_PATH_MAX];
+	size_t start, end;
+	long r;
+
+	if (!path[0])
+		return -ENOENT;
+	r = path_absolute(t, dirfd, path, abs, sizeof(abs));
+	if (r < 0)
+		return r;
+	for (end = strlen(abs); end > 0 && abs[end - 1] == '/'; end--)
+		;
+	if (!end) {
+		/* "/", "//": the root has no parent; "." names it for the host call. */
+		*type = PATH_LAST_ROOT;
+		if (size < 2)
+			return -ENAMETOOLONG;
+		strcpy(last, ".");
+		return open_in_root("/", O_PATH | O_DIRECTORY, 0);
+	}
+	for (start = end; abs[start - 1] != '/'; start--)
+		;	/* abs is absolute: a '/' precedes every component */
+	if (strlen(abs + start) >= size)
+		return -ENAMETOOLONG;
+	strcpy(last, abs + start);
+	if (end - start == 1 && abs[start] == '.')
+		*type = PATH_LAST_DOT;
+	else if (end - start == 2 && abs[start] == '.' && abs[start + 1] == '.')
+		*type = PATH_LAST_DOTDOT;
+	else
+		*type = PATH_LAST_NORM;
+	abs[start] = 0;	/* the directory part, ending in '/' */
+	return open_in_root(abs, O_PATH | O_DIRECTORY, 0);
+}
+
+long path_lookup(struct task *t, int dirfd, const char *path, int at_flags)
+{
+	if (!path[0] && (at_flags & AT_EMPTY_PATH)) {
+		int hfd = t->cwd_fd;
+		if (dirfd != AT_FDCWD) {
+			struct file *f = fd_lookup(t->files, dirfd);
+			if (!f)
+				return -EBADF;
+			hfd = f->host_fd;
+		}
+		int dup = fcntl(hfd, F_DUPFD_CLOEXEC, 3);
+		return dup < 0 ? neg_errno() : dup;
+	}
+	return path_open(t, dirfd, path, O_PATH | (at_flags & AT_SYMLINK_NOFOLLOW ? O_NOFOLLOW : 0), 0);
 }

@@ -10,13 +10,15 @@
 #include <sys/syscall.h>
 
 #include "pvx/path.h"
+#include "syscalls/procfs.h"
 #include "syscalls/syscalls.h"
 
 /* open(2)/openat(2): the new fd is the lowest free guest fd. */
 long sys_openat(struct task *t, const long a[6])
 {
 	int flags = (int)a[2];
-	long hfd = path_open_user(t, (int)a[0], (uint64_t)a[1], flags, (int)a[3]);
+	/* open(2): "the mode of the created file is (mode & ~umask)" */
+	long hfd = path_open_user(t, (int)a[0], (uint64_t)a[1], flags, (int)(a[3] & ~(long)t->umask));
 
 	if (hfd < 0)
 		return hfd;
@@ -165,12 +167,15 @@ long sys_readlinkat(struct task *t, const long a[6])
 
 	if ((long)a[3] <= 0)
 		return -EINVAL;
-	/* /proc is the host's until the /proc issue: do not show the sentry's exe. */
-	long r = strncpy_from_guest(&t->mm, target, (uint64_t)a[1], sizeof(target));
-	if (r >= 0 && t->exe && !strcmp(target, "/proc/self/exe")) {
-		size_t n = MIN(strlen(t->exe), (size_t)a[3]);
-		r = copy_to_guest(&t->mm, (uint64_t)a[2], t->exe, n);
-		return r ? r : (long)n;
+	/* The links of the guest's /proc are the sentry's to answer (syscalls/procfs.c). */
+	char path[PVX_PATH_MAX], abs[PVX_PATH_MAX];
+	long r = strncpy_from_guest(&t->mm, path, (uint64_t)a[1], sizeof(path));
+	if (r > 0 && path_absolute(t, (int)a[0], path, abs, sizeof(abs)) == 0 && path_in_proc(abs)) {
+		r = procfs_readlink(t, abs + 5, target, sizeof(target));
+		if (r < 0)
+			return r;
+		r = MIN(r, (long)(size_t)a[3]);
+		return copy_to_guest(&t->mm, (uint64_t)a[2], target, (size_t)r) ?: r;
 	}
 	r = open_at_path(t, (int)a[0], (uint64_t)a[1], AT_SYMLINK_NOFOLLOW);
 	if (r < 0)

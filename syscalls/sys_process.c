@@ -70,8 +70,13 @@ static long do_fork(struct task *t, unsigned long flags, uint64_t stack, uint64_
 	memcpy(c->sigactions, t->sigactions, sizeof(c->sigactions));
 	c->sigmask = t->sigmask;
 	c->exe = t->exe ? strdup(t->exe) : NULL;
+	c->cmdline = t->cmdline ? malloc(t->cmdline_len + 1) : NULL;
+	c->cmdline_len = c->cmdline ? t->cmdline_len : 0;
+	if (c->cmdline)
+		memcpy(c->cmdline, t->cmdline, t->cmdline_len);
 	c->files = fdtable_dup(t->files);
 	c->cwd_fd = fcntl(t->cwd_fd, F_DUPFD_CLOEXEC, 3);
+	c->umask = t->umask;
 	if (!c->files || c->cwd_fd < 0) {
 		if (c->files) {
 			fdtable_release(c->files);

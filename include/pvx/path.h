@@ -24,6 +24,36 @@ long path_open(struct task *t, int dirfd, const char *path, int flags, int mode)
 /* Read a guest path string (EFAULT, ENAMETOOLONG, ENOENT for "") and open it. */
 long path_open_user(struct task *t, int dirfd, uint64_t upath, int flags, int mode) __must_check;
 
+/*
+ * What path_parent found as the last component, as the kernel's LAST_* types:
+ * a name, "/" (the whole path was slashes), "." or "..".
+ */
+enum path_last { PATH_LAST_NORM, PATH_LAST_ROOT, PATH_LAST_DOT, PATH_LAST_DOTDOT };
+
+/*
+ * For calls that act on a name in a directory (mkdir, unlink, rename, link,
+ * symlink, mknod): resolve the directory part of guest path `path` inside
+ * the root and return it as an O_PATH host fd. The last component, with its
+ * trailing slashes, is copied to last (PATH_LAST_ROOT gives "."); it is never
+ * resolved here, so the caller's host *at() call decides whether a symlink
+ * there is followed (none of those calls follows it). ENOENT for "".
+ */
+long path_parent(struct task *t, int dirfd, const char *path, char *last, size_t size,
+		 enum path_last *type) __must_check;
+
+/*
+ * What (dirfd, path, at_flags) names, as an O_PATH host fd, the way stat(2)
+ * and friends look it up: AT_SYMLINK_NOFOLLOW leaves a final symlink
+ * unfollowed, AT_EMPTY_PATH with "" names dirfd itself (AT_FDCWD: the cwd).
+ * Other flags are the caller's to check.
+ */
+long path_lookup(struct task *t, int dirfd, const char *path, int at_flags) __must_check;
+
+/* Guest dirfd + path -> the absolute guest path (not resolved: symlinks stay). */
+long path_absolute(struct task *t, int dirfd, const char *path, char *out, size_t size) __must_check;
+/* Is this absolute guest path /proc or below it? */
+bool path_in_proc(const char *abs);
+
 /* The guest path of a host fd that refers to something inside the root. */
 long path_of_fd(int host_fd, char *buf, size_t size) __must_check;
 

@@ -67,7 +67,10 @@ struct task {
 	struct mm mm;
 	struct fdtable *files;
 	char *exe;		/* guest path of the running program (/proc/self/exe) */
+	char *cmdline;		/* argv, NUL-separated (/proc/self/cmdline) */
+	size_t cmdline_len;
 	int cwd_fd;		/* host O_PATH fd of the working directory (inside the root) */
+	unsigned umask;		/* file mode creation mask (umask(2)); inherited by fork */
 	struct pvx_regs regs;
 	uint64_t clear_child_tid;
 	uint64_t robust_list;

@@ -12,9 +12,10 @@
  * (PTRACE_MODE_ATTACH_REALCREDS is required), loads the guest registers,
  * fs_base/gs_base and FPU state from @ctx and returns to user mode in the
  * guest.  The guest runs until it makes a system call (syscall, int $0x80,
- * sysenter/syscall from compat mode, x32), or a signal / task work becomes
- * pending for the thread (faults are signals).  Then the guest state is
- * stored back into @ctx and the call returns in the caller's own context:
+ * sysenter/syscall from compat mode, x32, a call into the vsyscall page),
+ * or a signal becomes pending for the thread (faults are signals).  Then
+ * the guest state is stored back into @ctx and the call returns in the
+ * caller's own context:
  *   0        guest made a system call: info->si_signo = SIGSYS,
  *            si_code = SYS_USER_DISPATCH, si_syscall = nr,
  *            si_arch = AUDIT_ARCH_X86_64 or AUDIT_ARCH_I386,
@@ -23,10 +24,14 @@
  *   0        a signal in @sigmask was dequeued and stored in @info
  *            (e.g. SIGSEGV of a guest fault, with ctx->cr2/trapno/err).
  *   -EINTR   the guest was interrupted by a signal not in @sigmask (it is
- *            delivered to the caller as usual) or by task work.
+ *            delivered to the caller as usual); @ctx holds the guest
+ *            state, re-enter to go on.
  *   -errno   the call failed before the guest ran (EINVAL, EFAULT, ESRCH,
  *            EPERM/EACCES from the ptrace check), or storing the guest
  *            state into @ctx/@info failed (EFAULT; the guest state is lost).
+ * Task work queued for the thread (e.g. a delayed fput) runs in the
+ * caller's mm without leaving the guest.  While the guest runs, the
+ * thread's /proc maps/mem and ptrace view show the guest mm and registers.
  *
  * flags == PROCESS_VM_EXEC_SYSCALL: execute the system call described by
  * ctx->rax (nr) and rdi, rsi, rdx, r10, r8, r9 in the mm of @pid and store

@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef PVX_PROCFS_H
+#define PVX_PROCFS_H
+
+#include "pvx/task.h"
+
+/* rel is the guest path after "/proc" ("" or "/..."). Returns a host fd or -errno. */
+long procfs_open(struct task *t, const char *rel, int flags) __must_check;
+/* readlink of a /proc link; returns the length (no NUL) or -errno (EINVAL: not a link). */
+long procfs_readlink(struct task *t, const char *rel, char *buf, size_t size) __must_check;
+
+#endif

@@ -1,0 +1,757 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Syscalls that change the file system: mkdir, mknod, unlink, rmdir, rename,
+ * link, symlink, chmod, chown, truncate, utimensat; with them statx, statfs,
+ * fsync and umask.
+ *
+ * Calls that act on a name in a directory resolve the directory inside the
+ * root to an O_PATH host fd (path_parent) and hand the last component as it
+ * is to the host *at() call, which never follows a symlink there for these
+ * calls: nothing outside the root can be named. Calls that act on an existing
+ * object resolve it to an O_PATH fd (path_lookup) and work on that fd, by
+ * AT_EMPTY_PATH or through /proc/self/fd/N, so it is not looked up again.
+ *
+ * Without --rw the root behaves like a read-only mount: every change fails
+ * with EROFS, after the errors Linux reports before it (a missing parent,
+ * an existing name for calls that create one, "." and ".." ...).
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/statvfs.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <unistd.h>
+#include <utime.h>
+
+#include "pvx/path.h"
+#include "syscalls/syscalls.h"
+
+#ifndef RENAME_NOREPLACE
+#define RENAME_NOREPLACE (1 << 0)
+#define RENAME_EXCHANGE (1 << 1)
+#endif
+#ifndef AT_STATX_SYNC_TYPE
+#define AT_STATX_SYNC_TYPE 0x6000
+#endif
+#ifndef STATX__RESERVED
+#define STATX__RESERVED 0x80000000U
+#endif
+
+/* The parent of a guest path: host dir fd, last component, its kind. */
+struct parent {
+	int fd;
+	enum path_last type;
+	char last[PVX_PATH_MAX];
+};
+
+static void parent_close(struct parent *p)
+{
+	if (p->fd >= 0)
+		close(p->fd);
+}
+
+#define cleanup_parent __attribute__((cleanup(parent_close)))
+
+/* Copy the guest path at upath and resolve its parent into p. */
+static long get_parent(struct task *t, int dirfd, uint64_t upath, struct parent *p)
+{
+	char path[PVX_PATH_MAX];
+	long r = strncpy_from_guest(&t->mm, path, upath, sizeof(path));
+
+	p->fd = -1;
+	if (r < 0)
+		return r;
+	r = path_parent(t, dirfd, path, p->last, sizeof(p->last), &p->type);
+	if (r < 0)
+		return r;
+	p->fd = (int)r;
+	return 0;
+}
+
+/*
+ * Copy the guest path at upath and look it up (path_lookup) as an O_PATH
+ * host fd. What the guest's /proc holds cannot be changed: a change gets
+ * proc_err (EPERM, as procfs says; EXDEV for a link out of it).
+ */
+static long get_object(struct task *t, int dirfd, uint64_t upath, int at_flags, long proc_err)
+{
+	char path[PVX_PATH_MAX], abs[PVX_PATH_MAX];
+	long r = strncpy_from_guest(&t->mm, path, upath, sizeof(path));
+
+	if (r < 0)
+		return r;
+	if (proc_err && path[0] && path_absolute(t, dirfd, path, abs, sizeof(abs)) == 0 && path_in_proc(abs)) {
+		r = path_lookup(t, dirfd, path, at_flags);	/* ENOENT first, as Linux */
+		if (r < 0)
+			return r;
+		close((int)r);
+		return proc_err;
+	}
+	return path_lookup(t, dirfd, path, at_flags);
+}
+
+/* The host fd behind guest fd fd, or -EBADF. */
+static long host_fd(struct task *t, int fd)
+{
+	struct file *f = fd_lookup(t->files, fd);
+
+	return f ? f->host_fd : -EBADF;
+}
+
+static void proc_fd_path(char *buf, size_t size, int hfd)
+{
+	snprintf(buf, size, "/proc/self/fd/%d", hfd);
+}
+
+/*
+ * The order of errors when a name is to be created (mkdir, mknod, link and
+ * symlink targets): "EEXIST pathname already exists", then ENOENT for a
+ * trailing slash on what is not a directory, then EROFS on a read-only root.
+ */
+static long create_check(const struct parent *p, bool dir)
+{
+	char name[PVX_PATH_MAX];
+	struct stat st;
+	size_t n = strlen(p->last);
+	bool slash = false;
+
+	if (p->type != PATH_LAST_NORM)
+		return -EEXIST;
+	strcpy(name, p->last);
+	while (n > 1 && name[n - 1] == '/') {
+		name[--n] = 0;
+		slash = true;
+	}
+	if (fstatat(p->fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+		return -EEXIST;
+	if (errno != ENOENT)
+		return neg_errno();
+	if (slash && !dir)
+		return -ENOENT;
+	return sandbox.rw ? 0 : -EROFS;
+}
+
+/*
+ * Changing the attributes of what host fd hfd refers to on a read-only
+ * root: EROFS for anything with a path (files, directories, device nodes);
+ * pipes and sockets have none and keep working as on Linux, where they
+ * live on internal mounts. When in doubt, EROFS.
+ */
+static long ro_check(int hfd)
+{
+	char proc[64], target[8];
+
+	if (sandbox.rw)
+		return 0;
+	proc_fd_path(proc, sizeof(proc), hfd);
+	ssize_t n = readlink(proc, target, sizeof(target));
+	return n > 0 && target[0] != '/' ? 0 : -EROFS;
+}
+
+/*
+ * mkdirat(2): "EEXIST pathname already exists (not necessarily as a
+ * directory). This includes the case where pathname is a symbolic link,
+ * dangling or not." The mode is "modified by the process's umask".
+ */
+long sys_mkdirat(struct task *t, const long a[6])
+{
+	cleanup_parent struct parent p = { .fd = -1 };
+	long r = get_parent(t, (int)a[0], (uint64_t)a[1], &p);
+
+	if (r < 0)
+		return r;
+	if (!sandbox.rw)
+		return create_check(&p, true);
+	return mkdirat(p.fd, p.last, (mode_t)(a[2] & 07777 & ~(long)t->umask)) < 0 ? neg_errno() : 0;
+}
+
+long sys_mkdir(struct task *t, const long a[6])
+{
+	const long b[6] = { AT_FDCWD, a[0], a[1] };
+
+	return sys_mkdirat(t, b);
+}
+
+/*
+ * mknodat(2), for FIFOs and regular files only: "EPERM mode requested
+ * creation of something other than a regular file, FIFO (named pipe), or
+ * UNIX domain socket, and the caller is not privileged" -- here devices and
+ * sockets are always refused. "EINVAL mode requested creation of something
+ * other than a regular file, device special file, FIFO or socket."
+ */
+long sys_mknodat(struct task *t, const long a[6])
+{
+	cleanup_parent struct parent p = { .fd = -1 };
+	mode_t mode = (mode_t)a[2], type = mode & S_IFMT;
+
+	switch (type) {
+	case 0:
+		type = S_IFREG;
+		break;
+	case S_IFREG: case S_IFIFO: case S_IFCHR: case S_IFBLK: case S_IFSOCK:
+		break;
+	case S_IFDIR:
+		return -EPERM;
+	default:
+		return -EINVAL;
+	}
+	long r = get_parent(t, (int)a[0], (uint64_t)a[1], &p);
+	if (r < 0)
+		return r;
+	r = create_check(&p, false);
+	if (r < 0)
+		return r;
+	if (type != S_IFREG && type != S_IFIFO)
+		return -EPERM;
+	mode = type | (mode & 07777 & ~t->umask);
+	return mknodat(p.fd, p.last, mode, 0) < 0 ? neg_errno() : 0;
+}
+
+long sys_mknod(struct task *t, const long a[6])
+{
+	const long b[6] = { AT_FDCWD, a[0], a[1], a[2] };
+
+	return sys_mknodat(t, b);
+}
+
+/* creat(2): "equivalent to open() with flags equal to O_CREAT|O_WRONLY|O_TRUNC". */
+long sys_creat(struct task *t, const long a[6])
+{
+	const long b[6] = { AT_FDCWD, a[0], O_CREAT | O_WRONLY | O_TRUNC, a[1] };
+
+	return sys_openat(t, b);
+}
+
+/*
+ * rmdir(2): "EINVAL pathname has . as last component", "ENOTEMPTY pathname
+ * contains entries other than . and .. ; or, pathname has .. as its final
+ * component", "EBUSY pathname is ... the root directory"; the read-only
+ * check comes before the name is looked up, so a missing name is EROFS too.
+ */
+static long do_rmdir(struct task *t, int dirfd, uint64_t upath)
+{
+	cleanup_parent struct parent p = { .fd = -1 };
+	long r = get_parent(t, dirfd, upath, &p);
+
+	if (r < 0)
+		return r;
+	switch (p.type) {
+	case PATH_LAST_ROOT: return -EBUSY;
+	case PATH_LAST_DOT: return -EINVAL;
+	case PATH_LAST_DOTDOT: return -ENOTEMPTY;
+	case PATH_LAST_NORM: break;
+	}
+	if (!sandbox.rw)
+		return -EROFS;
+	return unlinkat(p.fd, p.last, AT_REMOVEDIR) < 0 ? neg_errno() : 0;
+}
+
+/*
+ * unlinkat(2): "EISDIR pathname refers to a directory" (also "." and "..");
+ * with AT_REMOVEDIR "performs the equivalent of rmdir(2)". As for rmdir, a
+ * read-only root answers EROFS before the name is looked up.
+ */
+long sys_unlinkat(struct task *t, const long a[6])
+{
+	cleanup_parent struct parent p = { .fd = -1 };
+	int flags = (int)a[2];
+
+	if (flags & ~AT_REMOVEDIR)
+		return -EINVAL;
+	if (flags & AT_REMOVEDIR)
+		return do_rmdir(t, (int)a[0], (uint64_t)a[1]);
+	long r = get_parent(t, (int)a[0], (uint64_t)a[1], &p);
+	if (r < 0)
+		return r;
+	if (p.type != PATH_LAST_NORM)
+		return -EISDIR;
+	if (!sandbox.rw)
+		return -EROFS;
+	return unlinkat(p.fd, p.last, 0) < 0 ? neg_errno() : 0;
+}
+
+long sys_unlink(struct task *t, const long a[6])
+{
+	const long b[6] = { AT_FDCWD, a[0], 0 };
+
+	return sys_unlinkat(t, b);
+}
+
+long sys_rmdir(struct task *t, const long a[6])
+{
+	return do_rmdir(t, AT_FDCWD, (uint64_t)a[0]);
+}
+
+/*
+ * renameat2(2) with flags 0, RENAME_NOREPLACE ("EEXIST flags contains
+ * RENAME_NOREPLACE and newpath already exists") or RENAME_EXCHANGE
+ * ("atomically exchange oldpath and newpath"); "EINVAL ... both
+ * RENAME_NOREPLACE and RENAME_EXCHANGE were specified". "." or ".." as
+ * either last component is EBUSY; RENAME_WHITEOUT is refused (EINVAL).
+ */
+long sys_renameat2(struct task *t, const long a[6])
+{
+	cleanup_parent struct parent from = { .fd = -1 };
+	cleanup_parent struct parent to = { .fd = -1 };
+	unsigned flags = (unsigned)a[4];
+	long r;
+
+	if (flags & ~(RENAME_NOREPLACE | RENAME_EXCHANGE))
+		return -EINVAL;
+	if ((flags & RENAME_NOREPLACE) && (flags & RENAME_EXCHANGE))
+		return -EINVAL;
+	if ((r = get_parent(t, (int)a[0], (uint64_t)a[1], &from)) < 0)
+		return r;
+	if ((r = get_parent(t, (int)a[2], (uint64_t)a[3], &to)) < 0)
+		return r;
+	if (from.type != PATH_LAST_NORM)
+		return -EBUSY;
+	if (to.type != PATH_LAST_NORM)
+		return flags & RENAME_NOREPLACE ? -EEXIST : -EBUSY;
+	if (!sandbox.rw)
+		return -EROFS;
+	r = syscall(SYS_renameat2, from.fd, from.last, to.fd, to.last, flags);
+	return r < 0 ? neg_errno() : 0;
+}
+
+long sys_renameat(struct task *t, const long a[6])
+{
+	const long b[6] = { a[0], a[1], a[2], a[3], 0 };
+
+	return sys_renameat2(t, b);
+}
+
+long sys_rename(struct task *t, const long a[6])
+{
+	const long b[6] = { AT_FDCWD, a[0], AT_FDCWD, a[1], 0 };
+
+	return sys_renameat2(t, b);
+}
+
+/*
+ * linkat(2): "By default, linkat() does not dereference oldpath if it is a
+ * symbolic link"; AT_SYMLINK_FOLLOW does, AT_EMPTY_PATH links olddirfd
+ * itself. The old file is resolved inside the root first, then the new
+ * name is created through /proc/self/fd of the O_PATH fd, so the host
+ * links exactly what was resolved. "EPERM oldpath is a directory."
+ */
+long sys_linkat(struct task *t, const long a[6])
+{
+	cleanup_close int old = -1;
+	cleanup_parent struct parent p = { .fd = -1 };
+	char proc[64];
+	int flags = (int)a[4];
+
+	if (flags & ~(AT_SYMLINK_FOLLOW | AT_EMPTY_PATH))
+		return -EINVAL;
+	long r = get_object(t, (int)a[0], (uint64_t)a[1],
+			    (flags & AT_EMPTY_PATH) | (flags & AT_SYMLINK_FOLLOW ? 0 : AT_SYMLINK_NOFOLLOW), -EXDEV);
+	if (r < 0)
+		return r;
+	old = (int)r;
+	if ((r = get_parent(t, (int)a[2], (uint64_t)a[3], &p)) < 0)
+		return r;
+	if ((r = create_check(&p, false)) < 0)
+		return r;
+	proc_fd_path(proc, sizeof(proc), old);
+	return linkat(AT_FDCWD, proc, p.fd, p.last, AT_SYMLINK_FOLLOW) < 0 ? neg_errno() : 0;
+}
+
+long sys_link(struct task *t, const long a[6])
+{
+	const long b[6] = { AT_FDCWD, a[0], AT_FDCWD, a[1], 0 };
+
+	return sys_linkat(t, b);
+}
+
+/*
+ * symlinkat(2): "Symbolic links are interpreted at run time as if the
+ * contents of the link had been substituted into the path"; the target is
+ * stored as given (an absolute target means the guest's root when the guest
+ * follows it). "ENOENT ... target is an empty string."
+ */
+long sys_symlinkat(struct task *t, const long a[6])
+{
+	cleanup_parent struct parent p = { .fd = -1 };
+	char target[PVX_PATH_MAX];
+	long r = strncpy_from_guest(&t->mm, target, (uint64_t)a[0], sizeof(target));
+
+	if (r < 0)
+		return r;
+	if (!target[0])
+		return -ENOENT;
+	if ((r = get_parent(t, (int)a[1], (uint64_t)a[2], &p)) < 0)
+		return r;
+	if ((r = create_check(&p, false)) < 0)
+		return r;
+	return symlinkat(target, p.fd, p.last) < 0 ? neg_errno() : 0;
+}
+
+long sys_symlink(struct task *t, const long a[6])
+{
+	const long b[6] = { a[0], AT_FDCWD, a[1] };
+
+	return sys_symlinkat(t, b);
+}
+
+/*
+ * fchmodat2(2)/fchmodat(2): flags AT_SYMLINK_NOFOLLOW and AT_EMPTY_PATH;
+ * "EOPNOTSUPP ... AT_SYMLINK_NOFOLLOW was specified in flags, and pathname
+ * refers to a symbolic link" (after the read-only check, as Linux).
+ */
+long sys_fchmodat2(struct task *t, const long a[6])
+{
+	cleanup_close int hfd = -1;
+	char proc[64];
+	struct stat st;
+	int flags = (int)a[3];
+
+	if (flags & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
+		return -EINVAL;
+	long r = get_object(t, (int)a[0], (uint64_t)a[1], flags, -EPERM);
+	if (r < 0)
+		return r;
+	hfd = (int)r;
+	if ((r = ro_check(hfd)) < 0)
+		return r;
+	if (fstat(hfd, &st) < 0)
+		return neg_errno();
+	if (S_ISLNK(st.st_mode))
+		return -EOPNOTSUPP;
+	proc_fd_path(proc, sizeof(proc), hfd);
+	return chmod(proc, (mode_t)a[2] & 07777) < 0 ? neg_errno() : 0;
+}
+
+long sys_fchmodat(struct task *t, const long a[6])
+{
+	const long b[6] = { a[0], a[1], a[2], 0 };
+
+	return sys_fchmodat2(t, b);
+}
+
+long sys_chmod(struct task *t, const long a[6])
+{
+	const long b[6] = { AT_FDCWD, a[0], a[1], 0 };
+
+	return sys_fchmodat2(t, b);
+}
+
+/* fchmod(2): "changes the mode of the file referred to by the open file descriptor fd". */
+long sys_fchmod(struct task *t, const long a[6])
+{
+	long hfd = host_fd(t, (int)a[0]);
+
+	if (hfd < 0)
+		return hfd;
+	long r = ro_check((int)hfd);
+	if (r < 0)
+		return r;
+	return fchmod((int)hfd, (mode_t)a[1] & 07777) < 0 ? neg_errno() : 0;
+}
+
+/*
+ * fchownat(2): "If the owner or group is specified as -1, then that ID is
+ * not changed"; AT_SYMLINK_NOFOLLOW acts on a symlink itself (lchown).
+ * Passed through to the host with the sentry's credentials, which are the
+ * ones the guest is told it has.
+ */
+long sys_fchownat(struct task *t, const long a[6])
+{
+	cleanup_close int hfd = -1;
+	int flags = (int)a[4];
+
+	if (flags & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
+		return -EINVAL;
+	long r = get_object(t, (int)a[0], (uint64_t)a[1], flags, -EPERM);
+	if (r < 0)
+		return r;
+	hfd = (int)r;
+	if ((r = ro_check(hfd)) < 0)
+		return r;
+	r = fchownat(hfd, "", (uid_t)a[2], (gid_t)a[3], AT_EMPTY_PATH);
+	return r < 0 ? neg_errno() : 0;
+}
+
+long sys_chown(struct task *t, const long a[6])
+{
+	const long b[6] = { AT_FDCWD, a[0], a[1], a[2], 0 };
+
+	return sys_fchownat(t, b);
+}
+
+long sys_lchown(struct task *t, const long a[6])
+{
+	const long b[6] = { AT_FDCWD, a[0], a[1], a[2], AT_SYMLINK_NOFOLLOW };
+
+	return sys_fchownat(t, b);
+}
+
+/* fchown(2): "changes the ownership of the file referred to by the open file descriptor fd". */
+long sys_fchown(struct task *t, const long a[6])
+{
+	long hfd = host_fd(t, (int)a[0]);
+
+	if (hfd < 0)
+		return hfd;
+	long r = ro_check((int)hfd);
+	if (r < 0)
+		return r;
+	return fchown((int)hfd, (uid_t)a[1], (gid_t)a[2]) < 0 ? neg_errno() : 0;
+}
+
+/*
+ * truncate(2): "EINVAL The argument length is negative", "EISDIR The named
+ * file is a directory", EINVAL for what is not a regular file; all before
+ * EROFS. The file is truncated through /proc/self/fd of its O_PATH fd.
+ */
+long sys_truncate(struct task *t, const long a[6])
+{
+	cleanup_close int hfd = -1;
+	char proc[64];
+	struct stat st;
+
+	if (a[1] < 0)
+		return -EINVAL;
+	long r = get_object(t, AT_FDCWD, (uint64_t)a[0], 0, -EACCES);
+	if (r < 0)
+		return r;
+	hfd = (int)r;
+	if (fstat(hfd, &st) < 0)
+		return neg_errno();
+	if (S_ISDIR(st.st_mode))
+		return -EISDIR;
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
+	if (!sandbox.rw)
+		return -EROFS;
+	proc_fd_path(proc, sizeof(proc), hfd);
+	return truncate(proc, (off_t)a[1]) < 0 ? neg_errno() : 0;
+}
+
+/*
+ * ftruncate(2): "EBADF or EINVAL fd is not open for writing". A read-only
+ * root never hands out a writable fd to a file, so the host's answer holds.
+ */
+long sys_ftruncate(struct task *t, const long a[6])
+{
+	long hfd = host_fd(t, (int)a[0]);
+
+	if (hfd < 0)
+		return hfd;
+	if (a[1] < 0)
+		return -EINVAL;
+	return ftruncate((int)hfd, (off_t)a[1]) < 0 ? neg_errno() : 0;
+}
+
+static bool nsec_valid(long nsec)
+{
+	return nsec == UTIME_NOW || nsec == UTIME_OMIT || (nsec >= 0 && nsec <= 999999999);
+}
+
+/* Set the times of (dirfd, upath) (upath 0: of fd dirfd, as futimens) to ts (NULL: now). */
+static long set_times(struct task *t, int dirfd, uint64_t upath, const struct timespec *ts, int flags)
+{
+	cleanup_close int hfd = -1;
+	long r;
+
+	if (ts && (!nsec_valid(ts[0].tv_nsec) || !nsec_valid(ts[1].tv_nsec)))
+		return -EINVAL;
+	if (!upath && dirfd != AT_FDCWD) {
+		if (flags)
+			return -EINVAL;
+		long fd = host_fd(t, dirfd);
+		if (fd < 0)
+			return fd;
+		if ((r = ro_check((int)fd)) < 0)
+			return r;
+		return utimensat((int)fd, "", ts, AT_EMPTY_PATH) < 0 ? neg_errno() : 0;
+	}
+	if (flags & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
+		return -EINVAL;
+	if ((r = get_object(t, dirfd, upath, flags, -EPERM)) < 0)
+		return r;
+	hfd = (int)r;
+	if ((r = ro_check(hfd)) < 0)
+		return r;
+	return utimensat(hfd, "", ts, AT_EMPTY_PATH) < 0 ? neg_errno() : 0;
+}
+
+/*
+ * utimensat(2): "If times is NULL, then both timestamps are set to the
+ * current time"; "If both tv_nsec fields are specified as UTIME_OMIT, then
+ * the Linux implementation of utimensat() succeeds even if the file
+ * referred to by dirfd and pathname does not exist"; "If pathname is NULL
+ * ... the Linux utimensat() system call implements a nonstandard feature:
+ * ... the call modifies the timestamps of the file referred to by dirfd".
+ */
+long sys_utimensat(struct task *t, const long a[6])
+{
+	struct timespec ts[2];
+
+	if (a[2]) {
+		long r = copy_from_guest(&t->mm, ts, (uint64_t)a[2], sizeof(ts));
+		if (r < 0)
+			return r;
+		if (ts[0].tv_nsec == UTIME_OMIT && ts[1].tv_nsec == UTIME_OMIT)
+			return 0;
+	}
+	return set_times(t, (int)a[0], (uint64_t)a[1], a[2] ? ts : NULL, (int)a[3]);
+}
+
+/*
+ * futimesat(2)/utimes(2): microsecond times; "EINVAL ... one of the
+ * tv_usec fields was outside the range 0 to 999999". NULL means now.
+ */
+long sys_futimesat(struct task *t, const long a[6])
+{
+	struct timeval tv[2];
+	struct timespec ts[2];
+
+	if (a[2]) {
+		long r = copy_from_guest(&t->mm, tv, (uint64_t)a[2], sizeof(tv));
+		if (r < 0)
+			return r;
+		for (int i = 0; i < 2; i++) {
+			if (tv[i].tv_usec < 0 || tv[i].tv_usec >= 1000000)
+				return -EINVAL;
+			ts[i].tv_sec = tv[i].tv_sec;
+			ts[i].tv_nsec = tv[i].tv_usec * 1000;
+		}
+	}
+	return set_times(t, (int)a[0], (uint64_t)a[1], a[2] ? ts : NULL, 0);
+}
+
+long sys_utimes(struct task *t, const long a[6])
+{
+	const long b[6] = { AT_FDCWD, a[0], a[1] };
+
+	return sys_futimesat(t, b);
+}
+
+/* utime(2): "If times is NULL, then the access and modification times of the file are set to the current time." */
+long sys_utime(struct task *t, const long a[6])
+{
+	struct utimbuf ub;
+	struct timespec ts[2] = { 0 };
+
+	if (a[1]) {
+		long r = copy_from_guest(&t->mm, &ub, (uint64_t)a[1], sizeof(ub));
+		if (r < 0)
+			return r;
+		ts[0].tv_sec = ub.actime;
+		ts[1].tv_sec = ub.modtime;
+	}
+	return set_times(t, AT_FDCWD, (uint64_t)a[0], a[1] ? ts : NULL, 0);
+}
+
+/*
+ * statx(2): AT_EMPTY_PATH, AT_SYMLINK_NOFOLLOW, AT_NO_AUTOMOUNT and the
+ * AT_STATX_SYNC_* flags; "EINVAL Reserved flag specified in flags" or mask.
+ * Since Linux 6.11 pathname may be NULL with AT_EMPTY_PATH.
+ */
+long sys_statx(struct task *t, const long a[6])
+{
+	cleanup_close int hfd = -1;
+	struct statx stx;
+	int flags = (int)a[2];
+	unsigned mask = (unsigned)a[3];
+	long r;
+
+	if (flags & ~(AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT | AT_EMPTY_PATH | AT_STATX_SYNC_TYPE))
+		return -EINVAL;
+	if ((flags & AT_STATX_SYNC_TYPE) == AT_STATX_SYNC_TYPE || (mask & STATX__RESERVED))
+		return -EINVAL;
+	if (!a[1] && (flags & AT_EMPTY_PATH))
+		r = path_lookup(t, (int)a[0], "", flags);
+	else
+		r = get_object(t, (int)a[0], (uint64_t)a[1], flags & (AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH), 0);
+	if (r < 0)
+		return r;
+	hfd = (int)r;
+	memset(&stx, 0, sizeof(stx));
+	if (syscall(SYS_statx, hfd, "", AT_EMPTY_PATH | (flags & AT_STATX_SYNC_TYPE), mask, &stx) < 0)
+		return neg_errno();
+	return copy_to_guest(&t->mm, (uint64_t)a[4], &stx, sizeof(stx));
+}
+
+/* statfs(2) results, with ST_RDONLY in f_flags for the root when it is read-only. */
+static long put_statfs(struct task *t, uint64_t ubuf, int hfd, bool in_root)
+{
+	struct statfs sf;
+
+	if (fstatfs(hfd, &sf) < 0)
+		return neg_errno();
+	if (in_root && !sandbox.rw)
+		sf.f_flags |= ST_RDONLY;
+	return copy_to_guest(&t->mm, ubuf, &sf, sizeof(sf));
+}
+
+/* statfs(2): "returns information about a mounted filesystem. path is the pathname of any file within the mounted filesystem." */
+long sys_statfs(struct task *t, const long a[6])
+{
+	cleanup_close int hfd = -1;
+	long r = get_object(t, AT_FDCWD, (uint64_t)a[0], 0, 0);
+
+	if (r < 0)
+		return r;
+	hfd = (int)r;
+	return put_statfs(t, (uint64_t)a[1], hfd, true);
+}
+
+/* fstatfs(2): "returns the same information about an open file referenced by descriptor fd". */
+long sys_fstatfs(struct task *t, const long a[6])
+{
+	char path[PVX_PATH_MAX];
+	long hfd = host_fd(t, (int)a[0]);
+
+	if (hfd < 0)
+		return hfd;
+	return put_statfs(t, (uint64_t)a[1], (int)hfd, path_of_fd((int)hfd, path, sizeof(path)) >= 0);
+}
+
+/* fsync(2): "EROFS, EINVAL fd is bound to a special file ... which does not support synchronization" -- the host's answer. */
+long sys_fsync(struct task *t, const long a[6])
+{
+	long hfd = host_fd(t, (int)a[0]);
+
+	if (hfd < 0)
+		return hfd;
+	return fsync((int)hfd) < 0 ? neg_errno() : 0;
+}
+
+/* fdatasync(2): "similar to fsync(), but does not flush modified metadata unless that metadata is needed". */
+long sys_fdatasync(struct task *t, const long a[6])
+{
+	long hfd = host_fd(t, (int)a[0]);
+
+	if (hfd < 0)
+		return hfd;
+	return fdatasync((int)hfd) < 0 ? neg_errno() : 0;
+}
+
+/*
+ * sync(2): "causes all pending modifications to filesystem metadata and
+ * cached file data to be written to the underlying filesystems". A no-op:
+ * the guest's writes are the host's, and syncing every host file system
+ * on a guest's whim could stall the sentry; fsync works per file.
+ */
+long sys_sync(struct task *t __unused, const long a[6] __unused)
+{
+	return 0;
+}
+
+/*
+ * umask(2): "sets the calling process's file mode creation mask (umask) to
+ * mask & 0777 ... and returns the previous value of the mask." It applies
+ * to open(O_CREAT), mkdir and mknod; the sentry's own host umask is 0.
+ */
+long sys_umask(struct task *t, const long a[6])
+{
+	unsigned old = t->umask;
+
+	t->umask = (unsigned)a[0] & 0777;
+	return old;
+}
