@@ -35,6 +35,11 @@ void sentry_wait(void)
 	pthread_cond_wait(&changed, &lock);
 }
 
+pthread_mutex_t *sentry_mutex(void)
+{
+	return &lock;
+}
+
 void sentry_wake_all(void)
 {
 	pthread_cond_broadcast(&changed);
@@ -105,10 +110,16 @@ long task_start(struct task *t, void *(*fn)(void *))
 	return 0;
 }
 
+/*
+ * A signal for t: its thread leaves a blocking host call (EINTR), and guest
+ * code running in the stub traps (ptrace: a signal stop, seccomp: the stub's
+ * handler; the vmexec stub blocks it and process_vm_exec sees the thread's
+ * signal). The task loop knows PVX_SIG_INTERRUPT from the stub as ours.
+ */
 void task_interrupt(struct task *t, bool kill_stub)
 {
-	if (kill_stub && t->as)
-		kill(t->as->pid, SIGKILL);
+	if (t->as)
+		kill(t->as->pid, kill_stub ? SIGKILL : PVX_SIG_INTERRUPT);
 	if (t->state == TASK_LIVE)
 		pthread_kill(t->thread, PVX_SIG_INTERRUPT);
 }

@@ -44,8 +44,8 @@ static void handle_trap_signal(struct task *t, const struct pvx_trap *trap)
 	int sig = trap->signo;
 	struct sig_info info = { trap->code, 0, 0, trap->addr };
 
-	if (sig <= 0 || sig > 64)
-		return;	/* an interruption: pending signals are delivered below */
+	if (sig <= 0 || sig > 64 || (sig == PVX_SIG_INTERRUPT && trap->code <= 0))
+		return;	/* an interruption (task_interrupt): pending signals are delivered below */
 	if (trap->code > 0) {
 		struct sigaction_rec *sa = &t->sigactions[sig - 1];
 		if (sa->handler == (uint64_t)SIG_IGN || (t->sigmask & (1UL << (sig - 1)))) {

@@ -18,6 +18,8 @@ void sentry_unlock(void);
 /* Sleep until sentry_wake_all(); the lock is released while asleep. */
 void sentry_wait(void);
 void sentry_wake_all(void);
+/* The lock itself, for condition variables of other parts (sentry/timer.c). */
+pthread_mutex_t *sentry_mutex(void);
 
 /* A new task with a fresh pid (not yet running); NULL when the table is full. */
 struct task *task_new(void);

@@ -86,6 +86,8 @@ struct task {
 	uint64_t saved_mask;	/* rt_sigsuspend's mask to restore after the handler */
 	bool has_saved_mask;
 	uint64_t altstack_sp, altstack_size;
+	uint64_t itimer_deadline;	/* ITIMER_REAL: CLOCK_MONOTONIC ns, 0 = off (sentry/timer.c) */
+	uint64_t itimer_interval;
 	int altstack_flags;
 	bool exiting;
 	int exit_status;	/* wait status: (code << 8) or signal number */
