@@ -61,7 +61,7 @@ snapshot() {
 		mkdir -p a/b/c && touch a/f && echo 0123456789 > a/g
 		chmod 640 a/f && chmod 0705 a/b && truncate -s 4 a/g && cat a/g; echo
 		ln a/g a/hard && ln -s ../g a/b/sym && cp a/g a/b/c/copy && mv a/b/c a/moved
-		touch -d @1234567890 a/f && stat -c "%n %a %s %h %Y" a/f a/g a/b
+		touch -d @1234567890 a/f && stat -c "%n %a %s %h %Y" a/f && stat -c "%n %a %s %h" a/g a/b
 		readlink a/b/sym && cat a/b/sym; echo
 		mkfifo a/p && stat -c "%n %F" a/p
 		find a | sort
