@@ -69,6 +69,8 @@ static void exec_reset(struct task *t)
 	}
 	t->clear_child_tid = 0;
 	t->robust_list = 0;
+	t->altstack_sp = t->altstack_size = 0;	/* execve(2): "the alternate signal stack is not preserved" */
+	t->execed = true;
 }
 
 /* Keep argv for /proc/PID/cmdline. */

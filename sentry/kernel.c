@@ -174,10 +174,14 @@ void task_exit(struct task *t)
 	t->state = TASK_ZOMBIE;
 	vfork_release(t);
 	struct task *parent = task_find(t->ppid);
+	bool autoreap = false;
 	if (parent && parent->state != TASK_ZOMBIE) {
 		int st = t->exit_status;
 		struct sig_info info = { WIFEXITED(st) ? CLD_EXITED : CLD_KILLED, t->pid,
 					 WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st), 0 };
+		const struct sigaction_rec *sa = &parent->sigactions[SIGCHLD - 1];
+		/* wait(2): SIGCHLD set to SIG_IGN or SA_NOCLDWAIT: "children ... do not become zombies". */
+		autoreap = sa->handler == (uint64_t)SIG_IGN || (sa->flags & SA_NOCLDWAIT);
 		signal_queue(parent, SIGCHLD, &info);
 	}
 	/* Orphans go to init, as on Linux (no subreapers here). */
@@ -189,7 +193,7 @@ void task_exit(struct task *t)
 		kill_all_but(t);
 	}
 	/* Once init is gone nobody will wait: reap at once (init itself stays for its status). */
-	if (t->pid != 1 && (init_status >= 0 || !task_find(t->ppid)))
+	if (t->pid != 1 && (init_status >= 0 || !task_find(t->ppid) || autoreap))
 		task_free(t);
 	threads--;
 	__atomic_store_n(&live_hint, threads, __ATOMIC_RELAXED);

@@ -55,6 +55,7 @@ void signal_queue(struct task *target, int sig, const struct sig_info *info)
 		target->exiting = true;
 		target->exit_status = SIGKILL;
 		task_interrupt(target, true);
+		sentry_wake_all();	/* out of pause, sigsuspend, wait4 */
 		return;
 	}
 	if (!(target->sigmask & BIT(sig))) {
@@ -144,6 +145,7 @@ static int next_signal(struct task *t)
 
 void signal_deliver(struct task *t, long *ret)
 {
+	bool delivered = false;
 	int sig;
 
 	while (!t->exiting && (sig = next_signal(t))) {
@@ -182,8 +184,15 @@ void signal_deliver(struct task *t, long *ret)
 			memset(sa, 0, sizeof(*sa));
 		if (ret)
 			*ret = (long)t->regs.rax;	/* the handler's registers stand as they are */
-		return;	/* one frame at a time; the next at the next trap */
+		/*
+		 * Like Linux's exit-to-user loop, set up a frame for every signal
+		 * still deliverable under the new mask: the last one runs first.
+		 */
+		ret = NULL;
+		delivered = true;
 	}
+	if (delivered)
+		return;
 	if (ret && *ret == -ERESTARTSYS) {	/* ignored or no signal: restart transparently */
 		t->regs.rip -= 2;
 		*ret = (long)t->regs.orig_rax;

@@ -14,7 +14,9 @@
 #include <linux/openat2.h>
 #include <stdio.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 
@@ -60,6 +62,30 @@ long path_of_fd(int host_fd, char *buf, size_t size)
 	return (long)strlen(guest);
 }
 
+/*
+ * /dev/fd, /dev/stdin, /dev/stdout and /dev/stderr are symlinks into /proc
+ * on the host; they name the guest's own fds here (bash's <(...) uses them).
+ */
+static long dev_fd_alias(char *abs, size_t size)
+{
+	static const struct { const char *dev, *proc; } alias[] = {
+		{ "/dev/fd", "/proc/self/fd" }, { "/dev/stdin", "/proc/self/fd/0" },
+		{ "/dev/stdout", "/proc/self/fd/1" }, { "/dev/stderr", "/proc/self/fd/2" },
+	};
+	char tmp[PVX_PATH_MAX];
+
+	for (size_t i = 0; i < ARRAY_SIZE(alias); i++) {
+		size_t n = strlen(alias[i].dev);
+		if (strncmp(abs, alias[i].dev, n) || (abs[n] && abs[n] != '/'))
+			continue;
+		if ((size_t)snprintf(tmp, sizeof(tmp), "%s%s", alias[i].proc, abs + n) >= size)
+			return -ENAMETOOLONG;
+		strcpy(abs, tmp);
+		break;
+	}
+	return 0;
+}
+
 bool path_in_proc(const char *abs)
 {
 	return !strncmp(abs, "/proc", 5) && (abs[5] == '/' || !abs[5]);
@@ -77,7 +103,7 @@ long path_absolute(struct task *t, int dirfd, const char *path, char *out, size_
 		if (strlen(path) >= size)
 			return -ENAMETOOLONG;
 		strcpy(out, path);
-		return 0;
+		return dev_fd_alias(out, size);
 	}
 	if (dirfd != AT_FDCWD) {
 		struct file *f = fd_lookup(t->files, dirfd);
@@ -94,7 +120,7 @@ long path_absolute(struct task *t, int dirfd, const char *path, char *out, size_
 		return r == -ERANGE ? -ENAMETOOLONG : r;
 	if ((size_t)snprintf(out, size, "%s/%s", strcmp(base, "/") ? base : "", path) >= size)
 		return -ENAMETOOLONG;
-	return 0;
+	return dev_fd_alias(out, size);
 }
 
 /* O_TMPFILE without O_DIRECTORY (glibc's __O_TMPFILE includes O_DIRECTORY). */
@@ -108,8 +134,20 @@ static long open_in_root(const char *abs, int flags, int mode)
 		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
 	};
 	long fd = syscall(SYS_openat2, sandbox.rootfd, abs, &how, sizeof(how));
+	struct statfs sfs;
 
-	return fd < 0 ? neg_errno() : fd;
+	if (fd < 0)
+		return neg_errno();
+	/*
+	 * The host's /proc is never the guest's, whichever way the walk got
+	 * there (/dev/fd -> /proc/self/fd, "..", a symlink): it shows the
+	 * sentry and every host process.
+	 */
+	if (fstatfs((int)fd, &sfs) == 0 && sfs.f_type == PROC_SUPER_MAGIC) {
+		close((int)fd);
+		return -ENOENT;
+	}
+	return fd;
 }
 
 /*

@@ -8,6 +8,8 @@
  * /proc is ENOENT. Links: /proc/self, /proc/PID/{exe,cwd,root,fd/N}.
  */
 #include <fcntl.h>
+#include <ftw.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -119,39 +121,173 @@ static long gen_file(struct task *p, const char *what, char **out, size_t *len)
 	return fclose(f) ? -ENOMEM : 0;
 }
 
-/*
- * The directories (/proc, /proc/PID): stat works, listing them is empty for
- * now: a private directory, removed as soon as it was opened.
- */
-static long dir_fd(void)
-{
-	static int empty = -1;
+/* Where directory listings are staged: one private dir per sentry, gone at exit. */
+static char stage[64];
 
-	if (empty < 0) {
-		char tmpl[] = "/tmp/pvx-proc-XXXXXX";
-		if (!mkdtemp(tmpl))
-			return neg_errno();
-		chmod(tmpl, 0555);
-		empty = open(tmpl, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		rmdir(tmpl);
-		if (empty < 0)
-			return neg_errno();
-	}
-	long fd = fcntl(empty, F_DUPFD_CLOEXEC, 3);
-	return fd < 0 ? neg_errno() : fd;
+static int rm_entry(const char *path, const struct stat *st __unused, int flag __unused, struct FTW *ftw __unused)
+{
+	return remove(path);
 }
 
-long procfs_open(struct task *t, const char *rel, int flags)
+static void stage_cleanup(void)
+{
+	nftw(stage, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/*
+ * A directory of /proc (/proc, /proc/PID, /proc/PID/fd): a fresh staging
+ * directory holding one empty file per name, so getdents lists them; every
+ * lookup in it comes back here by path, never through this directory.
+ */
+static long dir_fd(const char *const names[], size_t n)
+{
+	static unsigned seq;
+	char dir[96];
+
+	if (!stage[0]) {
+		snprintf(stage, sizeof(stage), "/tmp/pvx-proc-%d", getpid());
+		if (mkdir(stage, 0700) < 0 && errno != EEXIST)
+			return neg_errno();
+		atexit(stage_cleanup);
+	}
+	snprintf(dir, sizeof(dir), "%s/%u", stage, seq++);
+	if (mkdir(dir, 0755) < 0)
+		return neg_errno();
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return neg_errno();
+	for (size_t i = 0; i < n; i++) {
+		int e = openat(fd, names[i], O_CREAT | O_WRONLY | O_CLOEXEC, 0444);
+		if (e >= 0)
+			close(e);
+	}
+	fchmod(fd, 0555);
+	return fd;
+}
+
+static long list_root(struct task *t)
+{
+	const char *names[PVX_MAX_TASKS + 16];
+	char pids[PVX_MAX_TASKS][12];
+	size_t n = 0;
+
+	names[n++] = "self";
+	names[n++] = "sys";
+	for (size_t i = 0; i < ARRAY_SIZE(host_files); i++)
+		if (!strchr(host_files[i], '/'))
+			names[n++] = host_files[i];
+	for (struct task *p = task_next(NULL); p; p = task_next(p)) {
+		if (p->state == TASK_ZOMBIE || n >= ARRAY_SIZE(names))
+			continue;
+		snprintf(pids[p->pid - 1], sizeof(pids[0]), "%d", p->pid);
+		names[n++] = pids[p->pid - 1];
+	}
+	(void)t;
+	return dir_fd(names, n);
+}
+
+static long list_fds(struct task *t, struct task *p)
+{
+	static char nums[PVX_NR_OPEN][8];
+	const char *names[PVX_NR_OPEN];
+	size_t n = 0;
+
+	bool next_free = p == t;	/* the fd this listing is about to get shows too, as on Linux */
+
+	for (int fd = 0; fd < PVX_NR_OPEN; fd++) {
+		if (!p->files || (!p->files->fds[fd].file && !next_free))
+			continue;
+		if (!p->files->fds[fd].file)
+			next_free = false;
+		snprintf(nums[fd], sizeof(nums[0]), "%d", fd);
+		names[n++] = nums[fd];
+	}
+	return dir_fd(names, n);
+}
+
+static const char *const pid_entries[] = { "cmdline", "cwd", "exe", "fd", "maps", "root", "stat", "status" };
+
+/* "." and ".." inside /proc, lexically: its only links are self and the fd links. */
+static long normalize(const char *rel, char *out, size_t size)
+{
+	char tmp[PVX_PATH_MAX], *save, *c;
+	size_t len = 0;
+
+	snprintf(tmp, sizeof(tmp), "%s", rel);
+	out[0] = 0;
+	for (c = strtok_r(tmp, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
+		if (!strcmp(c, "."))
+			continue;
+		if (!strcmp(c, "..")) {
+			char *slash = strrchr(out, '/');
+			if (slash)
+				*slash = 0;
+			len = strlen(out);
+			continue;
+		}
+		if (len + strlen(c) + 2 > size)
+			return -ENAMETOOLONG;
+		len += (size_t)sprintf(out + len, "/%s", c);
+	}
+	return 0;
+}
+
+/*
+ * Opening /proc/PID/fd/N opens that file anew, as Linux does. Files and
+ * directories the guest holds read-only go through the guest path (the
+ * read-only policy holds); the rest (pipes, terminals, files the guest may
+ * write anyway) are reopened through the sentry's own fd.
+ */
+static long open_fd_link(struct task *t, struct task *p, const char *num, int flags)
+{
+	char *end, path[PVX_PATH_MAX];
+	long fd = strtol(num, &end, 10);
+	struct file *f = *end || end == num ? NULL : fd_lookup(p->files, (int)fd);
+	struct stat st;
+
+	if (!f)
+		return -ENOENT;
+	if (fstat(f->host_fd, &st) < 0)
+		return neg_errno();
+	/* A file the guest holds for writing it may reopen as it is; others obey the policy. */
+	if ((S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)) && (f->flags & O_ACCMODE) == O_RDONLY) {
+		long r = path_of_fd(f->host_fd, path, sizeof(path));
+		return r < 0 ? r : path_open(t, AT_FDCWD, path, flags, 0);
+	}
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", f->host_fd);
+	long r = open(path, (flags & ~(O_CREAT | O_EXCL | O_DIRECTORY)) | O_CLOEXEC | O_NOCTTY);
+	return r < 0 ? neg_errno() : r;
+}
+
+long procfs_open(struct task *t, const char *orig, int flags)
 {
 	const char *rest;
 	char *text = NULL;
 	size_t len = 0;
-	char link[PVX_PATH_MAX];
+	char link[PVX_PATH_MAX], rel[PVX_PATH_MAX];
+	long r = normalize(orig, rel, sizeof(rel));
+	if (r < 0)
+		return r;
+	struct task *p = proc_task(t, rel, &rest);
 
+	/* The links first: they open what they name, with the caller's flags. */
+	if (p && !strncmp(rest, "/fd/", 4))
+		return open_fd_link(t, p, rest + 4, flags);
+	if (p && (!strcmp(rest, "/exe") || !strcmp(rest, "/cwd") || !strcmp(rest, "/root"))) {
+		long n = procfs_readlink(t, rel, link, sizeof(link));
+		if (n < 0)
+			return n;
+		link[n] = 0;
+		return path_open(t, AT_FDCWD, link, flags, 0);
+	}
 	if ((flags & O_ACCMODE) != O_RDONLY || (flags & (O_CREAT | O_TRUNC)))
 		return -EACCES;
-	if (!rel[0] || !strcmp(rel, "/"))
-		return dir_fd();
+	if (!rel[0])
+		return list_root(t);
+	if (!strcmp(rel, "/sys"))
+		return dir_fd((const char *const[]){ "kernel" }, 1);
+	if (!strcmp(rel, "/sys/kernel"))
+		return dir_fd((const char *const[]){ "osrelease", "ostype", "version" }, 3);
 	for (size_t i = 0; i < ARRAY_SIZE(host_files); i++) {
 		if (rel[0] == '/' && !strcmp(rel + 1, host_files[i])) {
 			snprintf(link, sizeof(link), "/proc/%s", host_files[i]);
@@ -159,34 +295,27 @@ long procfs_open(struct task *t, const char *rel, int flags)
 			return fd < 0 ? neg_errno() : fd;
 		}
 	}
-	struct task *p = proc_task(t, rel, &rest);
 	if (!p)
 		return -ENOENT;
-	if (!rest[0] || !strcmp(rest, "/"))
-		return dir_fd();
-	/* The links resolve to what they name (open follows them). */
-	if (!strcmp(rest, "/exe") || !strcmp(rest, "/cwd") || !strcmp(rest, "/root") || !strncmp(rest, "/fd/", 4)) {
-		long n = procfs_readlink(t, rel, link, sizeof(link));
-		if (n < 0)
-			return n;
-		link[n] = 0;
-		if (link[0] != '/')
-			return -ENOENT;	/* pipe:[...] and friends: not reopened this way */
-		return path_open(t, AT_FDCWD, link, flags, 0);
-	}
-	long r = gen_file(p, rest, &text, &len);
+	if (!rest[0])
+		return dir_fd(pid_entries, ARRAY_SIZE(pid_entries));
+	if (!strcmp(rest, "/fd"))
+		return list_fds(t, p);
+	r = gen_file(p, rest, &text, &len);
 	if (!r)
 		r = text_fd(text ? text : "", len);
 	free(text);
 	return r;
 }
 
-long procfs_readlink(struct task *t, const char *rel, char *buf, size_t size)
+long procfs_readlink(struct task *t, const char *orig, char *buf, size_t size)
 {
 	const char *rest;
+	char host[64], rel[PVX_PATH_MAX];
+	long n = normalize(orig, rel, sizeof(rel));
+	if (n < 0)
+		return n;
 	struct task *p = proc_task(t, rel, &rest);
-	char host[64];
-	long n;
 
 	if (!p)
 		return -ENOENT;

@@ -362,10 +362,12 @@ long sys_setpgid(struct task *t, const long a[6])
 	struct task *p = task_or_self(t, (int)a[0]);
 	int pgid = (int)a[1] ? (int)a[1] : (p ? p->pid : 0);
 
-	if ((int)a[1] < 0)
+	if ((int)a[1] < 0 || (int)a[0] < 0)
 		return -EINVAL;
 	if (!p || (p != t && p->ppid != t->pid))
 		return -ESRCH;
+	if (p != t && p->execed)
+		return -EACCES;	/* "the child has already performed an execve(2)" */
 	if (p->sid != t->sid || p->pid == p->sid)
 		return -EPERM;
 	if (pgid != p->pid) {

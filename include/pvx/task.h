@@ -90,6 +90,7 @@ struct task {
 	uint64_t itimer_interval;
 	int altstack_flags;
 	bool exiting;
+	bool execed;		/* has called execve (setpgid(2) EACCES from the parent) */
 	int exit_status;	/* wait status: (code << 8) or signal number */
 
 	/* The sentry thread that runs this task (sentry/kernel.c). */

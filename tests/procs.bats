@@ -1,0 +1,216 @@
+#!/usr/bin/env bats
+# Processes (issue 6): fork/vfork/execve/wait4/waitid, fds across fork and exec, pipes, process groups and
+# sessions, orphans. Static guests tests/guest/proc_*.c, musl and glibc builds, compared with native runs.
+
+load helpers
+
+setup() {
+	require_pvx
+	cd "$BATS_TEST_TMPDIR"
+}
+
+FLAVOURS=("" .glibc)
+
+# proc WANT_STATUS GUEST ARGS...: compare every flavour of GUEST
+proc() {
+	local want=$1 g=$2 f
+	shift 2
+	for f in "${FLAVOURS[@]}"; do
+		compare_native_status "$want" "$(guest "$g$f")" "$@" || return 1
+	done
+}
+
+@test "procs: wait4 status of exit codes and of deaths by signal (WIFSIGNALED)" {
+	proc 0 proc_wait status
+	grep -qx '_exit(256) wait4 returned pid: yes: WIFEXITED status=0' "$sandbox_out"
+	grep -qx 'child killed by SIGSEGV: WIFSIGNALED sig=11' "$sandbox_out"
+	grep -qx 'sleeping child killed by the parent: WIFSIGNALED sig=15' "$sandbox_out"
+}
+
+@test "procs: wait4 by pid, -1, 0 and -pgid; WNOHANG; ECHILD; bad options" {
+	proc 0 proc_wait wait4
+	grep -qx 'WNOHANG while running = 0 ' "$sandbox_out"
+	grep -qx "wait4(-pgid) returned the group's child: yes status 8" "$sandbox_out"
+	grep -qx 'wait4(bad options) = -1 EINVAL' "$sandbox_out"
+}
+
+@test "procs: waitid P_PID/P_ALL/P_PGID, WNOHANG, siginfo fields" {
+	proc 0 proc_wait waitid
+	grep -qx 'waitid WNOHANG while running = 0 si_pid=0' "$sandbox_out"
+	grep -qx 'waitid P_ALL = 0 si_pid matches=yes si_code=CLD_KILLED si_status=15' "$sandbox_out"
+}
+
+@test "procs: waitid WNOWAIT leaves the child waitable" {
+	proc 0 proc_wait waitid-nowait
+	grep -qx 'still waitable after WNOWAIT: yes status=21' "$sandbox_out"
+}
+
+@test "procs: 50 forks in a loop, each child exits i" {
+	proc 0 proc_fork loop
+	grep -qx '50 sequential children: all exit codes right: yes, sum 1225' "$sandbox_out"
+}
+
+@test "procs: 50 children alive at once, reaped with wait()" {
+	proc 0 proc_fork many
+	grep -qx '50 concurrent children reaped: 50, each with its own status: yes, then ECHILD' "$sandbox_out"
+}
+
+@test "procs: getppid() in children and grandchildren is the parent's getpid()" {
+	proc 0 proc_fork ppid
+	grep -qx 'children see getppid()==parent and grandchildren see their parent: yes' "$sandbox_out"
+	grep -qx "fork's return value is the child's getpid(): yes, pids distinct: yes" "$sandbox_out"
+}
+
+@test "procs: fork copies memory (globals, heap, stack, private maps) and shares MAP_SHARED" {
+	proc 0 proc_fork cow "$LINES"
+	grep -qx 'after the child wrote: global=100 local=200 heap=300,301 anon=400 file=unchanged untouched=0' "$sandbox_out"
+	grep -qx 'MAP_SHARED anonymous memory is shared: 5 6' "$sandbox_out"
+	grep -qx 'second child saw only the shared write: yes' "$sandbox_out"
+}
+
+@test "procs: an orphaned grandchild is reparented and keeps running" {
+	proc 0 proc_fork orphan
+	grep -qx 'grandchild reparented: yes, still running: yes' "$sandbox_out"
+}
+
+@test "procs: in the sandbox, pid 1 reaps orphans like a pid-namespace init" {
+	# native reference: the same guest as the init of a new pid namespace (needs root)
+	[[ $(id -u) == 0 ]] && command -v unshare >/dev/null || skip "needs root and unshare"
+	unshare --pid --fork true 2>/dev/null || skip "unshare --pid not permitted"
+	local f
+	for f in "" .glibc; do
+		run unshare --pid --fork "$(guest proc_fork$f)" init-reap
+		local native=$output
+		[[ $status == 0 ]]
+		assert_contains "$native" 'orphans reaped by pid 1: 3, statuses sum 36'
+		pvx_run "$(guest proc_fork$f)" init-reap
+		assert_status 0
+		[[ $output == "$native" ]]
+	done
+}
+
+@test "procs: vfork + execve, vfork + _exit, vfork + failed execve" {
+	proc 0 proc_exec vfork
+	grep -qx 'argv\[0\]=<vforked>' "$sandbox_out"
+	grep -qx 'vfork+_exit child exit 17' "$sandbox_out"
+	grep -qx 'vfork+failed exec child exit 18' "$sandbox_out"
+}
+
+@test "procs: the vfork child runs in the parent's memory until it execs or exits" {
+	skip "known limitation (README): the vfork child gets a copy of memory, not the parent's"
+	proc 0 proc_exec vfork-shared
+	grep -qx "parent sees the vfork child's store: yes" "$sandbox_out"
+}
+
+@test "procs: posix_spawn (libc's clone(CLONE_VM|CLONE_VFORK))" {
+	proc 0 proc_exec spawn
+	grep -qx 'posix_spawn = 0, spawned child exit 0' "$sandbox_out"
+}
+
+@test "procs: argv and envp passed through execve exactly" {
+	proc 0 proc_exec args
+	grep -qx 'argv\[3\]=<two words>' "$sandbox_out"
+	grep -qx 'argv\[2\]=<>' "$sandbox_out"
+	grep -qx 'env <PVXT_C==eq>' "$sandbox_out"
+	grep -qx 'argv\[0\]=<not-the-path>' "$sandbox_out"
+	grep -qx 'env <PVXT_INHERITED=yes>' "$sandbox_out"
+}
+
+@test "procs: execve keeps the pid and ppid; chains of execve by the first process" {
+	proc 0 proc_exec pid
+	grep -qx 'pid unchanged by execve: yes, ppid unchanged: yes' "$sandbox_out"
+	proc 42 proc_exec chain 6
+	[[ $(grep -c '^chain' "$sandbox_out") == 7 ]]
+}
+
+@test "procs: execve replaces the address space" {
+	proc 0 proc_exec mm
+	grep -qx 'old mapping after exec: write from it = -1 EFAULT' "$sandbox_out"
+}
+
+@test "procs: execve resets handlers, keeps SIG_IGN, mask and pending signals, disables the alt stack" {
+	proc 143 proc_exec sigstate
+	grep -qx 'after exec: USR1 handler reset to SIG_DFL: yes, USR2 still SIG_IGN: yes, HUP SIG_DFL: yes' "$sandbox_out"
+	grep -qx 'after exec: TERM still blocked: yes, TERM still pending: yes, alt stack disabled: yes' "$sandbox_out"
+}
+
+@test "procs: execve errors: ENOENT, EACCES, ENOEXEC, bad #! interpreter, EFAULT, ENAMETOOLONG, ENOTDIR" {
+	printf '\x7fELF garbage that is not an executable\n' >garbage
+	printf 'plain text, no #!\n' >text
+	printf '#!/nonexistent/interpreter\n' >badinterp
+	chmod +x garbage text badinterp
+	proc 0 proc_exec errors "$BATS_TEST_TMPDIR/missing" "$TREE" "$TREE/a.txt" "$BATS_TEST_TMPDIR/garbage" "$BATS_TEST_TMPDIR/badinterp"
+	grep -qx 'execve(missing file) = -1 ENOENT' "$sandbox_out"
+	grep -qx 'execve(directory) = -1 EACCES' "$sandbox_out"
+	grep -qx 'execve(not executable) = -1 EACCES' "$sandbox_out"
+	grep -qx 'execve(garbage) = -1 ENOEXEC' "$sandbox_out"
+	grep -qx 'execve(bad #! interpreter) = -1 ENOENT' "$sandbox_out"
+	grep -qx 'still running after failed execs' "$sandbox_out"
+	# a text file without #! is ENOEXEC too
+	proc 0 proc_exec errors "$BATS_TEST_TMPDIR/text" "$TREE" "$TREE/a.txt" "$BATS_TEST_TMPDIR/garbage" "$BATS_TEST_TMPDIR/badinterp"
+	grep -qx 'execve(missing file) = -1 ENOEXEC' "$sandbox_out"
+}
+
+@test "procs: execve of a #! script: interpreter, one optional argument, script path, arguments" {
+	local g
+	g=$(guest proc_exec)
+	printf '#!%s show  with two  spaces  \necho never\n' "$g" >s1
+	printf '#!%s\n' "$BATS_TEST_TMPDIR/s1" >s2  # nested: s2's interpreter is itself a script
+	printf '#! %s showbare\n' "$g" >s3          # a space after #!
+	chmod +x s1 s2 s3
+	proc 0 proc_exec script "$BATS_TEST_TMPDIR/s1" a "b c"
+	grep -qx 'argv\[1\]=<show  with two  spaces>' "$sandbox_out"
+	grep -qx "argv\\[2\\]=<$BATS_TEST_TMPDIR/s1>" "$sandbox_out"
+	grep -qx 'argv\[4\]=<b c>' "$sandbox_out"
+	grep -qx 'env <PVXT_S=script>' "$sandbox_out"
+	proc 0 proc_exec script "$BATS_TEST_TMPDIR/s2" x
+	grep -qx "argv\\[3\\]=<$BATS_TEST_TMPDIR/s2>" "$sandbox_out"
+	proc 0 proc_exec script "$BATS_TEST_TMPDIR/s3"
+	grep -qx 'argv\[1\]=<showbare>' "$sandbox_out"
+}
+
+@test "procs: O_CLOEXEC fds close across execve, plain ones stay with their offset" {
+	proc 0 proc_exec cloexec "$LINES"
+	grep -qx 'plain (fd n): open, FD_CLOEXEC=no' "$sandbox_out"
+	grep -qx 'O_CLOEXEC (fd n): closed' "$sandbox_out"
+	grep -qx 'dup2-of-cloexec (fd n): open, FD_CLOEXEC=no' "$sandbox_out"
+	grep -qx 'FIOCLEX (fd n): closed' "$sandbox_out"
+	grep -qx 'read from the inherited file fd after exec: 3 <ne >' "$sandbox_out"
+}
+
+@test "procs: dup2 across fork; stdout of a child redirected into a pipe" {
+	proc 0 proc_fds dup2
+	grep -qx 'through fd 10' "$sandbox_out"
+	grep -qx 'through stdout redirected to the pipe' "$sandbox_out"
+}
+
+@test "procs: file offsets are shared across fork, fd flags are per process" {
+	proc 0 proc_fds offset "$LINES"
+	grep -qx 'parent offset after the child: 109' "$sandbox_out"
+	grep -qx "parent's cx still open: yes, FD_CLOEXEC: yes" "$sandbox_out"
+}
+
+@test "procs: pipe EOF only when every writer closed (children, a slow writer)" {
+	proc 0 proc_fds pipe-eof
+	grep -qx 'EOF waited for the slow writer: yes' "$sandbox_out"
+	[[ $(grep -c '^line from child' "$sandbox_out") == 3 ]]
+}
+
+@test "procs: 4 MiB through a pipe from a child" {
+	proc 0 proc_fds pipe-big
+	grep -q '^read 4194304 bytes, fnv ' "$sandbox_out"
+}
+
+@test "procs: non-blocking pipes: EAGAIN, capacity, EPIPE" {
+	proc 0 proc_fds nonblock
+	grep -qx 'empty pipe, writer open: -1 EAGAIN' "$sandbox_out"
+	grep -qx 'write with no reader: -1 EPIPE' "$sandbox_out"
+}
+
+@test "procs: getpgid/setpgid/setsid/getsid and their errors" {
+	proc 0 proc_pgrp
+	grep -qx 'child: setsid = ok ' "$sandbox_out"
+	grep -qx 'child: setsid again (group leader) = -1 EPERM' "$sandbox_out"
+	grep -qx 'child: setpgid(child in another session, g) = -1 EPERM' "$sandbox_out"
+	grep -qx 'child: setpgid(child after execve) = -1 EACCES' "$sandbox_out"
+}
