@@ -67,18 +67,7 @@ static long open_at_path(struct task *t, int dirfd, uint64_t upath, int at_flags
 	n = strncpy_from_guest(&t->mm, path, upath, sizeof(path));
 	if (n < 0)
 		return n;
-	if (!path[0] && (at_flags & AT_EMPTY_PATH)) {
-		int hfd = t->cwd_fd;
-		if (dirfd != AT_FDCWD) {
-			struct file *f = fd_lookup(t->files, dirfd);
-			if (!f)
-				return -EBADF;
-			hfd = f->host_fd;
-		}
-		int dup = fcntl(hfd, F_DUPFD_CLOEXEC, 3);
-		return dup < 0 ? neg_errno() : dup;
-	}
-	return path_open(t, dirfd, path, O_PATH | (at_flags & AT_SYMLINK_NOFOLLOW ? O_NOFOLLOW : 0), 0);
+	return path_lookup(t, dirfd, path, at_flags & (AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH));
 }
 
 long sys_newfstatat(struct task *t, const long a[6])
