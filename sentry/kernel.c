@@ -45,11 +45,19 @@ void sentry_wake_all(void)
 	pthread_cond_broadcast(&changed);
 }
 
+/*
+ * Pids are handed out cyclically, as alloc_pid() does, never the lowest free
+ * one: a shell that reaped pid N must not see a new child reuse N at once.
+ */
 struct task *task_new(void)
 {
-	for (int i = 0; i < PVX_MAX_TASKS; i++) {
-		if (tasks[i])
+	static int next;	/* index of the next pid to try; pid 1 only ever once */
+
+	for (int k = 0; k < PVX_MAX_TASKS; k++) {
+		int i = (next + k) % PVX_MAX_TASKS;
+		if (tasks[i] || (i == 0 && next != 0))
 			continue;
+		next = i + 1;
 		struct task *t = calloc(1, sizeof(*t));
 		if (!t)
 			return NULL;
