@@ -100,6 +100,8 @@ static long io_in_guest_mm(struct task *t, long nr, struct file *f, uint64_t ubu
 	long r = t->as->ops->as_syscall(t->as, nr, a);
 	sentry_lock();
 	file_put(f);
+	if (r == -EINTR && signal_pending(t))
+		return -ERESTARTSYS;	/* as io_error(): SA_RESTART decides */
 	return epipe(t, r);
 }
 
