@@ -17,21 +17,12 @@
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "guest.h"
 #pragma GCC diagnostic ignored "-Wstringop-overread"
 
 extern char **environ;
 
-static void say(const char *fmt, ...)
-{
-	char b[1024];
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(b, sizeof b, fmt, ap);
-	va_end(ap);
-	if (write(1, b, n) < 0)
-		_exit(99);
-}
-static const char *yesno(int c) { return c ? "yes" : "no"; }
 static const char *ename(int e)
 {
 	switch (e) {
@@ -50,15 +41,6 @@ static const char *ename(int e)
 }
 
 static char *self;
-
-static int wait_child(pid_t c)
-{
-	int st;
-	while (waitpid(c, &st, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
 
 static void show(int argc, char **argv)
 {

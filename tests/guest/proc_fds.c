@@ -18,26 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static void say(const char *fmt, ...)
-{
-	char b[512];
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(b, sizeof b, fmt, ap);
-	va_end(ap);
-	if (write(1, b, n) < 0)
-		_exit(99);
-}
-static const char *yesno(int c) { return c ? "yes" : "no"; }
-
-static int wait_child(pid_t c)
-{
-	int st;
-	while (waitpid(c, &st, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
+#include "guest.h"
 
 static int read_all(int fd, char *buf, int cap)
 {

@@ -11,32 +11,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static void say(const char *fmt, ...)
-{
-	char b[512];
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(b, sizeof b, fmt, ap);
-	va_end(ap);
-	if (write(1, b, n) < 0)
-		_exit(99);
-}
-static const char *yesno(int c) { return c ? "yes" : "no"; }
+#include "guest.h"
+
 static const char *ename(int e)
 {
 	return e == 0 ? "" : e == EPERM ? "EPERM" : e == ESRCH ? "ESRCH" : e == EACCES ? "EACCES" : e == EINVAL ? "EINVAL" : "E?";
 }
 #define TRY(label, expr) do { errno = 0; long r_ = (long)(expr); int e_ = errno; \
 	say("%s = %s %s\n", label, r_ < 0 ? "-1" : "ok", r_ < 0 ? ename(e_) : ""); } while (0)
-
-static int wait_child(pid_t c)
-{
-	int st;
-	while (waitpid(c, &st, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
 
 int main(void)
 {

@@ -13,19 +13,10 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "guest.h"
 #pragma GCC diagnostic ignored "-Warray-bounds"
 
-static void say(const char *fmt, ...)
-{
-	char b[512];
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(b, sizeof b, fmt, ap);
-	va_end(ap);
-	if (write(1, b, n) < 0)
-		_exit(99);
-}
-static const char *yesno(int c) { return c ? "yes" : "no"; }
 static const char *ename(int e)
 {
 	return e == 0 ? "" : e == ECHILD ? "ECHILD" : e == EINVAL ? "EINVAL" : e == EINTR ? "EINTR" : "E?";

@@ -13,19 +13,9 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#pragma GCC diagnostic ignored "-Winfinite-recursion"
 
-static void say(const char *fmt, ...)
-{
-	char b[512];
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(b, sizeof b, fmt, ap);
-	va_end(ap);
-	if (write(1, b, n) < 0)
-		_exit(99);
-}
-static const char *yesno(int c) { return c ? "yes" : "no"; }
+#include "guest.h"
+#pragma GCC diagnostic ignored "-Winfinite-recursion"
 
 #define ALT_SIZE (64 * 1024)
 static char *alt;

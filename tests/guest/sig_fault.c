@@ -14,19 +14,9 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#pragma GCC diagnostic ignored "-Warray-bounds"
 
-static void say(const char *fmt, ...)
-{
-	char b[512];
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(b, sizeof b, fmt, ap);
-	va_end(ap);
-	if (write(1, b, n) < 0)
-		_exit(99);
-}
-static const char *yesno(int c) { return c ? "yes" : "no"; }
+#include "guest.h"
+#pragma GCC diagnostic ignored "-Warray-bounds"
 
 static sigjmp_buf jb;
 static volatile int f_sig, f_code;

@@ -12,17 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static void say(const char *fmt, ...)
-{
-	char b[512];
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(b, sizeof b, fmt, ap);
-	va_end(ap);
-	if (write(1, b, n) < 0)
-		_exit(99);
-}
-static const char *yesno(int c) { return c ? "yes" : "no"; }
+#include "guest.h"
 
 static volatile sig_atomic_t hits, depth, maxdepth;
 static char log_[256];

@@ -22,16 +22,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
-static void say(const char *fmt, ...)
-{
-	char b[512];
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(b, sizeof b, fmt, ap);
-	va_end(ap);
-	if (write(1, b, n) < 0)
-		_exit(99);
-}
+#include "guest.h"
 
 /* registers captured by the asm blocks (globals: addressed rip-relative, no register needed) */
 long r_rax, r_rbx, r_rdx, r_rsi, r_rdi, r_rbp, r_r8, r_r9, r_r10, r_r12, r_r13, r_r14, r_r15, r_rsp;
@@ -145,8 +136,6 @@ static void marked_kill(long pid)
 		: "rax", "rbx", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15",
 		  "memory", "cc");
 }
-
-static const char *yesno(int c) { return c ? "yes" : "no"; }
 
 static int check(const char *name, long got_v, long want)
 {

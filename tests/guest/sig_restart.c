@@ -18,16 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static void say(const char *fmt, ...)
-{
-	char b[512];
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(b, sizeof b, fmt, ap);
-	va_end(ap);
-	if (write(1, b, n) < 0)
-		_exit(99);
-}
+#include "guest.h"
 
 static const char *ename(int e)
 {

@@ -1,0 +1,35 @@
+/* Helpers shared by the process and signal test guests (tests/guest/proc_*.c, sig_*.c). */
+#ifndef PVX_TEST_GUEST_H
+#define PVX_TEST_GUEST_H
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* printf straight to fd 1 with one write(): no stdio buffer to duplicate across fork. */
+static __attribute__((unused, format(printf, 1, 2))) void say(const char *fmt, ...)
+{
+	char b[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(b, sizeof b, fmt, ap);
+	va_end(ap);
+	if (write(1, b, n) < 0)
+		_exit(99);
+}
+
+static __attribute__((unused)) const char *yesno(int c) { return c ? "yes" : "no"; }
+
+/* The child's exit code, or 128+signal, as a shell reports it. */
+static __attribute__((unused)) int wait_child(pid_t c)
+{
+	int st;
+	while (waitpid(c, &st, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+#endif
