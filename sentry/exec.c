@@ -63,14 +63,14 @@ static void exec_reset(struct task *t)
 		}
 	}
 	for (int i = 0; i < 64; i++) {
-		struct sigaction_rec *sa = &t->sigactions[i];
+		struct sigaction_rec *sa = &t->proc->sigactions[i];
 		if (sa->handler != (uint64_t)SIG_IGN)
 			memset(sa, 0, sizeof(*sa));
 	}
 	t->clear_child_tid = 0;
 	t->robust_list = 0;
 	t->altstack_sp = t->altstack_size = 0;	/* execve(2): "the alternate signal stack is not preserved" */
-	t->execed = true;
+	t->proc->execed = true;
 }
 
 /* Keep argv for /proc/PID/cmdline. */
@@ -80,12 +80,12 @@ static void set_cmdline(struct task *t, char *const argv[])
 
 	for (size_t i = 0; argv[i]; i++)
 		len += strlen(argv[i]) + 1;
-	free(t->cmdline);
-	t->cmdline = malloc(len + 1);
-	t->cmdline_len = t->cmdline ? len : 0;
-	for (size_t i = 0, at = 0; t->cmdline && argv[i]; i++) {
+	free(t->proc->cmdline);
+	t->proc->cmdline = malloc(len + 1);
+	t->proc->cmdline_len = t->proc->cmdline ? len : 0;
+	for (size_t i = 0, at = 0; t->proc->cmdline && argv[i]; i++) {
 		size_t n = strlen(argv[i]) + 1;
-		memcpy(t->cmdline + at, argv[i], n);
+		memcpy(t->proc->cmdline + at, argv[i], n);
 		at += n;
 	}
 }
@@ -106,8 +106,9 @@ static long exec_elf(struct task *t, int fd, const char *path, char *const argv[
 			*why = ei->why;
 		return r;
 	}
-	struct addr_space *old_as = t->as, *as;
-	struct mm old_mm = t->mm;
+	struct addr_space *old_as = t->proc->as, *as;
+	struct platform_ctx *old_ctx = t->ctx;
+	struct mm old_mm = *t->mm;
 	struct pvx_regs old_regs = t->regs;
 	r = sandbox.platform->as_new(&as);
 	if (r < 0) {
@@ -115,24 +116,30 @@ static long exec_elf(struct task *t, int fd, const char *path, char *const argv[
 			*why = "cannot start the stub process";
 		return r;
 	}
-	t->as = as;
-	r = mm_init(&t->mm, as);
+	t->proc->as = as;
+	t->ctx = as->ctxs;	/* its first context, owned by this thread */
+	r = mm_init(t->mm, as);
 	if (!r)
 		r = elf_load(t, fd, ei, argv, envp, path);
 	if (r < 0) {
-		mm_release(&t->mm);
+		mm_release(t->mm);
 		as->ops->as_release(as);
-		t->as = old_as;
-		t->mm = old_mm;
+		t->proc->as = old_as;
+		t->ctx = old_ctx;
+		*t->mm = old_mm;
 		t->regs = old_regs;
 		return r;
 	}
 	if (old_as)
 		old_as->ops->as_release(old_as);
 	mm_release(&old_mm);
-	free(t->exe);
-	t->exe = path_of_fd(fd, exe, sizeof(exe)) >= 0 ? strdup(exe) : NULL;
+	free(t->proc->exe);
+	t->proc->exe = path_of_fd(fd, exe, sizeof(exe)) >= 0 ? strdup(exe) : NULL;
 	set_cmdline(t, argv);
+	const char *base = strrchr(path, '/');
+	/* __set_task_comm at exec: the file name, cut to 15 bytes. */
+	strncpy(t->comm, base ? base + 1 : path, sizeof(t->comm) - 1);
+	t->comm[sizeof(t->comm) - 1] = 0;
 	exec_reset(t);
 	return 0;
 }

@@ -3,14 +3,16 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 
 #include "pvx/kernel.h"
 #include "pvx/log.h"
+#include "pvx/mm.h"
 #include "sentry/platform/platform.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t changed = PTHREAD_COND_INITIALIZER;
-static struct task *tasks[PVX_MAX_TASKS];	/* by pid - 1 */
+static pthread_cond_t changed;	/* on CLOCK_MONOTONIC: see sentry_timedwait */
+static struct task *tasks[PVX_MAX_TASKS];	/* by tid - 1 */
 static int threads;		/* task threads still running */
 static int init_status = -1;	/* wait status of pid 1 once it exited */
 static int live_hint;		/* == threads, readable without the lock */
@@ -30,9 +32,29 @@ void sentry_unlock(void)
 	pthread_mutex_unlock(&lock);
 }
 
+__attribute__((constructor)) static void init_changed(void)
+{
+	pthread_condattr_t attr;
+
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&changed, &attr);
+	pthread_condattr_destroy(&attr);
+}
+
 void sentry_wait(void)
 {
 	pthread_cond_wait(&changed, &lock);
+}
+
+void sentry_timedwait(uint64_t until_ns)
+{
+	if (!until_ns) {
+		sentry_wait();
+		return;
+	}
+	struct timespec ts = { (time_t)(until_ns / 1000000000ULL), (long)(until_ns % 1000000000ULL) };
+	pthread_cond_timedwait(&changed, &lock, &ts);
 }
 
 pthread_mutex_t *sentry_mutex(void)
@@ -61,13 +83,55 @@ struct task *task_new(void)
 		struct task *t = calloc(1, sizeof(*t));
 		if (!t)
 			return NULL;
-		t->pid = t->tid = t->pgid = t->sid = i + 1;
-		t->cwd_fd = -1;
+		t->pid = t->tid = i + 1;
 		t->state = TASK_STARTING;
 		tasks[i] = t;
 		return t;
 	}
 	return NULL;
+}
+
+struct process *process_new(struct task *leader)
+{
+	struct process *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->pid = p->pgid = p->sid = leader->tid;
+	p->leader = leader;
+	p->nr_threads = 1;
+	p->cwd_fd = -1;
+	leader->pid = p->pid;
+	leader->proc = p;
+	leader->mm = &p->mm;
+	return p;
+}
+
+void thread_attach(struct task *t, struct process *p)
+{
+	t->proc = p;
+	t->pid = p->pid;
+	t->mm = &p->mm;
+	t->files = p->files;
+	p->nr_threads++;
+}
+
+void process_exit_group(struct task *t, int status)
+{
+	struct process *p = t->proc;
+
+	if (!p->group_exit) {
+		p->group_exit = true;
+		p->exit_status = status;
+	}
+	for (struct task *o = task_next(NULL); o; o = task_next(o)) {
+		if (o->proc != p || o->state == TASK_ZOMBIE)
+			continue;
+		o->exiting = true;
+		if (o != t)
+			task_interrupt(o, false);
+	}
+	sentry_wake_all();
 }
 
 struct task *task_find(int pid)
@@ -77,7 +141,7 @@ struct task *task_find(int pid)
 
 struct task *task_next(struct task *prev)
 {
-	for (int i = prev ? prev->pid : 0; i < PVX_MAX_TASKS; i++)
+	for (int i = prev ? prev->tid : 0; i < PVX_MAX_TASKS; i++)
 		if (tasks[i])
 			return tasks[i];
 	return NULL;
@@ -126,17 +190,23 @@ long task_start(struct task *t, void *(*fn)(void *))
  */
 void task_interrupt(struct task *t, bool kill_stub)
 {
-	if (t->as)
-		kill(t->as->pid, kill_stub ? SIGKILL : PVX_SIG_INTERRUPT);
+	if (kill_stub && t->proc->as)
+		kill(t->proc->as->pid, SIGKILL);
+	else if (t->state == TASK_LIVE)
+		ctx_kick(t->ctx, PVX_SIG_INTERRUPT);
 	if (t->state == TASK_LIVE)
 		pthread_kill(t->thread, PVX_SIG_INTERRUPT);
 }
 
+/* Free a task; with the leader goes its process. */
 void task_free(struct task *t)
 {
-	tasks[t->pid - 1] = NULL;
-	free(t->exe);
-	free(t->cmdline);
+	tasks[t->tid - 1] = NULL;
+	if (t->proc && t->proc->leader == t) {
+		free(t->proc->exe);
+		free(t->proc->cmdline);
+		free(t->proc);
+	}
 	free(t);
 }
 
@@ -144,64 +214,103 @@ void task_free(struct task *t)
 static void kill_all_but(struct task *init)
 {
 	for (struct task *o = task_next(NULL); o; o = task_next(o)) {
-		if (o == init || o->state == TASK_ZOMBIE)
+		if (o->proc == init->proc || o->state == TASK_ZOMBIE)
 			continue;
 		o->exiting = true;
 		o->exit_status = SIGKILL;
+		if (!o->proc->group_exit) {
+			o->proc->group_exit = true;
+			o->proc->exit_status = SIGKILL;
+		}
 		task_interrupt(o, true);
 	}
 }
 
 void vfork_release(struct task *t)
 {
-	struct task *p = task_find(t->vfork_parent);
+	struct task *p = task_find(t->proc->vfork_parent);
 
 	if (p && p->in_vfork) {
 		p->in_vfork = false;
 		sentry_wake_all();
 	}
-	t->vfork_parent = 0;
+	t->proc->vfork_parent = 0;
+}
+
+/*
+ * A thread is done with guest code. clear_child_tid: "when the thread
+ * exits, zero at that address and wake one futex waiter" (set_tid_address).
+ */
+static void thread_exit(struct task *t)
+{
+	struct process *p = t->proc;
+
+	if (t->clear_child_tid && p->nr_threads > 1 && p->as) {
+		uint32_t zero = 0;
+		if (!copy_to_guest(t->mm, t->clear_child_tid, &zero, sizeof(zero)))
+			futex_wake(t->mm, t->clear_child_tid, 1);
+	}
+	t->clear_child_tid = 0;
+	p->nr_threads--;
+	if (t->ctx && p->as && p->as->ops->ctx_release)
+		p->as->ops->ctx_release(t->ctx);
+	t->ctx = NULL;
+	sentry_wake_all();
 }
 
 void task_exit(struct task *t)
 {
-	const struct platform_ops *ops = t->as ? t->as->ops : NULL;
+	struct process *pr = t->proc;
+
+	thread_exit(t);
+	if (pr->leader != t) {
+		task_free(t);
+		threads--;
+		__atomic_store_n(&live_hint, threads, __ATOMIC_RELAXED);
+		return;
+	}
+	/* The leader stays until its threads are gone: then the process exits. */
+	while (pr->nr_threads > 0)
+		sentry_wait();
+	if (pr->group_exit)
+		t->exit_status = pr->exit_status;
+	const struct platform_ops *ops = pr->as ? pr->as->ops : NULL;
 
 	if (ops)
-		ops->as_release(t->as);
-	t->as = NULL;
-	mm_release(&t->mm);
-	if (t->files) {
-		fdtable_release(t->files);
-		free(t->files);
-		t->files = NULL;
+		ops->as_release(pr->as);
+	pr->as = NULL;
+	mm_release(t->mm);
+	if (pr->files) {
+		fdtable_release(pr->files);
+		free(pr->files);
+		pr->files = t->files = NULL;
 	}
-	if (t->cwd_fd >= 0)
-		close(t->cwd_fd);
-	t->cwd_fd = -1;
+	if (pr->cwd_fd >= 0)
+		close(pr->cwd_fd);
+	pr->cwd_fd = -1;
 	t->state = TASK_ZOMBIE;
 	vfork_release(t);
-	struct task *parent = task_find(t->ppid);
+	struct task *parent = task_find(t->proc->ppid);
 	bool autoreap = false;
 	if (parent && parent->state != TASK_ZOMBIE) {
 		int st = t->exit_status;
 		struct sig_info info = { WIFEXITED(st) ? CLD_EXITED : CLD_KILLED, t->pid,
 					 WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st), 0 };
-		const struct sigaction_rec *sa = &parent->sigactions[SIGCHLD - 1];
+		const struct sigaction_rec *sa = &parent->proc->sigactions[SIGCHLD - 1];
 		/* wait(2): SIGCHLD set to SIG_IGN or SA_NOCLDWAIT: "children ... do not become zombies". */
 		autoreap = sa->handler == (uint64_t)SIG_IGN || (sa->flags & SA_NOCLDWAIT);
-		signal_queue(parent, SIGCHLD, &info);
+		signal_queue_process(parent->proc, SIGCHLD, &info);
 	}
 	/* Orphans go to init, as on Linux (no subreapers here). */
 	for (struct task *c = task_next(NULL); c; c = task_next(c))
-		if (c->ppid == t->pid)
-			c->ppid = 1;
+		if (c->proc && c->proc->ppid == t->pid)
+			c->proc->ppid = 1;
 	if (t->pid == 1) {
 		init_status = t->exit_status;
 		kill_all_but(t);
 	}
 	/* Once init is gone nobody will wait: reap at once (init itself stays for its status). */
-	if (t->pid != 1 && (init_status >= 0 || !task_find(t->ppid) || autoreap))
+	if (t->pid != 1 && (init_status >= 0 || !task_find(t->proc->ppid) || autoreap))
 		task_free(t);
 	threads--;
 	__atomic_store_n(&live_hint, threads, __ATOMIC_RELAXED);

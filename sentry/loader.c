@@ -219,7 +219,7 @@ static long build_stack(struct task *t, const struct elf_info *ei, uint64_t bias
 	uint64_t rsp = push_bytes(&s, vec, vbytes);
 	if (!rsp)
 		goto out;
-	err = copy_to_guest(&t->mm, rsp, s.buf + s.size - s.used, s.used);
+	err = copy_to_guest(t->mm, rsp, s.buf + s.size - s.used, s.used);
 	if (!err)
 		err = (long)rsp;
 out:
@@ -252,16 +252,16 @@ long elf_load(struct task *t, int fd, const struct elf_info *ei, char *const arg
 		const Elf64_Phdr *p = &ei->ph[i];
 		if (p->p_type != PT_LOAD)
 			continue;
-		r = map_segment(&t->mm, fd, p, bias);
+		r = map_segment(t->mm, fd, p, bias);
 		if (r < 0) {
 			pr_err("cannot map segment %d at %#lx: %s", i, bias + p->p_vaddr, strerror((int)-r));
 			return r;
 		}
 		brk = MAX(brk, bias + p->p_vaddr + p->p_memsz);
 	}
-	t->mm.brk_start = t->mm.brk_cur = PAGE_ALIGN_UP(brk);
+	t->mm->brk_start = t->mm->brk_cur = PAGE_ALIGN_UP(brk);
 
-	r = mm_mmap(&t->mm, PVX_STACK_TOP - PVX_STACK_SIZE, PVX_STACK_SIZE, PROT_READ | PROT_WRITE,
+	r = mm_mmap(t->mm, PVX_STACK_TOP - PVX_STACK_SIZE, PVX_STACK_SIZE, PROT_READ | PROT_WRITE,
 		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_STACK, -1, 0);
 	if (r < 0)
 		return r;

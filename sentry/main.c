@@ -216,17 +216,27 @@ static int cmd_run(int argc, char **argv)
 	sandbox.uid = getuid();
 	sandbox.gid = getgid();
 
+	/* execve(2) keeps ignored dispositions: the first guest inherits pvx's. */
+	uint64_t ignored = 0;
+	for (int sig = 1; sig <= 64; sig++) {
+		struct sigaction old;
+		if (sig != SIGKILL && sig != SIGSTOP && sigaction(sig, NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+			ignored |= 1UL << (sig - 1);
+	}
 	signal(SIGPIPE, SIG_IGN);	/* a guest writing to a closed pipe gets EPIPE/SIGPIPE itself */
 	sentry_lock();
 	struct task *init = task_new();
-	if (!init)
+	if (!init || !process_new(init))
 		return 1;
-	init->files = calloc(1, sizeof(*init->files));
+	for (int sig = 1; sig <= 64; sig++)
+		if (ignored & (1UL << (sig - 1)))
+			init->proc->sigactions[sig - 1].handler = (uint64_t)SIG_IGN;
+	init->files = init->proc->files = calloc(1, sizeof(*init->files));
 	if (!init->files || setup_stdio(init->files) < 0)
 		return 1;
-	init->umask = initial_umask;
-	init->cwd_fd = initial_cwd();
-	if (init->cwd_fd < 0)
+	init->proc->umask = initial_umask;
+	init->proc->cwd_fd = initial_cwd();
+	if (init->proc->cwd_fd < 0)
 		return 1;
 
 	char found[PVX_PATH_MAX];

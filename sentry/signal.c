@@ -9,16 +9,19 @@
  * at a syscall boundary, or right after a fault. A task sleeping in the
  * sentry (wait4, sigsuspend, a pipe read) is woken and its call returns
  * -ERESTARTSYS, which becomes EINTR or a restart as SA_RESTART says. The
- * guest's FPU state is not saved in the frame (fpstate is NULL): at a
- * syscall boundary the psABI already treats vector registers as clobbered.
+ * guest's FPU/SSE/AVX state goes into the frame (below it, 64-byte
+ * aligned, in the XSAVE signal-frame format) and rt_sigreturn loads it
+ * back, so a handler that interrupts floating-point code does not clobber it.
  */
 #include <signal.h>
 #include <string.h>
 
 #include "pvx/kernel.h"
 #include "pvx/log.h"
+#include "pvx/mm.h"
 #include "pvx/sigframe.h"
 #include "pvx/task.h"
+#include "sentry/platform/platform.h"
 
 #define SA_RESTORER_ 0x04000000UL
 #define BIT(sig) (1UL << ((sig) - 1))
@@ -36,37 +39,80 @@ static bool default_stop(int sig)
 }
 
 /* sig_ignored(): a signal whose action is to be ignored is dropped when sent. */
-static bool ignored(const struct task *t, int sig)
+static bool ignored(const struct process *p, uint64_t mask, int sig)
 {
-	uint64_t h = t->sigactions[sig - 1].handler;
+	uint64_t h = p->sigactions[sig - 1].handler;
 
-	if (sig == SIGKILL || (t->sigmask & BIT(sig)))
+	if (sig == SIGKILL || (mask & BIT(sig)))
 		return false;
 	return h == (uint64_t)SIG_IGN || (h == (uint64_t)SIG_DFL && (default_ignore(sig) || default_stop(sig)));
 }
 
+/* SIGKILL ends every thread of the process at once (the stub too). */
+static void sigkill(struct process *p)
+{
+	for (struct task *o = task_next(NULL); o; o = task_next(o)) {
+		if (o->proc != p || o->state == TASK_ZOMBIE)
+			continue;
+		o->exiting = true;
+		o->exit_status = SIGKILL;
+		task_interrupt(o, true);
+	}
+	if (!p->group_exit) {
+		p->group_exit = true;
+		p->exit_status = SIGKILL;
+	}
+	sentry_wake_all();	/* out of pause, sigsuspend, wait4 */
+}
+
 void signal_queue(struct task *target, int sig, const struct sig_info *info)
 {
-	if (sig < 1 || sig > 64 || target->state == TASK_ZOMBIE || ignored(target, sig))
+	if (sig < 1 || sig > 64 || target->state == TASK_ZOMBIE || ignored(target->proc, target->sigmask, sig))
 		return;
-	target->sigpending |= BIT(sig);
-	target->siginfo[sig - 1] = info ? *info : (struct sig_info){ SI_USER, 0, 0, 0 };
 	if (sig == SIGKILL) {
-		target->exiting = true;
-		target->exit_status = SIGKILL;
-		task_interrupt(target, true);
-		sentry_wake_all();	/* out of pause, sigsuspend, wait4 */
+		sigkill(target->proc);
 		return;
 	}
+	target->sigpending |= BIT(sig);
+	target->siginfo[sig - 1] = info ? *info : (struct sig_info){ SI_USER, 0, 0, 0 };
 	if (!(target->sigmask & BIT(sig))) {
 		sentry_wake_all();
 		task_interrupt(target, false);
 	}
 }
 
+/*
+ * A signal for the process: pending for all its threads; the first one
+ * that does not block it takes it (complete_signal(): the main thread if it
+ * can, else any other).
+ */
+void signal_queue_process(struct process *p, int sig, const struct sig_info *info)
+{
+	struct task *leader = p->leader;
+
+	if (sig < 1 || sig > 64 || leader->state == TASK_ZOMBIE || ignored(p, leader->sigmask, sig))
+		return;
+	if (sig == SIGKILL) {
+		sigkill(p);
+		return;
+	}
+	p->sigpending |= BIT(sig);
+	p->siginfo[sig - 1] = info ? *info : (struct sig_info){ SI_USER, 0, 0, 0 };
+	struct task *to = NULL;
+	if (!leader->exiting && !(leader->sigmask & BIT(sig)))
+		to = leader;
+	for (struct task *o = task_next(NULL); o && !to; o = task_next(o))
+		if (o->proc == p && o->state == TASK_LIVE && !o->exiting && !(o->sigmask & BIT(sig)))
+			to = o;
+	if (to) {
+		sentry_wake_all();
+		task_interrupt(to, false);
+	}
+}
+
 bool signal_pending(struct task *t)
 {
-	return t->exiting || (t->sigpending & ~t->sigmask);
+	return t->exiting || ((t->sigpending | t->proc->sigpending) & ~t->sigmask);
 }
 
 struct rt_sigframe {
@@ -76,6 +122,7 @@ struct rt_sigframe {
 };
 _Static_assert(offsetof(struct rt_sigframe, info) == 8 + 304, "rt_sigframe ABI");
 
+#define UC_FP_XSTATE 0x1
 #define UC_SIGCONTEXT_SS 0x2
 #define UC_STRICT_RESTORE_SS 0x4
 
@@ -85,21 +132,31 @@ static bool on_altstack(const struct task *t, uint64_t sp)
 }
 
 /* Build the frame for sig and point the registers at the handler (setup_rt_frame). */
-static long push_frame(struct task *t, int sig, const struct sigaction_rec *sa, uint64_t old_mask)
+static long push_frame(struct task *t, int sig, const struct sig_info *si, const struct sigaction_rec *sa,
+		       uint64_t old_mask)
 {
 	struct pvx_regs *r = &t->regs;
-	const struct sig_info *si = &t->siginfo[sig - 1];
+	const struct platform_ops *ops = t->proc->as->ops;
+	static __thread char fpbuf[K_FPSTATE_MAX] __attribute__((aligned(64)));
 	struct rt_sigframe f;
 	uint64_t sp = r->rsp - 128;	/* the red zone */
+	uint64_t fpstate = 0;
+	long fplen = ops->fpu_get ? ops->fpu_get(t->ctx, fpbuf, sizeof(fpbuf)) : 0;
 
 	if ((sa->flags & SA_ONSTACK) && t->altstack_size && !(t->altstack_flags & SS_DISABLE) &&
 	    !on_altstack(t, r->rsp))
 		sp = t->altstack_sp + t->altstack_size;
+	if (fplen > 0) {	/* get_sigframe(): the FPU image first, 64-byte aligned */
+		sp = (sp - (uint64_t)fplen) & ~63UL;
+		fpstate = sp;
+		if (copy_to_guest(t->mm, fpstate, fpbuf, (size_t)fplen))
+			return -EFAULT;
+	}
 	sp = ((sp - sizeof(f)) & ~15UL) - 8;	/* rsp+8 16-aligned at handler entry, as after a call */
 
 	memset(&f, 0, sizeof(f));
 	f.pretcode = sa->restorer;
-	f.uc.flags = UC_SIGCONTEXT_SS | UC_STRICT_RESTORE_SS;
+	f.uc.flags = UC_SIGCONTEXT_SS | UC_STRICT_RESTORE_SS | (fplen > K_FXSAVE_SIZE ? UC_FP_XSTATE : 0);
 	f.uc.ss_sp = t->altstack_sp;
 	f.uc.ss_size = t->altstack_size;
 	f.uc.ss_flags = t->altstack_size ? (on_altstack(t, r->rsp) ? SS_ONSTACK : 0) : SS_DISABLE;
@@ -112,6 +169,7 @@ static long push_frame(struct task *t, int sig, const struct sigaction_rec *sa, 
 	c->cs = (uint16_t)r->cs, c->ss = (uint16_t)r->ss;
 	c->oldmask = old_mask;
 	c->cr2 = si->addr;
+	c->fpstate = fpstate;
 	f.uc.sigmask = old_mask;
 	f.info.signo = sig;
 	f.info.code = si->code;
@@ -119,9 +177,27 @@ static long push_frame(struct task *t, int sig, const struct sigaction_rec *sa, 
 		f.info.addr = si->addr;
 	else
 		f.info.kill.pid = si->pid, f.info.kill.uid = sandbox.uid, f.info.kill.status = si->status;
-	if (copy_to_guest(&t->mm, sp, &f, sizeof(f)))
+	if (copy_to_guest(t->mm, sp, &f, sizeof(f)))
 		return -EFAULT;
 
+	/* fpu__clear_user_states(): the handler starts from the init FPU state. */
+	if (fplen > 0) {
+		size_t keep = fplen > K_FXSAVE_SIZE ? (size_t)fplen : 0;
+		char sw[sizeof(struct k_fpx_sw_bytes)], magic2[4];
+		memcpy(sw, fpbuf + K_FPX_SW_BYTES_OFFSET, sizeof(sw));
+		if (keep)
+			memcpy(magic2, fpbuf + keep - 4, 4);
+		memset(fpbuf, 0, (size_t)fplen);	/* XSTATE_BV 0: every component in its init state */
+		uint16_t fcw = 0x37f;
+		uint32_t mxcsr = 0x1f80;
+		memcpy(fpbuf + 0, &fcw, sizeof(fcw));
+		memcpy(fpbuf + 24, &mxcsr, sizeof(mxcsr));
+		memcpy(fpbuf + K_FPX_SW_BYTES_OFFSET, sw, sizeof(sw));
+		if (keep)
+			memcpy(fpbuf + keep - 4, magic2, 4);
+		if (ops->fpu_set(t->ctx, fpbuf, (size_t)fplen) < 0)
+			pr_debug("could not reset the FPU state for a handler");
+	}
 	r->rsp = sp;
 	r->rip = sa->handler;
 	r->rdi = (uint64_t)sig;
@@ -134,7 +210,7 @@ static long push_frame(struct task *t, int sig, const struct sigaction_rec *sa, 
 /* Lowest pending signal not blocked; synchronous faults first, as Linux does. */
 static int next_signal(struct task *t)
 {
-	uint64_t ready = t->sigpending & ~t->sigmask;
+	uint64_t ready = (t->sigpending | t->proc->sigpending) & ~t->sigmask;
 	static const int sync[] = { SIGSEGV, SIGBUS, SIGILL, SIGTRAP, SIGFPE, SIGSYS };
 
 	for (size_t i = 0; i < ARRAY_SIZE(sync); i++)
@@ -149,14 +225,21 @@ void signal_deliver(struct task *t, long *ret)
 	int sig;
 
 	while (!t->exiting && (sig = next_signal(t))) {
-		struct sigaction_rec *sa = &t->sigactions[sig - 1];
-		t->sigpending &= ~BIT(sig);
+		struct sigaction_rec *sa = &t->proc->sigactions[sig - 1];
+		struct sig_info si;
+		/* Thread-directed first, as dequeue_signal() does. */
+		if (t->sigpending & BIT(sig)) {
+			t->sigpending &= ~BIT(sig);
+			si = t->siginfo[sig - 1];
+		} else {
+			t->proc->sigpending &= ~BIT(sig);
+			si = t->proc->siginfo[sig - 1];
+		}
 		if (sa->handler == (uint64_t)SIG_IGN || (sa->handler == (uint64_t)SIG_DFL &&
 							 (default_ignore(sig) || default_stop(sig))))
 			continue;	/* stopping needs job control, which pvx does not have */
 		if (sa->handler == (uint64_t)SIG_DFL || sig == SIGKILL) {
-			t->exiting = true;
-			t->exit_status = sig;
+			process_exit_group(t, sig);	/* a fatal signal kills the whole process */
 			return;
 		}
 		/* A syscall cut short by a signal: restart it only with SA_RESTART (signal(7)). */
@@ -172,10 +255,9 @@ void signal_deliver(struct task *t, long *ret)
 			t->regs.rax = (uint64_t)*ret;
 		uint64_t old_mask = t->has_saved_mask ? t->saved_mask : t->sigmask;
 		t->has_saved_mask = false;
-		if (!(sa->flags & SA_RESTORER_) || push_frame(t, sig, sa, old_mask) < 0) {
-			/* force_sigsegv(): a frame that cannot be built kills the task. */
-			t->exiting = true;
-			t->exit_status = SIGSEGV;
+		if (!(sa->flags & SA_RESTORER_) || push_frame(t, sig, &si, sa, old_mask) < 0) {
+			/* force_sigsegv(): a frame that cannot be built kills the process. */
+			process_exit_group(t, SIGSEGV);
 			return;
 		}
 		t->sigmask |= sa->mask | ((sa->flags & SA_NODEFER) ? 0 : BIT(sig));
@@ -203,15 +285,45 @@ void signal_deliver(struct task *t, long *ret)
 	}
 }
 
+/*
+ * rt_sigreturn's FPU part (fpu__restore_sig): load the image the frame
+ * points at. A bare FXSAVE image (no xstate magic) replaces the legacy
+ * part only. Returns false for an unreadable or unloadable image.
+ */
+static bool restore_fpstate(struct task *t, uint64_t fpstate)
+{
+	const struct platform_ops *ops = t->proc->as->ops;
+	static __thread char buf[K_FPSTATE_MAX] __attribute__((aligned(64)));
+	size_t n;
+
+	if (!fpstate || !ops->fpu_set)
+		return true;
+	if (copy_from_guest(t->mm, buf, fpstate, K_FXSAVE_SIZE))
+		return false;
+	const struct k_fpx_sw_bytes *sw = (const void *)(buf + K_FPX_SW_BYTES_OFFSET);
+	n = K_FXSAVE_SIZE;
+	if (sw->magic1 == K_FP_XSTATE_MAGIC1 && sw->extended_size <= sizeof(buf) && sw->extended_size > n &&
+	    !copy_from_guest(t->mm, buf + n, fpstate + n, sw->extended_size - n))
+		n = k_fpstate_size(buf, sw->extended_size);
+	if (n == K_FXSAVE_SIZE) {
+		static __thread char cur[K_FPSTATE_MAX] __attribute__((aligned(64)));
+		long m = ops->fpu_get(t->ctx, cur, sizeof(cur));
+		if (m > K_FXSAVE_SIZE) {
+			memcpy(cur, buf, K_FPX_SW_BYTES_OFFSET);	/* keep its software bytes */
+			return ops->fpu_set(t->ctx, cur, (size_t)m) == 0;
+		}
+	}
+	return ops->fpu_set(t->ctx, buf, n) == 0;
+}
+
 long signal_return(struct task *t)
 {
 	struct k_ucontext uc;
 	struct pvx_regs *r = &t->regs;
 
 	/* The handler's "ret" popped pretcode: the ucontext is at rsp. */
-	if (copy_from_guest(&t->mm, &uc, r->rsp, sizeof(uc))) {
-		t->exiting = true;
-		t->exit_status = SIGSEGV;
+	if (copy_from_guest(t->mm, &uc, r->rsp, sizeof(uc))) {
+		process_exit_group(t, SIGSEGV);
 		return 0;
 	}
 	const struct k_sigcontext *c = &uc.mc;
@@ -223,5 +335,9 @@ long signal_return(struct task *t)
 	r->eflags = (r->eflags & ~0x40dd5UL) | (c->eflags & 0x40dd5UL);
 	r->orig_rax = (uint64_t)-1;
 	t->sigmask = uc.sigmask & ~UNBLOCKABLE;
+	if (!restore_fpstate(t, c->fpstate)) {
+		process_exit_group(t, SIGSEGV);	/* "badframe": force_sig(SIGSEGV) */
+		return 0;
+	}
 	return (long)c->rax;
 }

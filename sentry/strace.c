@@ -32,7 +32,7 @@ static void print_arg(FILE *f, struct task *t, char kind, long v)
 			fprintf(f, "%d", (int)v);
 		break;
 	case 's':
-		n = strncpy_from_guest(&t->mm, s, (uint64_t)v, sizeof(s));
+		n = strncpy_from_guest(t->mm, s, (uint64_t)v, sizeof(s));
 		if (n >= 0)
 			fprintf(f, "\"%s\"", s);
 		else if (n == -ENAMETOOLONG)

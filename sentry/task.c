@@ -47,7 +47,7 @@ static void handle_trap_signal(struct task *t, const struct pvx_trap *trap)
 	if (sig <= 0 || sig > 64 || (sig == PVX_SIG_INTERRUPT && trap->code <= 0))
 		return;	/* an interruption (task_interrupt): pending signals are delivered below */
 	if (trap->code > 0) {
-		struct sigaction_rec *sa = &t->sigactions[sig - 1];
+		struct sigaction_rec *sa = &t->proc->sigactions[sig - 1];
 		if (sa->handler == (uint64_t)SIG_IGN || (t->sigmask & (1UL << (sig - 1)))) {
 			memset(sa, 0, sizeof(*sa));
 			t->sigmask &= ~(1UL << (sig - 1));
@@ -62,9 +62,10 @@ int task_run(struct task *t)
 	struct pvx_trap trap;
 
 	while (!t->exiting) {
-		const struct platform_ops *ops = t->as->ops;	/* execve may change it */
+		const struct platform_ops *ops = t->proc->as->ops;	/* execve may change it */
+		struct platform_ctx *ctx = t->ctx;
 		sentry_unlock();
-		long r = ops->run(t->as, &t->regs, &trap);
+		long r = ops->run(ctx, &t->regs, &trap);
 		sentry_lock();
 		if (t->exiting)
 			break;	/* killed while the guest ran */
@@ -100,14 +101,31 @@ void *task_thread(void *arg)
 	struct task *t = arg;
 
 	sentry_lock();
-	if (t->fork_parent) {
+	if (t->clone_parent) {
+		/* A new thread: its context was made by the parent (syscalls/sys_process.c). */
+		struct task *parent = t->clone_parent;
+		sentry_unlock();
+		long r = t->proc->as->ops->ctx_start(t->ctx);
+		sentry_lock();
+		parent->fork_result = r;
+		parent->fork_done = true;
+		t->clone_parent = NULL;
+		t->state = TASK_LIVE;
+		sentry_wake_all();
+		if (r) {
+			t->exiting = true;
+			t->exit_status = SIGKILL;
+		}
+	} else if (t->fork_parent) {
 		/* fork: the parent sleeps in do_fork until fork_done; see syscalls/sys_process.c. */
 		struct task *parent = t->fork_parent;
-		long r = sandbox.platform->as_new(&t->as);
+		long r = sandbox.platform->as_new(&t->proc->as);
+		if (!r) {
+			t->ctx = t->proc->as->ctxs;	/* the first context, ours */
+			r = mm_init(t->mm, t->proc->as);
+		}
 		if (!r)
-			r = mm_init(&t->mm, t->as);
-		if (!r)
-			r = mm_copy(&t->mm, &parent->mm);
+			r = mm_copy(t->mm, parent->mm);
 		parent->fork_result = r;
 		parent->fork_done = true;
 		t->fork_parent = NULL;

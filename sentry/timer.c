@@ -27,15 +27,15 @@ static void *timer_thread(void *arg __unused)
 	for (;;) {
 		uint64_t now = timer_now_ns(), next = 0;
 		for (struct task *t = task_next(NULL); t; t = task_next(t)) {
-			if (!t->itimer_deadline || t->state == TASK_ZOMBIE)
-				continue;
-			if (t->itimer_deadline <= now) {
+			if (!t->proc || t->proc->leader != t || !t->proc->itimer_deadline || t->state == TASK_ZOMBIE)
+				continue;	/* one timer per process: look at leaders only */
+			if (t->proc->itimer_deadline <= now) {
 				struct sig_info info = { SI_TIMER, 0, 0, 0 };
-				t->itimer_deadline = t->itimer_interval ? now + t->itimer_interval : 0;
-				signal_queue(t, SIGALRM, &info);
+				t->proc->itimer_deadline = t->proc->itimer_interval ? now + t->proc->itimer_interval : 0;
+				signal_queue_process(t->proc, SIGALRM, &info);
 			}
-			if (t->itimer_deadline && (!next || t->itimer_deadline < next))
-				next = t->itimer_deadline;
+			if (t->proc->itimer_deadline && (!next || t->proc->itimer_deadline < next))
+				next = t->proc->itimer_deadline;
 		}
 		if (!next) {
 			pthread_cond_wait(&timer_changed, sentry_mutex());

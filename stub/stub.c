@@ -27,6 +27,15 @@ __asm__(".section .text.gadget,\"ax\",@progbits\n"
 	"stub_syscall_gadget:\n"
 	"	syscall\n"
 	"	int3\n"
+	"	.balign 16\n"
+	"stub_clone_gadget:\n"	/* STUB_CLONE_GADGET */
+	"	syscall\n"
+	"	test %rax, %rax\n"
+	"	jz 1f\n"
+	"	int3\n"
+	"1:	mov $34, %eax\n"	/* pause() until seized by the new thread's tracer */
+	"	syscall\n"
+	"	jmp 1b\n"
 	".previous\n");
 
 #define SHARED ((struct stub_shared *)STUB_SHARED_ADDR)
@@ -35,7 +44,7 @@ __asm__(".section .text.gadget,\"ax\",@progbits\n"
 enum {
 	NR_close = 3, NR_mmap = 9, NR_rt_sigaction = 13, NR_rt_sigprocmask = 14, NR_rt_sigreturn = 15,
 	NR_sigaltstack = 131, NR_prctl = 157, NR_arch_prctl = 158, NR_futex = 202, NR_capset = 126,
-	NR_exit_group = 231, NR_seccomp = 317, NR_pause = 34,
+	NR_exit_group = 231, NR_seccomp = 317, NR_pause = 34, NR_exit = 60,
 	SIGSYS_ = 31, SYS_SECCOMP_ = 1, FUTEX_WAIT_ = 0, FUTEX_WAKE_ = 1,
 	ARCH_SET_GS_ = 0x1001, ARCH_SET_FS_ = 0x1002,
 };
@@ -106,6 +115,65 @@ static void park(struct stub_shared *sh)
 	}
 }
 
+/* The region of the thread whose (alternate) stack holds addr. */
+static struct stub_shared *region_of(uint64_t addr)
+{
+	uint64_t i = (addr - STUB_SHARED_ADDR) / STUB_SHARED_SIZE;
+
+	if (addr < STUB_SHARED_ADDR || i >= STUB_MAX_THREADS)
+		die(STUB_EXIT_REGION);
+	return (struct stub_shared *)(STUB_SHARED_ADDR + i * STUB_SHARED_SIZE);
+}
+
+/*
+ * clone(flags, stack, ptid, ctid): the child pops its region off the new
+ * stack and runs stub_thread_main(region); the parent returns the tid.
+ */
+long stub_clone(unsigned long flags, uint64_t *stack, int32_t *ptid, int32_t *ctid);
+__asm__(".text\n"
+	"stub_clone:\n"
+	"	mov %rcx, %r10\n"
+	"	xor %r8d, %r8d\n"
+	"	mov $56, %eax\n"
+	"	syscall\n"
+	"	test %rax, %rax\n"
+	"	jnz 1f\n"
+	"	pop %rdi\n"
+	"	and $-16, %rsp\n"
+	"	call stub_thread_main\n"
+	"	hlt\n"
+	"1:	ret\n");
+
+static void set_altstack(struct stub_shared *sh)
+{
+	struct { uint64_t sp; int32_t flags, pad; uint64_t size; } ss = {
+		(uint64_t)sh->altstack, 0, 0, sizeof(sh->altstack) };
+	if (sys(NR_sigaltstack, &ss, 0, 0))
+		die(STUB_EXIT_ALTSTACK);
+}
+
+/* A new stub thread (a new guest thread): its altstack, no blocked signals, then the boot trap. */
+__attribute__((used, noreturn)) void stub_thread_main(struct stub_shared *sh)
+{
+	uint64_t none = 0;
+
+	set_altstack(sh);
+	sys6(NR_rt_sigprocmask, 2 /* SIG_SETMASK */, (long)&none, 0, 8, 0, 0);
+	__asm__ volatile("ud2");
+	for (;;)
+		sys(NR_exit, 0, 0, 0);
+}
+
+static long start_thread(uint64_t index)
+{
+	if (index >= STUB_MAX_THREADS)
+		return -22;	/* EINVAL */
+	struct stub_shared *child = (struct stub_shared *)(STUB_SHARED_ADDR + index * STUB_SHARED_SIZE);
+	uint64_t *sp = (uint64_t *)(child->altstack + sizeof(child->altstack));
+	*--sp = (uint64_t)child;
+	return stub_clone(STUB_THREAD_CLONE_FLAGS_TID, sp, &child->tid, &child->tid);
+}
+
 /* Report to the sentry, then run its commands until it says STUB_CMD_RUN. */
 static void serve(struct stub_shared *sh)
 {
@@ -115,6 +183,13 @@ static void serve(struct stub_shared *sh)
 			__atomic_store_n(&sh->state, STUB_RUNNING, __ATOMIC_RELAXED);
 			return;
 		}
+		if (sh->cmd == STUB_CMD_CLONE) {
+			sh->sys_ret = start_thread((uint64_t)sh->sys_args[0]);
+			continue;
+		}
+		if (sh->cmd == STUB_CMD_EXIT)
+			for (;;)
+				sys(NR_exit, 0, 0, 0);
 		sh->sys_ret = sys6(sh->sys_nr, sh->sys_args[0], sh->sys_args[1], sh->sys_args[2],
 				   sh->sys_args[3], sh->sys_args[4], sh->sys_args[5]);
 	}
@@ -123,7 +198,7 @@ static void serve(struct stub_shared *sh)
 /* Every guest syscall (SIGSYS) and fault lands here, on the shared altstack. */
 static void trap_handler(int sig, struct k_siginfo *si, struct k_ucontext *uc)
 {
-	struct stub_shared *sh = SHARED;
+	struct stub_shared *sh = region_of((uint64_t)__builtin_frame_address(0));
 	struct k_sigcontext *c = &uc->mc;
 	struct pvx_regs *r = &sh->regs;
 	uint64_t fs, gs;
@@ -171,15 +246,12 @@ static void seccomp_main(void)
 {
 	struct stub_shared *sh = SHARED;
 
-	if (sys6(NR_mmap, STUB_SHARED_ADDR, STUB_SHARED_SIZE, 3 /* RW */, 0x11 /* SHARED|FIXED */,
+	if (sys6(NR_mmap, STUB_SHARED_ADDR, STUB_SHARED_TOTAL, 3 /* RW */, 0x11 /* SHARED|FIXED */,
 		 STUB_FD_SHARED, 0) != (long)STUB_SHARED_ADDR)
 		die(STUB_EXIT_SHARED_MAP);
 	sys(NR_close, STUB_FD_SHARED, 0, 0);
 
-	struct { uint64_t sp; int32_t flags, pad; uint64_t size; } ss = {
-		(uint64_t)sh->altstack, 0, 0, sizeof(sh->altstack) };
-	if (sys(NR_sigaltstack, &ss, 0, 0))
-		die(STUB_EXIT_ALTSTACK);
+	set_altstack(sh);
 	/* Every catchable signal is a trap; the handler runs with all signals blocked. */
 	struct k_sigaction sa = { (void *)trap_handler, 0x4 | 0x08000000 | 0x04000000,
 				  stub_restorer, ~0UL };	/* SA_SIGINFO|SA_ONSTACK|SA_RESTORER */

@@ -95,7 +95,7 @@ bool path_in_proc(const char *abs)
 long path_absolute(struct task *t, int dirfd, const char *path, char *out, size_t size)
 {
 	char base[PVX_PATH_MAX];
-	int base_fd = t->cwd_fd;
+	int base_fd = t->proc->cwd_fd;
 	struct stat st;
 	long r;
 
@@ -222,7 +222,7 @@ long path_open(struct task *t, int dirfd, const char *path, int flags, int mode)
 long path_open_user(struct task *t, int dirfd, uint64_t upath, int flags, int mode)
 {
 	char path[PVX_PATH_MAX];
-	long n = strncpy_from_guest(&t->mm, path, upath, sizeof(path));
+	long n = strncpy_from_guest(t->mm, path, upath, sizeof(path));
 
 	if (n < 0)
 		return n;
@@ -268,7 +268,7 @@ long path_parent(struct task *t, int dirfd, const char *path, char *last, size_t
 long path_lookup(struct task *t, int dirfd, const char *path, int at_flags)
 {
 	if (!path[0] && (at_flags & AT_EMPTY_PATH)) {
-		int hfd = t->cwd_fd;
+		int hfd = t->proc->cwd_fd;
 		if (dirfd != AT_FDCWD) {
 			struct file *f = fd_lookup(t->files, dirfd);
 			if (!f)

@@ -62,11 +62,10 @@ static long text_fd(const char *text, size_t len)
 	return r;
 }
 
+/* The thread's name: the program's file name at exec, or prctl(PR_SET_NAME)'s. */
 static const char *comm(const struct task *p)
 {
-	const char *slash = p->exe ? strrchr(p->exe, '/') : NULL;
-
-	return slash ? slash + 1 : p->exe ? p->exe : "?";
+	return p->comm[0] ? p->comm : "?";
 }
 
 /* /proc/PID/maps: one line per VMA, as show_map_vma() prints them. */
@@ -76,12 +75,12 @@ static long gen_maps(struct task *p, char **out, size_t *len)
 
 	if (!f)
 		return -ENOMEM;
-	for (size_t i = 0; i < p->mm.vmas.n; i++) {
-		const struct vma *v = &p->mm.vmas.v[i];
+	for (size_t i = 0; i < p->mm->vmas.n; i++) {
+		const struct vma *v = &p->mm->vmas.v[i];
 		char name[PVX_PATH_MAX] = "";
 		if (v->file && !(v->flags & MAP_ANONYMOUS) && path_of_fd(v->file->fd, name, sizeof(name)) < 0)
 			name[0] = 0;
-		if (v->start >= p->mm.brk_start && v->end <= PAGE_ALIGN_UP(p->mm.brk_cur) && !v->file)
+		if (v->start >= p->mm->brk_start && v->end <= PAGE_ALIGN_UP(p->mm->brk_cur) && !v->file)
 			strcpy(name, "[heap]");
 		if (v->end == PVX_STACK_TOP)
 			strcpy(name, "[stack]");
@@ -100,10 +99,10 @@ static long gen_file(struct task *p, const char *what, char **out, size_t *len)
 	if (!strcmp(what, "/maps"))
 		return gen_maps(p, out, len);
 	if (!strcmp(what, "/cmdline")) {
-		*len = p->cmdline_len;
+		*len = p->proc->cmdline_len;
 		*out = malloc(*len + 1);
 		if (*out && *len)
-			memcpy(*out, p->cmdline, *len);
+			memcpy(*out, p->proc->cmdline, *len);
 		return *out ? 0 : -ENOMEM;
 	}
 	if (strcmp(what, "/stat") && strcmp(what, "/status"))
@@ -112,12 +111,13 @@ static long gen_file(struct task *p, const char *what, char **out, size_t *len)
 		return -ENOMEM;
 	if (!strcmp(what, "/stat"))	/* proc_pid_stat(5): the first fields; the rest 0 */
 		fprintf(f, "%d (%.15s) R %d %d %d 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 "
-			   "0 0 0 0 0 0 0 0 0 0 0\n", p->pid, comm(p), p->ppid, p->pgid, p->sid);
+			   "0 0 0 0 0 0 0 0 0 0 0\n", p->pid, comm(p), p->proc->ppid, p->proc->pgid, p->proc->sid);
 	else
 		fprintf(f, "Name:\t%.15s\nState:\tR (running)\nTgid:\t%d\nPid:\t%d\nPPid:\t%d\nUid:\t%u\t%u\t%u\t%u\n"
-			   "Gid:\t%u\t%u\t%u\t%u\nThreads:\t1\nSigPnd:\t%016lx\nSigBlk:\t%016lx\n",
-			comm(p), p->pid, p->pid, p->ppid, sandbox.uid, sandbox.uid, sandbox.uid, sandbox.uid,
-			sandbox.gid, sandbox.gid, sandbox.gid, sandbox.gid, p->sigpending, p->sigmask);
+			   "Gid:\t%u\t%u\t%u\t%u\nThreads:\t%d\nSigPnd:\t%016lx\nShdPnd:\t%016lx\nSigBlk:\t%016lx\n",
+			comm(p), p->pid, p->tid, p->proc->ppid, sandbox.uid, sandbox.uid, sandbox.uid, sandbox.uid,
+			sandbox.gid, sandbox.gid, sandbox.gid, sandbox.gid, MAX(p->proc->nr_threads, 1), p->sigpending,
+			p->proc->sigpending, p->sigmask);
 	return fclose(f) ? -ENOMEM : 0;
 }
 
@@ -177,8 +177,8 @@ static long list_root(struct task *t)
 		if (!strchr(host_files[i], '/'))
 			names[n++] = host_files[i];
 	for (struct task *p = task_next(NULL); p; p = task_next(p)) {
-		if (p->state == TASK_ZOMBIE || n >= ARRAY_SIZE(names))
-			continue;
+		if (p->state == TASK_ZOMBIE || n >= ARRAY_SIZE(names) || !p->proc || p->proc->leader != p)
+			continue;	/* processes only: threads are not listed, as on Linux */
 		snprintf(pids[p->pid - 1], sizeof(pids[0]), "%d", p->pid);
 		names[n++] = pids[p->pid - 1];
 	}
@@ -322,11 +322,11 @@ long procfs_readlink(struct task *t, const char *orig, char *buf, size_t size)
 	if (!*rest && !strncmp(rel, "/self", 5))
 		return snprintf(buf, size, "%d", t->pid);
 	if (!strcmp(rest, "/exe"))
-		return p->exe ? snprintf(buf, size, "%s", p->exe) : -ENOENT;
+		return p->proc->exe ? snprintf(buf, size, "%s", p->proc->exe) : -ENOENT;
 	if (!strcmp(rest, "/root"))
 		return snprintf(buf, size, "/");
 	if (!strcmp(rest, "/cwd"))
-		return path_of_fd(p->cwd_fd, buf, size);
+		return path_of_fd(p->proc->cwd_fd, buf, size);
 	if (!strncmp(rest, "/fd/", 4)) {
 		char *end;
 		long fd = strtol(rest + 4, &end, 10);

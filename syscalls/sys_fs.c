@@ -18,7 +18,7 @@ long sys_openat(struct task *t, const long a[6])
 {
 	int flags = (int)a[2];
 	/* open(2): "the mode of the created file is (mode & ~umask)" */
-	long hfd = path_open_user(t, (int)a[0], (uint64_t)a[1], flags, (int)(a[3] & ~(long)t->umask));
+	long hfd = path_open_user(t, (int)a[0], (uint64_t)a[1], flags, (int)(a[3] & ~(long)t->proc->umask));
 
 	if (hfd < 0)
 		return hfd;
@@ -50,7 +50,7 @@ static long put_stat(struct task *t, uint64_t ubuf, int host_fd)
 
 	if (fstat(host_fd, &st) < 0)
 		return neg_errno();
-	return copy_to_guest(&t->mm, ubuf, &st, sizeof(st));
+	return copy_to_guest(t->mm, ubuf, &st, sizeof(st));
 }
 
 /*
@@ -64,7 +64,7 @@ static long open_at_path(struct task *t, int dirfd, uint64_t upath, int at_flags
 
 	if (at_flags & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH | AT_NO_AUTOMOUNT | AT_EACCESS))
 		return -EINVAL;
-	n = strncpy_from_guest(&t->mm, path, upath, sizeof(path));
+	n = strncpy_from_guest(t->mm, path, upath, sizeof(path));
 	if (n < 0)
 		return n;
 	return path_lookup(t, dirfd, path, at_flags & (AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH));
@@ -158,13 +158,13 @@ long sys_readlinkat(struct task *t, const long a[6])
 		return -EINVAL;
 	/* The links of the guest's /proc are the sentry's to answer (syscalls/procfs.c). */
 	char path[PVX_PATH_MAX], abs[PVX_PATH_MAX];
-	long r = strncpy_from_guest(&t->mm, path, (uint64_t)a[1], sizeof(path));
+	long r = strncpy_from_guest(t->mm, path, (uint64_t)a[1], sizeof(path));
 	if (r > 0 && path_absolute(t, (int)a[0], path, abs, sizeof(abs)) == 0 && path_in_proc(abs)) {
 		r = procfs_readlink(t, abs + 5, target, sizeof(target));
 		if (r < 0)
 			return r;
 		r = MIN(r, (long)(size_t)a[3]);
-		return copy_to_guest(&t->mm, (uint64_t)a[2], target, (size_t)r) ?: r;
+		return copy_to_guest(t->mm, (uint64_t)a[2], target, (size_t)r) ?: r;
 	}
 	r = open_at_path(t, (int)a[0], (uint64_t)a[1], AT_SYMLINK_NOFOLLOW);
 	if (r < 0)
@@ -178,7 +178,7 @@ long sys_readlinkat(struct task *t, const long a[6])
 	if (n < 0)
 		return neg_errno();
 	n = MIN(n, (ssize_t)(size_t)a[3]);
-	r = copy_to_guest(&t->mm, (uint64_t)a[2], target, (size_t)n);
+	r = copy_to_guest(t->mm, (uint64_t)a[2], target, (size_t)n);
 	return r ? r : n;
 }
 
@@ -202,7 +202,7 @@ long sys_getdents64(struct task *t, const long a[6])
 	long n = syscall(SYS_getdents64, f->host_fd, buf, count);
 	if (n < 0)
 		return neg_errno();
-	long r = copy_to_guest(&t->mm, (uint64_t)a[1], buf, (size_t)n);
+	long r = copy_to_guest(t->mm, (uint64_t)a[1], buf, (size_t)n);
 	return r ? r : n;
 }
 
@@ -210,13 +210,13 @@ long sys_getdents64(struct task *t, const long a[6])
 long sys_getcwd(struct task *t, const long a[6])
 {
 	char path[PVX_PATH_MAX];
-	long n = path_of_fd(t->cwd_fd, path, sizeof(path));
+	long n = path_of_fd(t->proc->cwd_fd, path, sizeof(path));
 
 	if (n < 0)
 		return n == -EXDEV ? -ENOENT : n;
 	if ((size_t)n + 1 > (size_t)a[1])
 		return -ERANGE;
-	long r = copy_to_guest(&t->mm, (uint64_t)a[0], path, (size_t)n + 1);
+	long r = copy_to_guest(t->mm, (uint64_t)a[0], path, (size_t)n + 1);
 	return r ? r : n + 1;
 }
 
@@ -227,8 +227,8 @@ static long set_cwd(struct task *t, int hfd)
 		close(hfd);
 		return err;
 	}
-	close(t->cwd_fd);
-	t->cwd_fd = hfd;
+	close(t->proc->cwd_fd);
+	t->proc->cwd_fd = hfd;
 	return 0;
 }
 

@@ -59,7 +59,7 @@ static void parent_close(struct parent *p)
 static long get_parent(struct task *t, int dirfd, uint64_t upath, struct parent *p)
 {
 	char path[PVX_PATH_MAX];
-	long r = strncpy_from_guest(&t->mm, path, upath, sizeof(path));
+	long r = strncpy_from_guest(t->mm, path, upath, sizeof(path));
 
 	p->fd = -1;
 	if (r < 0)
@@ -79,7 +79,7 @@ static long get_parent(struct task *t, int dirfd, uint64_t upath, struct parent 
 static long get_object(struct task *t, int dirfd, uint64_t upath, int at_flags, long proc_err)
 {
 	char path[PVX_PATH_MAX], abs[PVX_PATH_MAX];
-	long r = strncpy_from_guest(&t->mm, path, upath, sizeof(path));
+	long r = strncpy_from_guest(t->mm, path, upath, sizeof(path));
 
 	if (r < 0)
 		return r;
@@ -165,7 +165,7 @@ long sys_mkdirat(struct task *t, const long a[6])
 		return r;
 	if (!sandbox.rw)
 		return create_check(&p, true);
-	return mkdirat(p.fd, p.last, (mode_t)(a[2] & 07777 & ~(long)t->umask)) < 0 ? neg_errno() : 0;
+	return mkdirat(p.fd, p.last, (mode_t)(a[2] & 07777 & ~(long)t->proc->umask)) < 0 ? neg_errno() : 0;
 }
 
 long sys_mkdir(struct task *t, const long a[6])
@@ -206,7 +206,7 @@ long sys_mknodat(struct task *t, const long a[6])
 		return r;
 	if (type != S_IFREG && type != S_IFIFO)
 		return -EPERM;
-	mode = type | (mode & 07777 & ~t->umask);
+	mode = type | (mode & 07777 & ~t->proc->umask);
 	return mknodat(p.fd, p.last, mode, 0) < 0 ? neg_errno() : 0;
 }
 
@@ -377,7 +377,7 @@ long sys_symlinkat(struct task *t, const long a[6])
 {
 	cleanup_parent struct parent p = { .fd = -1 };
 	char target[PVX_PATH_MAX];
-	long r = strncpy_from_guest(&t->mm, target, (uint64_t)a[0], sizeof(target));
+	long r = strncpy_from_guest(t->mm, target, (uint64_t)a[0], sizeof(target));
 
 	if (r < 0)
 		return r;
@@ -592,7 +592,7 @@ long sys_utimensat(struct task *t, const long a[6])
 	struct timespec ts[2];
 
 	if (a[2]) {
-		long r = copy_from_guest(&t->mm, ts, (uint64_t)a[2], sizeof(ts));
+		long r = copy_from_guest(t->mm, ts, (uint64_t)a[2], sizeof(ts));
 		if (r < 0)
 			return r;
 		if (ts[0].tv_nsec == UTIME_OMIT && ts[1].tv_nsec == UTIME_OMIT)
@@ -611,7 +611,7 @@ long sys_futimesat(struct task *t, const long a[6])
 	struct timespec ts[2];
 
 	if (a[2]) {
-		long r = copy_from_guest(&t->mm, tv, (uint64_t)a[2], sizeof(tv));
+		long r = copy_from_guest(t->mm, tv, (uint64_t)a[2], sizeof(tv));
 		if (r < 0)
 			return r;
 		for (int i = 0; i < 2; i++) {
@@ -638,7 +638,7 @@ long sys_utime(struct task *t, const long a[6])
 	struct timespec ts[2] = { 0 };
 
 	if (a[1]) {
-		long r = copy_from_guest(&t->mm, &ub, (uint64_t)a[1], sizeof(ub));
+		long r = copy_from_guest(t->mm, &ub, (uint64_t)a[1], sizeof(ub));
 		if (r < 0)
 			return r;
 		ts[0].tv_sec = ub.actime;
@@ -674,7 +674,7 @@ long sys_statx(struct task *t, const long a[6])
 	memset(&stx, 0, sizeof(stx));
 	if (syscall(SYS_statx, hfd, "", AT_EMPTY_PATH | (flags & AT_STATX_SYNC_TYPE), mask, &stx) < 0)
 		return neg_errno();
-	return copy_to_guest(&t->mm, (uint64_t)a[4], &stx, sizeof(stx));
+	return copy_to_guest(t->mm, (uint64_t)a[4], &stx, sizeof(stx));
 }
 
 /* statfs(2) results, with ST_RDONLY in f_flags for the root when it is read-only. */
@@ -686,7 +686,7 @@ static long put_statfs(struct task *t, uint64_t ubuf, int hfd, bool in_root)
 		return neg_errno();
 	if (in_root && !sandbox.rw)
 		sf.f_flags |= ST_RDONLY;
-	return copy_to_guest(&t->mm, ubuf, &sf, sizeof(sf));
+	return copy_to_guest(t->mm, ubuf, &sf, sizeof(sf));
 }
 
 /* statfs(2): "returns information about a mounted filesystem. path is the pathname of any file within the mounted filesystem." */
@@ -750,8 +750,8 @@ long sys_sync(struct task *t __unused, const long a[6] __unused)
  */
 long sys_umask(struct task *t, const long a[6])
 {
-	unsigned old = t->umask;
+	unsigned old = t->proc->umask;
 
-	t->umask = (unsigned)a[0] & 0777;
+	t->proc->umask = (unsigned)a[0] & 0777;
 	return old;
 }

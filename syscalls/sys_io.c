@@ -71,7 +71,7 @@ static struct file *io_file(struct task *t, int fd, int need)
  */
 static bool first_page_writable(struct task *t, uint64_t buf)
 {
-	const struct vma *v = vma_lookup(&t->mm.vmas, buf);
+	const struct vma *v = vma_lookup(&t->mm->vmas, buf);
 
 	return v && (v->prot & PROT_WRITE);
 }
@@ -88,7 +88,7 @@ static bool zero_copy(struct task *t)
 
 	if (forced_copy < 0)
 		forced_copy = getenv("PVX_COPY_IO") && strcmp(getenv("PVX_COPY_IO"), "0");
-	return t->as->ops->zero_copy_io && !forced_copy;
+	return t->proc->as->ops->zero_copy_io && !forced_copy;
 }
 
 static long io_in_guest_mm(struct task *t, long nr, struct file *f, uint64_t ubuf, size_t count, off_t off)
@@ -97,7 +97,7 @@ static long io_in_guest_mm(struct task *t, long nr, struct file *f, uint64_t ubu
 
 	file_get(f);
 	sentry_unlock();
-	long r = t->as->ops->as_syscall(t->as, nr, a);
+	long r = t->proc->as->ops->as_syscall(t->proc->as, nr, a);
 	sentry_lock();
 	file_put(f);
 	if (r == -EINTR && signal_pending(t))
@@ -130,7 +130,7 @@ static long do_read(struct task *t, int fd, uint64_t ubuf, size_t count, off_t o
 	 * A buffer that runs into an unmapped page: Linux copies up to it and
 	 * returns a short count, the file offset moving by what was copied.
 	 */
-	size_t copied = copy_to_guest_partial(&t->mm, ubuf, buf, (size_t)n);
+	size_t copied = copy_to_guest_partial(t->mm, ubuf, buf, (size_t)n);
 	if (copied < (size_t)n && !positional)
 		lseek(f->host_fd, (off_t)copied - n, SEEK_CUR);
 	return copied || !n ? (long)copied : -EFAULT;
@@ -152,7 +152,7 @@ static long do_write(struct task *t, int fd, uint64_t ubuf, size_t count, off_t 
 		return -ENOMEM;
 	while (done < count || count == 0) {
 		size_t chunk = MIN(count - done, IO_CHUNK);
-		long r = copy_from_guest(&t->mm, buf, ubuf + done, chunk);
+		long r = copy_from_guest(t->mm, buf, ubuf + done, chunk);
 		if (r)
 			return done ? (long)done : r;
 		ssize_t n = UNLOCKED_IO(f, positional ? pwrite(f->host_fd, buf, chunk, off + (off_t)done)
@@ -196,7 +196,7 @@ static long get_iov(struct task *t, uint64_t uiov, long cnt, struct iovec **out)
 	struct iovec *iov = calloc((size_t)cnt + 1, sizeof(*iov));
 	if (!iov)
 		return -ENOMEM;
-	long r = copy_from_guest(&t->mm, iov, uiov, (size_t)cnt * sizeof(*iov));
+	long r = copy_from_guest(t->mm, iov, uiov, (size_t)cnt * sizeof(*iov));
 	for (long i = 0; !r && i < cnt; i++) {
 		if ((ssize_t)iov[i].iov_len < 0 || total + iov[i].iov_len > (size_t)SSIZE_MAX)
 			r = -EINVAL;
@@ -229,7 +229,7 @@ long sys_readv(struct task *t, const long a[6])
 	size_t off = 0;
 	for (long i = 0; off < (size_t)n; i++) {
 		size_t c = MIN(iov[i].iov_len, (size_t)n - off);
-		long r = copy_to_guest(&t->mm, (uint64_t)iov[i].iov_base, buf + off, c);
+		long r = copy_to_guest(t->mm, (uint64_t)iov[i].iov_base, buf + off, c);
 		if (r)
 			return off ? (long)off : r;
 		off += c;
@@ -254,7 +254,7 @@ long sys_writev(struct task *t, const long a[6])
 	size_t off = 0;
 	for (long i = 0; off < (size_t)total; i++) {
 		size_t c = MIN(iov[i].iov_len, (size_t)total - off);
-		long r = copy_from_guest(&t->mm, buf + off, (uint64_t)iov[i].iov_base, c);
+		long r = copy_from_guest(t->mm, buf + off, (uint64_t)iov[i].iov_base, c);
 		if (r)
 			return r;
 		off += c;
@@ -283,7 +283,7 @@ long sys_ioctl(struct task *t, const long a[6])
 		return 0;
 	case FIONBIO: {
 		int on, fl = fcntl(f->host_fd, F_GETFL);
-		if ((r = copy_from_guest(&t->mm, &on, arg, sizeof(on))))
+		if ((r = copy_from_guest(t->mm, &on, arg, sizeof(on))))
 			return r;
 		return fcntl(f->host_fd, F_SETFL, on ? fl | O_NONBLOCK : fl & ~O_NONBLOCK) < 0 ? neg_errno() : 0;
 	}
@@ -296,12 +296,12 @@ long sys_ioctl(struct task *t, const long a[6])
 		size_t size = cmd == TCGETS ? KERNEL_TERMIOS_SIZE : sizeof(struct winsize);
 		if (ioctl(f->host_fd, cmd, buf) < 0)
 			return neg_errno();
-		return copy_to_guest(&t->mm, arg, buf, size);
+		return copy_to_guest(t->mm, arg, buf, size);
 	}
 	case TCSETS:
 	case TCSETSW:
 	case TCSETSF:
-		if ((r = copy_from_guest(&t->mm, buf, arg, KERNEL_TERMIOS_SIZE)))
+		if ((r = copy_from_guest(t->mm, buf, arg, KERNEL_TERMIOS_SIZE)))
 			return r;
 		return ioctl(f->host_fd, cmd, buf) < 0 ? neg_errno() : 0;
 	}

@@ -17,31 +17,31 @@ long sys_mmap(struct task *t, const long a[6])
 			return -EBADF;
 		host_fd = f->host_fd;
 	}
-	return mm_mmap(&t->mm, (uint64_t)a[0], (uint64_t)a[1], prot & (PROT_READ | PROT_WRITE | PROT_EXEC),
+	return mm_mmap(t->mm, (uint64_t)a[0], (uint64_t)a[1], prot & (PROT_READ | PROT_WRITE | PROT_EXEC),
 		       flags, host_fd, (uint64_t)a[5]);
 }
 
 long sys_munmap(struct task *t, const long a[6])
 {
-	return mm_munmap(&t->mm, (uint64_t)a[0], (uint64_t)a[1]);
+	return mm_munmap(t->mm, (uint64_t)a[0], (uint64_t)a[1]);
 }
 
 long sys_mprotect(struct task *t, const long a[6])
 {
-	return mm_mprotect(&t->mm, (uint64_t)a[0], (uint64_t)a[1], (int)a[2]);
+	return mm_mprotect(t->mm, (uint64_t)a[0], (uint64_t)a[1], (int)a[2]);
 }
 
 long sys_mremap(struct task *t, const long a[6])
 {
-	return mm_mremap(&t->mm, (uint64_t)a[0], (uint64_t)a[1], (uint64_t)a[2], (int)a[3], (uint64_t)a[4]);
+	return mm_mremap(t->mm, (uint64_t)a[0], (uint64_t)a[1], (uint64_t)a[2], (int)a[3], (uint64_t)a[4]);
 }
 
 long sys_brk(struct task *t, const long a[6])
 {
-	return (long)mm_brk(&t->mm, (uint64_t)a[0]);
+	return (long)mm_brk(t->mm, (uint64_t)a[0]);
 }
 
 long sys_madvise(struct task *t, const long a[6])
 {
-	return mm_madvise(&t->mm, (uint64_t)a[0], (uint64_t)a[1], (int)a[2]);
+	return mm_madvise(t->mm, (uint64_t)a[0], (uint64_t)a[1], (int)a[2]);
 }

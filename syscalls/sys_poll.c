@@ -37,7 +37,7 @@ long sys_pipe2(struct task *t, const long a[6])
 	    (r = fds[1] = fd_install(t->files, f[1], flags & O_CLOEXEC, 0)) < 0)
 		goto out;
 	int out[2] = { (int)fds[0], (int)fds[1] };
-	r = copy_to_guest(&t->mm, (uint64_t)a[0], out, sizeof(out));
+	r = copy_to_guest(t->mm, (uint64_t)a[0], out, sizeof(out));
 out:
 	if (r < 0) {
 		for (int i = 0; i < 2; i++)
@@ -101,10 +101,10 @@ static long poll_user(struct task *t, uint64_t upfd, nfds_t n, const struct time
 	cleanup_free struct pollfd *pfd = calloc(n + 1, sizeof(*pfd));
 	if (!pfd)
 		return -ENOMEM;
-	if ((r = copy_from_guest(&t->mm, pfd, upfd, n * sizeof(*pfd))))
+	if ((r = copy_from_guest(t->mm, pfd, upfd, n * sizeof(*pfd))))
 		return r;
 	r = poll_host(t, pfd, n, to);
-	if (r >= 0 && copy_to_guest(&t->mm, upfd, pfd, n * sizeof(*pfd)))
+	if (r >= 0 && copy_to_guest(t->mm, upfd, pfd, n * sizeof(*pfd)))
 		return -EFAULT;
 	return r;
 }
@@ -116,7 +116,7 @@ long sys_ppoll(struct task *t, const long a[6])
 	long r;
 
 	if (a[2]) {
-		if ((r = copy_from_guest(&t->mm, &ts, (uint64_t)a[2], sizeof(ts))))
+		if ((r = copy_from_guest(t->mm, &ts, (uint64_t)a[2], sizeof(ts))))
 			return r;
 		if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= 1000000000L)
 			return -EINVAL;
@@ -148,7 +148,7 @@ static long do_select(struct task *t, int nfds, uint64_t urd, uint64_t uwr, uint
 	for (int k = 0; k < 3; k++) {
 		FD_ZERO(&in[k]);
 		FD_ZERO(&out[k]);
-		if (u[k] && (r = copy_from_guest(&t->mm, &in[k], u[k], bytes)))
+		if (u[k] && (r = copy_from_guest(t->mm, &in[k], u[k], bytes)))
 			return r;
 	}
 	for (int fd = 0; fd < nfds; fd++) {
@@ -174,7 +174,7 @@ static long do_select(struct task *t, int nfds, uint64_t urd, uint64_t uwr, uint
 			FD_SET(pfd[i].fd, &out[2]), ready++;
 	}
 	for (int k = 0; k < 3; k++)
-		if (u[k] && copy_to_guest(&t->mm, u[k], &out[k], bytes))
+		if (u[k] && copy_to_guest(t->mm, u[k], &out[k], bytes))
 			return -EFAULT;
 	return ready;
 }
@@ -186,7 +186,7 @@ long sys_select(struct task *t, const long a[6])
 	long r;
 
 	if (a[4]) {
-		if ((r = copy_from_guest(&t->mm, &tv, (uint64_t)a[4], sizeof(tv))))
+		if ((r = copy_from_guest(t->mm, &tv, (uint64_t)a[4], sizeof(tv))))
 			return r;
 		if (tv.tv_sec < 0 || tv.tv_usec < 0)
 			return -EINVAL;
@@ -202,7 +202,7 @@ long sys_pselect6(struct task *t, const long a[6])
 	long r;
 
 	if (a[4]) {
-		if ((r = copy_from_guest(&t->mm, &ts, (uint64_t)a[4], sizeof(ts))))
+		if ((r = copy_from_guest(t->mm, &ts, (uint64_t)a[4], sizeof(ts))))
 			return r;
 		if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= 1000000000L)
 			return -EINVAL;

@@ -12,6 +12,7 @@
 #include <sys/sysinfo.h>
 #include <sys/utsname.h>
 #include <linux/futex.h>
+#include <sys/prctl.h>
 #include <time.h>
 
 #include "pvx/kernel.h"
@@ -19,17 +20,48 @@
 
 #include "syscalls/syscalls.h"
 
-/* exit_group(2); with one task, exit(2) is the same. */
+/* exit_group(2): every thread of the process ends with this status. */
 long sys_exit_group(struct task *t, const long a[6])
+{
+	process_exit_group(t, ((int)a[0] & 0xff) << 8);
+	return 0;
+}
+
+/* exit(2): this thread; the process ends with its last thread (status: the leader's). */
+long sys_exit(struct task *t, const long a[6])
 {
 	t->exiting = true;
 	t->exit_status = ((int)a[0] & 0xff) << 8;
 	return 0;
 }
 
-long sys_exit(struct task *t, const long a[6])
+/* prctl(2): the thread's name and the flags real programs set; others EINVAL. */
+long sys_prctl(struct task *t, const long a[6])
 {
-	return sys_exit_group(t, a);
+	char name[16];
+	long r;
+
+	switch ((int)a[0]) {
+	case PR_SET_NAME:
+		r = strncpy_from_guest(t->mm, name, (uint64_t)a[1], sizeof(name));
+		if (r < 0 && r != -ENAMETOOLONG)
+			return r;
+		name[sizeof(name) - 1] = 0;
+		memcpy(t->comm, name, sizeof(name));
+		return 0;
+	case PR_GET_NAME:
+		return copy_to_guest(t->mm, (uint64_t)a[1], t->comm, sizeof(t->comm));
+	case PR_GET_DUMPABLE:
+		return 1;
+	case PR_SET_DUMPABLE:
+		return (unsigned long)a[1] <= 1 ? 0 : -EINVAL;
+	case PR_GET_NO_NEW_PRIVS:
+		return 1;	/* nothing in the sandbox can gain privileges on exec */
+	case PR_SET_NO_NEW_PRIVS:
+		return a[1] == 1 && !a[2] && !a[3] && !a[4] ? 0 : -EINVAL;
+	}
+	pr_warn("prctl option %ld is not supported", a[0]);
+	return -EINVAL;
 }
 
 long sys_getpid(struct task *t, const long a[6] __unused)
@@ -39,7 +71,7 @@ long sys_getpid(struct task *t, const long a[6] __unused)
 
 long sys_getppid(struct task *t, const long a[6] __unused)
 {
-	return t->ppid;
+	return t->proc->ppid;
 }
 
 long sys_gettid(struct task *t, const long a[6] __unused)
@@ -76,7 +108,7 @@ long sys_uname(struct task *t, const long a[6])
 		return neg_errno();
 	strcpy(u.nodename, "pvx");
 	strcpy(u.domainname, "(none)");
-	return copy_to_guest(&t->mm, (uint64_t)a[0], &u, sizeof(u));
+	return copy_to_guest(t->mm, (uint64_t)a[0], &u, sizeof(u));
 }
 
 /* arch_prctl(2): the guest's fs/gs base live in its registers. */
@@ -92,9 +124,9 @@ long sys_arch_prctl(struct task *t, const long a[6])
 		*(a[0] == ARCH_SET_FS ? &t->regs.fs_base : &t->regs.gs_base) = addr;
 		return 0;
 	case ARCH_GET_FS:
-		return copy_to_guest(&t->mm, addr, &t->regs.fs_base, sizeof(uint64_t));
+		return copy_to_guest(t->mm, addr, &t->regs.fs_base, sizeof(uint64_t));
 	case ARCH_GET_GS:
-		return copy_to_guest(&t->mm, addr, &t->regs.gs_base, sizeof(uint64_t));
+		return copy_to_guest(t->mm, addr, &t->regs.gs_base, sizeof(uint64_t));
 	}
 	return -EINVAL;
 }
@@ -132,7 +164,7 @@ long sys_prlimit64(struct task *t, const long a[6])
 		rl = (struct rlimit){ PVX_STACK_SIZE, RLIM_INFINITY };
 	else if (getrlimit((int)a[1], &rl) < 0)
 		return neg_errno();
-	return copy_to_guest(&t->mm, (uint64_t)a[3], &rl, sizeof(rl));
+	return copy_to_guest(t->mm, (uint64_t)a[3], &rl, sizeof(rl));
 }
 
 long sys_getrlimit(struct task *t, const long a[6])
@@ -149,7 +181,7 @@ long sys_sysinfo(struct task *t, const long a[6])
 	if (sysinfo(&si) < 0)
 		return neg_errno();
 	si.procs = 1;
-	return copy_to_guest(&t->mm, (uint64_t)a[0], &si, sizeof(si));
+	return copy_to_guest(t->mm, (uint64_t)a[0], &si, sizeof(si));
 }
 
 /* sched_getaffinity(2): the raw call returns the size of the kernel's mask. */
@@ -163,7 +195,7 @@ long sys_sched_getaffinity(struct task *t, const long a[6])
 	long n = syscall(SYS_sched_getaffinity, 0, len, mask);
 	if (n < 0)
 		return neg_errno();
-	long r = copy_to_guest(&t->mm, (uint64_t)a[2], mask, (size_t)n);
+	long r = copy_to_guest(t->mm, (uint64_t)a[2], mask, (size_t)n);
 	return r ? r : n;
 }
 
@@ -172,44 +204,3 @@ long sys_sched_yield(struct task *t __unused, const long a[6] __unused)
 	return 0;
 }
 
-/*
- * futex(2) for a single-threaded guest: nobody else can wake a waiter, so
- * FUTEX_WAKE wakes 0 and a FUTEX_WAIT whose value still matches only ends
- * by its timeout. Threads bring a real futex table (the processes issue).
- */
-long sys_futex(struct task *t, const long a[6])
-{
-	int op = (int)a[1] & FUTEX_CMD_MASK;
-	uint32_t val;
-	long r;
-
-	switch (op) {
-	case FUTEX_WAKE:
-	case FUTEX_WAKE_BITSET:
-		return 0;
-	case FUTEX_WAIT:
-	case FUTEX_WAIT_BITSET:
-		if ((uint64_t)a[0] & 3)
-			return -EINVAL;
-		if ((r = copy_from_guest(&t->mm, &val, (uint64_t)a[0], sizeof(val))))
-			return r;
-		if (val != (uint32_t)a[2])
-			return -EAGAIN;
-		if (!a[3]) {
-			pr_warn("single-threaded guest waits on a futex forever");
-			return -EDEADLK;
-		}
-		struct timespec ts;
-		if ((r = copy_from_guest(&t->mm, &ts, (uint64_t)a[3], sizeof(ts))))
-			return r;
-		if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= 1000000000L)
-			return -EINVAL;
-		/* FUTEX_WAIT: relative, monotonic; FUTEX_WAIT_BITSET: absolute. */
-		clockid_t clk = (int)a[1] & FUTEX_CLOCK_REALTIME ? CLOCK_REALTIME : CLOCK_MONOTONIC;
-		sentry_unlock();
-		r = -clock_nanosleep(clk, op == FUTEX_WAIT_BITSET ? TIMER_ABSTIME : 0, &ts, NULL);
-		sentry_lock();
-		return r ? r : -ETIMEDOUT;
-	}
-	return -ENOSYS;
-}

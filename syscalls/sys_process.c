@@ -15,12 +15,16 @@
 #include "pvx/kernel.h"
 #include "pvx/log.h"
 #include "pvx/path.h"
+#include "sentry/platform/platform.h"
 #include "sentry/task_run.h"
 #include "syscalls/syscalls.h"
 
 #define CLONE_SUPPORTED                                                                       \
 	(CSIGNAL | CLONE_VM | CLONE_VFORK | CLONE_SETTLS | CLONE_PARENT_SETTID | CLONE_CHILD_SETTID | \
-	 CLONE_CHILD_CLEARTID)
+	 CLONE_CHILD_CLEARTID | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM | \
+	 CLONE_DETACHED)
+/* What a thread shares; pvx makes threads with all of it, as musl and glibc ask. */
+#define CLONE_THREAD_FLAGS (CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD)
 
 static struct fdtable *fdtable_dup(const struct fdtable *src)
 {
@@ -40,25 +44,34 @@ static struct fdtable *fdtable_dup(const struct fdtable *src)
  * mask. With CLONE_VFORK we sleep until it execs or exits, like vfork; its
  * memory is a copy all the same (writes in the child are not seen by us).
  */
-static long do_fork(struct task *t, unsigned long flags, uint64_t stack, uint64_t ptid, uint64_t ctid,
-		    uint64_t tls)
+/*
+ * A new thread of our process: a new context in our address space (a stub
+ * thread, see sentry/platform/), a task and a sentry thread of its own.
+ */
+static long do_thread(struct task *t, unsigned long flags, uint64_t stack, uint64_t ptid, uint64_t ctid,
+		      uint64_t tls)
 {
+	struct process *p = t->proc;
+	struct platform_ctx *ctx;
 	long r;
 
-	if (flags & ~CLONE_SUPPORTED) {
-		pr_warn("clone flags %#lx are not supported yet", flags & ~CLONE_SUPPORTED);
+	if ((flags & CLONE_THREAD_FLAGS) != CLONE_THREAD_FLAGS || (flags & (CLONE_VFORK | CSIGNAL))) {
+		pr_warn("clone flags %#lx: threads need VM|FS|FILES|SIGHAND|THREAD, without VFORK or a signal",
+			flags);
 		return -ENOSYS;
 	}
-	if ((flags & CLONE_VM) && !(flags & CLONE_VFORK)) {
-		pr_warn("threads (CLONE_VM without CLONE_VFORK) are not supported yet");
-		return -ENOSYS;
-	}
+	if (p->group_exit)
+		return -EAGAIN;
 	struct task *c = task_new();
 	if (!c)
 		return -EAGAIN;
-	c->ppid = t->pid;
-	c->pgid = t->pgid;
-	c->sid = t->sid;
+	r = p->as->ops->ctx_new(t->ctx, &ctx);
+	if (r < 0) {
+		task_free(c);
+		return r == -EAGAIN ? r : -ENOMEM;
+	}
+	thread_attach(c, p);
+	c->ctx = ctx;
 	c->regs = t->regs;
 	c->regs.rax = 0;
 	if (stack)
@@ -67,29 +80,93 @@ static long do_fork(struct task *t, unsigned long flags, uint64_t stack, uint64_
 		c->regs.fs_base = tls;
 	if (flags & CLONE_CHILD_CLEARTID)
 		c->clear_child_tid = ctid;
-	memcpy(c->sigactions, t->sigactions, sizeof(c->sigactions));
+	c->sigmask = t->sigmask;	/* the altstack is not inherited with CLONE_VM */
+	memcpy(c->comm, t->comm, sizeof(c->comm));
+	int tid = c->tid;
+	if ((flags & CLONE_PARENT_SETTID) && copy_to_guest(t->mm, ptid, &tid, sizeof(tid)))
+		pr_debug("clone: bad parent_tid pointer");
+	if ((flags & CLONE_CHILD_SETTID) && copy_to_guest(t->mm, ctid, &tid, sizeof(tid)))
+		pr_debug("clone: bad child_tid pointer");
+	t->fork_done = false;
+	t->fork_result = 0;
+	c->clone_parent = t;
+	r = task_start(c, task_thread);
+	if (r < 0) {
+		/* Its stub thread stays idle until the stub ends. */
+		p->nr_threads--;
+		task_free(c);
+		return r;
+	}
+	while (!t->fork_done)
+		sentry_wait();
+	return t->fork_result < 0 ? t->fork_result : tid;
+}
+
+static long do_fork(struct task *t, unsigned long flags, uint64_t stack, uint64_t ptid, uint64_t ctid,
+		    uint64_t tls)
+{
+	long r;
+
+	/* copy_process()'s own checks first. */
+	if (((flags & CLONE_THREAD) && !(flags & CLONE_SIGHAND)) || ((flags & CLONE_SIGHAND) && !(flags & CLONE_VM)) ||
+	    ((flags & CLONE_FS) && (flags & CLONE_NEWNS)))
+		return -EINVAL;
+	if (flags & ~CLONE_SUPPORTED) {
+		pr_warn("clone flags %#lx are not supported yet", flags & ~CLONE_SUPPORTED);
+		return -ENOSYS;
+	}
+	if (flags & CLONE_THREAD)
+		return do_thread(t, flags, stack, ptid, ctid, tls);
+	if ((flags & CLONE_VM) && !(flags & CLONE_VFORK)) {
+		pr_warn("CLONE_VM without CLONE_THREAD or CLONE_VFORK is not supported");
+		return -ENOSYS;
+	}
+	if (flags & (CLONE_FS | CLONE_FILES | CLONE_SIGHAND)) {
+		pr_warn("clone flags %#lx: a process sharing files, fs or handlers is not supported", flags);
+		return -ENOSYS;
+	}
+	struct task *c = task_new();
+	if (!c)
+		return -EAGAIN;
+	if (!process_new(c)) {
+		task_free(c);
+		return -EAGAIN;
+	}
+	c->proc->ppid = t->pid;
+	c->proc->pgid = t->proc->pgid;
+	c->proc->sid = t->proc->sid;
+	c->regs = t->regs;
+	c->regs.rax = 0;
+	if (stack)
+		c->regs.rsp = stack;
+	if (flags & CLONE_SETTLS)
+		c->regs.fs_base = tls;
+	if (flags & CLONE_CHILD_CLEARTID)
+		c->clear_child_tid = ctid;
+	memcpy(c->proc->sigactions, t->proc->sigactions, sizeof(c->proc->sigactions));
 	c->sigmask = t->sigmask;
-	c->exe = t->exe ? strdup(t->exe) : NULL;
-	c->cmdline = t->cmdline ? malloc(t->cmdline_len + 1) : NULL;
-	c->cmdline_len = c->cmdline ? t->cmdline_len : 0;
-	if (c->cmdline)
-		memcpy(c->cmdline, t->cmdline, t->cmdline_len);
-	c->files = fdtable_dup(t->files);
-	c->cwd_fd = fcntl(t->cwd_fd, F_DUPFD_CLOEXEC, 3);
-	c->umask = t->umask;
-	if (!c->files || c->cwd_fd < 0) {
+	memcpy(c->comm, t->comm, sizeof(c->comm));
+	c->proc->exe = t->proc->exe ? strdup(t->proc->exe) : NULL;
+	c->proc->cmdline = t->proc->cmdline ? malloc(t->proc->cmdline_len + 1) : NULL;
+	c->proc->cmdline_len = c->proc->cmdline ? t->proc->cmdline_len : 0;
+	if (c->proc->cmdline)
+		memcpy(c->proc->cmdline, t->proc->cmdline, t->proc->cmdline_len);
+	c->files = c->proc->files = fdtable_dup(t->files);
+	c->proc->cwd_fd = fcntl(t->proc->cwd_fd, F_DUPFD_CLOEXEC, 3);
+	c->proc->umask = t->proc->umask;
+	if (!c->files || c->proc->cwd_fd < 0) {
 		if (c->files) {
 			fdtable_release(c->files);
 			free(c->files);
 		}
-		if (c->cwd_fd >= 0)
-			close(c->cwd_fd);
+		if (c->proc->cwd_fd >= 0)
+			close(c->proc->cwd_fd);
 		task_free(c);
 		return -ENOMEM;
 	}
 
 	/* The child's thread builds its stub and copies our memory while we sleep. */
-	if ((r = mm_fork_prepare(&t->mm, false)) < 0)
+	if ((r = mm_fork_prepare(t->mm, false)) < 0)
 		pr_debug("fork: cannot open up unreadable memory: %ld", r);
 	t->fork_done = false;
 	t->fork_result = 0;
@@ -97,30 +174,30 @@ static long do_fork(struct task *t, unsigned long flags, uint64_t stack, uint64_
 	int pid = c->pid;
 	r = task_start(c, task_thread);
 	if (r < 0) {
-		if (mm_fork_prepare(&t->mm, true) < 0)
+		if (mm_fork_prepare(t->mm, true) < 0)
 			pr_warn("fork: could not restore protections in the parent");
 		fdtable_release(c->files);
 		free(c->files);
-		close(c->cwd_fd);
+		close(c->proc->cwd_fd);
 		task_free(c);
 		return r;
 	}
 	while (!t->fork_done)
 		sentry_wait();
-	if (mm_fork_prepare(&t->mm, true) < 0)
+	if (mm_fork_prepare(t->mm, true) < 0)
 		pr_warn("fork: could not restore protections in the parent");
 	if (t->fork_result < 0) {
 		pr_warn("fork: setting up the child failed: %s", strerror((int)-t->fork_result));
 		return t->fork_result;	/* the child thread exits by itself */
 	}
-	if ((flags & CLONE_PARENT_SETTID) && copy_to_guest(&t->mm, ptid, &pid, sizeof(pid)))
+	if ((flags & CLONE_PARENT_SETTID) && copy_to_guest(t->mm, ptid, &pid, sizeof(pid)))
 		pr_debug("clone: bad parent_tid pointer");
-	if ((flags & CLONE_CHILD_SETTID) && (c = task_find(pid)) && copy_to_guest(&c->mm, ctid, &pid, sizeof(pid)))
+	if ((flags & CLONE_CHILD_SETTID) && (c = task_find(pid)) && copy_to_guest(c->mm, ctid, &pid, sizeof(pid)))
 		pr_debug("clone: bad child_tid pointer");
 	if (flags & CLONE_VFORK) {
 		c = task_find(pid);
 		if (c && c->state != TASK_ZOMBIE) {
-			c->vfork_parent = t->pid;
+			c->proc->vfork_parent = t->pid;
 			t->in_vfork = true;
 			while (t->in_vfork && !t->exiting)
 				sentry_wait();
@@ -133,6 +210,30 @@ long sys_clone(struct task *t, const long a[6])
 {
 	/* x86-64 order: flags, stack, parent_tid, child_tid, tls. */
 	return do_fork(t, (unsigned long)a[0], (uint64_t)a[1], (uint64_t)a[2], (uint64_t)a[3], (uint64_t)a[4]);
+}
+
+/* clone3(2): struct clone_args; the stack is its lowest address and a size. */
+long sys_clone3(struct task *t, const long a[6])
+{
+	struct {
+		uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls, set_tid,
+			set_tid_size, cgroup;
+	} ca = { 0 };
+	size_t size = (size_t)a[1];
+
+	if (size < 64 || size > 4096)
+		return -EINVAL;
+	long r = copy_from_guest(t->mm, &ca, (uint64_t)a[0], MIN(size, sizeof(ca)));
+	if (r)
+		return r;
+	if (ca.exit_signal > 64 || (ca.flags & CSIGNAL) || ((ca.stack == 0) != (ca.stack_size == 0)))
+		return -EINVAL;
+	if (ca.set_tid || ca.set_tid_size || ca.cgroup || (ca.flags & (CLONE_PIDFD | 0x200000000ULL))) {
+		pr_warn("clone3 with set_tid, a pidfd or a cgroup is not supported");
+		return -ENOSYS;
+	}
+	return do_fork(t, ca.flags | ca.exit_signal, ca.stack ? ca.stack + ca.stack_size : 0, ca.parent_tid,
+		       ca.child_tid, ca.tls);
 }
 
 long sys_fork(struct task *t, const long a[6] __unused)
@@ -166,12 +267,12 @@ static long get_strv(struct task *t, uint64_t uarr, char ***out, size_t *budget)
 		return -ENOMEM;
 	for (; uarr; n++) {
 		uint64_t p;
-		long r = copy_from_guest(&t->mm, &p, uarr + n * 8, sizeof(p));
+		long r = copy_from_guest(t->mm, &p, uarr + n * 8, sizeof(p));
 		if (r)
 			goto fail_r;
 		if (!p)
 			break;
-		r = strncpy_from_guest(&t->mm, buf, p, sizeof(buf));
+		r = strncpy_from_guest(t->mm, buf, p, sizeof(buf));
 		if (r < 0 || (size_t)r + 1 > *budget) {
 			r = r < 0 && r != -ENAMETOOLONG ? r : -E2BIG;
 			goto fail_r;
@@ -203,7 +304,7 @@ long sys_execve(struct task *t, const long a[6])
 	char path[PVX_PATH_MAX];
 	char **argv = NULL, **envp = NULL;
 	size_t budget = ARG_MAX_GUEST;
-	long r = strncpy_from_guest(&t->mm, path, (uint64_t)a[0], sizeof(path));
+	long r = strncpy_from_guest(t->mm, path, (uint64_t)a[0], sizeof(path));
 
 	if (r < 0)
 		return r;
@@ -211,6 +312,21 @@ long sys_execve(struct task *t, const long a[6])
 		return -ENOENT;
 	if ((r = get_strv(t, (uint64_t)a[1], &argv, &budget)) || (r = get_strv(t, (uint64_t)a[2], &envp, &budget)))
 		goto out;
+	/* de_thread(): the other threads end first (the calling thread keeps its tid). */
+	if (t->proc->nr_threads > 1) {
+		for (struct task *o = task_next(NULL); o; o = task_next(o))
+			if (o->proc == t->proc && o != t && !o->exiting && o->state == TASK_LIVE) {
+				o->exiting = true;
+				o->exit_status = SIGKILL;
+				task_interrupt(o, false);
+			}
+		while (t->proc->nr_threads > 1 && !t->exiting)
+			sentry_wait();
+		if (t->exiting) {
+			r = -EINTR;
+			goto out;
+		}
+	}
 	r = task_exec(t, path, argv, envp, NULL);
 	if (r == 0)
 		vfork_release(t);
@@ -233,14 +349,14 @@ long sys_execveat(struct task *t, const long a[6])
 /* Does child c match wait4's pid argument for parent t? */
 static bool wait_match(const struct task *t, const struct task *c, long pid)
 {
-	if (c->ppid != t->pid)
+	if (!c->proc || c->proc->leader != c || c->proc->ppid != t->pid)
 		return false;
 	if (pid > 0)
 		return c->pid == pid;
 	if (pid == 0)
-		return c->pgid == t->pgid;
+		return c->proc->pgid == t->proc->pgid;
 	if (pid < -1)
-		return c->pgid == -pid;
+		return c->proc->pgid == -pid;
 	return true;
 }
 
@@ -280,11 +396,11 @@ long sys_wait4(struct task *t, const long a[6])
 	if (a[2] & ~(WNOHANG | WUNTRACED | WCONTINUED | __WALL | __WCLONE | __WNOTHREAD))
 		return -EINVAL;
 	r = wait_common(t, (int)a[0], (int)a[2], false, &status);
-	if (r > 0 && a[1] && copy_to_guest(&t->mm, (uint64_t)a[1], &status, sizeof(status)))
+	if (r > 0 && a[1] && copy_to_guest(t->mm, (uint64_t)a[1], &status, sizeof(status)))
 		return -EFAULT;
 	if (r >= 0 && a[3]) {
 		struct rusage ru = { 0 };
-		if (copy_to_guest(&t->mm, (uint64_t)a[3], &ru, sizeof(ru)))
+		if (copy_to_guest(t->mm, (uint64_t)a[3], &ru, sizeof(ru)))
 			return -EFAULT;
 	}
 	return r;
@@ -319,12 +435,12 @@ long sys_waitid(struct task *t, const long a[6])
 			si.si_code = WIFEXITED(status) ? CLD_EXITED : CLD_KILLED;
 			si.si_status = WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status);
 		}
-		if (copy_to_guest(&t->mm, (uint64_t)a[2], &si, sizeof(si)))
+		if (copy_to_guest(t->mm, (uint64_t)a[2], &si, sizeof(si)))
 			return -EFAULT;
 	}
 	if (a[4]) {
 		struct rusage ru = { 0 };
-		if (copy_to_guest(&t->mm, (uint64_t)a[4], &ru, sizeof(ru)))
+		if (copy_to_guest(t->mm, (uint64_t)a[4], &ru, sizeof(ru)))
 			return -EFAULT;
 	}
 	return 0;
@@ -341,19 +457,19 @@ long sys_getpgid(struct task *t, const long a[6])
 {
 	struct task *p = task_or_self(t, (int)a[0]);
 
-	return p ? p->pgid : -ESRCH;
+	return p ? p->proc->pgid : -ESRCH;
 }
 
 long sys_getpgrp(struct task *t, const long a[6] __unused)
 {
-	return t->pgid;
+	return t->proc->pgid;
 }
 
 long sys_getsid(struct task *t, const long a[6])
 {
 	struct task *p = task_or_self(t, (int)a[0]);
 
-	return p ? p->sid : -ESRCH;
+	return p ? p->proc->sid : -ESRCH;
 }
 
 /* setpgid(2): ourselves or a child, within our session; EPERM for a session leader. */
@@ -364,20 +480,20 @@ long sys_setpgid(struct task *t, const long a[6])
 
 	if ((int)a[1] < 0 || (int)a[0] < 0)
 		return -EINVAL;
-	if (!p || (p != t && p->ppid != t->pid))
+	if (!p || (p != t && p->proc->ppid != t->pid))
 		return -ESRCH;
-	if (p != t && p->execed)
+	if (p != t && p->proc->execed)
 		return -EACCES;	/* "the child has already performed an execve(2)" */
-	if (p->sid != t->sid || p->pid == p->sid)
+	if (p->proc->sid != t->proc->sid || p->pid == p->proc->sid)
 		return -EPERM;
 	if (pgid != p->pid) {
 		bool exists = false;
 		for (struct task *o = task_next(NULL); o; o = task_next(o))
-			exists |= o->pgid == pgid && o->sid == t->sid && o->state != TASK_ZOMBIE;
+			exists |= o->proc->pgid == pgid && o->proc->sid == t->proc->sid && o->state != TASK_ZOMBIE;
 		if (!exists)
 			return -EPERM;
 	}
-	p->pgid = pgid;
+	p->proc->pgid = pgid;
 	return 0;
 }
 
@@ -385,8 +501,8 @@ long sys_setpgid(struct task *t, const long a[6])
 long sys_setsid(struct task *t, const long a[6] __unused)
 {
 	for (struct task *o = task_next(NULL); o; o = task_next(o))
-		if (o->pgid == t->pid && o->state != TASK_ZOMBIE)
+		if (o->proc->pgid == t->pid && o->state != TASK_ZOMBIE)
 			return -EPERM;
-	t->sid = t->pgid = t->pid;
-	return t->sid;
+	t->proc->sid = t->proc->pgid = t->pid;
+	return t->proc->sid;
 }

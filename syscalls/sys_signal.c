@@ -25,16 +25,20 @@ long sys_rt_sigaction(struct task *t, const long a[6])
 		return -EINVAL;
 	if (a[1] && (sig == SIGKILL || sig == SIGSTOP))
 		return -EINVAL;
-	if (a[1] && (r = copy_from_guest(&t->mm, &act, (uint64_t)a[1], sizeof(act))))
+	if (a[1] && (r = copy_from_guest(t->mm, &act, (uint64_t)a[1], sizeof(act))))
 		return r;
-	if (a[2] && (r = copy_to_guest(&t->mm, (uint64_t)a[2], &t->sigactions[sig - 1], sizeof(act))))
+	if (a[2] && (r = copy_to_guest(t->mm, (uint64_t)a[2], &t->proc->sigactions[sig - 1], sizeof(act))))
 		return r;
 	if (a[1]) {
 		act.mask &= ~UNBLOCKABLE;
-		t->sigactions[sig - 1] = act;
+		t->proc->sigactions[sig - 1] = act;
 		/* "Setting a signal's disposition to SIG_IGN discards a pending signal." */
-		if (act.handler == (uint64_t)SIG_IGN)
-			t->sigpending &= ~BIT(sig);
+		if (act.handler == (uint64_t)SIG_IGN) {
+			t->proc->sigpending &= ~BIT(sig);
+			for (struct task *o = task_next(NULL); o; o = task_next(o))
+				if (o->proc == t->proc)
+					o->sigpending &= ~BIT(sig);
+		}
 	}
 	return 0;
 }
@@ -47,12 +51,12 @@ long sys_rt_sigprocmask(struct task *t, const long a[6])
 	if (a[3] != GUEST_SIGSET_SIZE)
 		return -EINVAL;
 	if (a[1]) {
-		if ((r = copy_from_guest(&t->mm, &set, (uint64_t)a[1], sizeof(set))))
+		if ((r = copy_from_guest(t->mm, &set, (uint64_t)a[1], sizeof(set))))
 			return r;
 		if (a[0] != SIG_BLOCK && a[0] != SIG_UNBLOCK && a[0] != SIG_SETMASK)
 			return -EINVAL;
 	}
-	if (a[2] && (r = copy_to_guest(&t->mm, (uint64_t)a[2], &t->sigmask, sizeof(t->sigmask))))
+	if (a[2] && (r = copy_to_guest(t->mm, (uint64_t)a[2], &t->sigmask, sizeof(t->sigmask))))
 		return r;
 	if (a[1]) {
 		if (a[0] == SIG_BLOCK)
@@ -68,11 +72,11 @@ long sys_rt_sigprocmask(struct task *t, const long a[6])
 
 long sys_rt_sigpending(struct task *t, const long a[6])
 {
-	uint64_t set = t->sigpending & t->sigmask;
+	uint64_t set = (t->sigpending | t->proc->sigpending) & t->sigmask;
 
 	if ((unsigned long)a[1] > GUEST_SIGSET_SIZE)
 		return -EINVAL;
-	return copy_to_guest(&t->mm, (uint64_t)a[0], &set, (size_t)a[1]);
+	return copy_to_guest(t->mm, (uint64_t)a[0], &set, (size_t)a[1]);
 }
 
 long sys_rt_sigreturn(struct task *t, const long a[6] __unused)
@@ -88,7 +92,7 @@ long sys_rt_sigsuspend(struct task *t, const long a[6])
 
 	if (a[1] != GUEST_SIGSET_SIZE)
 		return -EINVAL;
-	if ((r = copy_from_guest(&t->mm, &mask, (uint64_t)a[0], sizeof(mask))))
+	if ((r = copy_from_guest(t->mm, &mask, (uint64_t)a[0], sizeof(mask))))
 		return r;
 	t->saved_mask = t->sigmask;
 	t->has_saved_mask = true;
@@ -116,12 +120,12 @@ long sys_sigaltstack(struct task *t, const long a[6])
 		bool on = t->altstack_size && t->regs.rsp > t->altstack_sp &&
 			  t->regs.rsp - t->altstack_sp <= t->altstack_size;
 		old.flags = on ? SS_ONSTACK : old.flags;
-		if ((r = copy_to_guest(&t->mm, (uint64_t)a[1], &old, sizeof(old))))
+		if ((r = copy_to_guest(t->mm, (uint64_t)a[1], &old, sizeof(old))))
 			return r;
 	}
 	if (!a[0])
 		return 0;
-	if ((r = copy_from_guest(&t->mm, &ss, (uint64_t)a[0], sizeof(ss))))
+	if ((r = copy_from_guest(t->mm, &ss, (uint64_t)a[0], sizeof(ss))))
 		return r;
 	if (ss.flags & ~(SS_DISABLE | (1U << 31) /* SS_AUTODISARM */))
 		return -EINVAL;
@@ -137,14 +141,17 @@ long sys_sigaltstack(struct task *t, const long a[6])
 	return 0;
 }
 
-static long send(struct task *t, struct task *target, int sig)
+/* kill(2) sends to the process, tkill/tgkill to the thread. */
+static long send(struct task *t, struct task *target, int sig, bool thread)
 {
-	struct sig_info info = { SI_USER, t->pid, 0, 0 };
+	struct sig_info info = { thread ? SI_TKILL : SI_USER, t->pid, 0, 0 };
 
 	if (sig < 0 || sig > 64)
 		return -EINVAL;
-	if (sig && target->state != TASK_ZOMBIE)
+	if (sig && thread && target->state == TASK_LIVE && !target->exiting)
 		signal_queue(target, sig, &info);
+	else if (sig && !thread && target->proc->leader->state != TASK_ZOMBIE)
+		signal_queue_process(target->proc, sig, &info);
 	return 0;
 }
 
@@ -157,14 +164,15 @@ long sys_kill(struct task *t, const long a[6])
 		return -EINVAL;
 	if (pid > 0) {
 		struct task *p = task_find(pid);
-		return p ? send(t, p, sig) : -ESRCH;
+		return p && p->proc ? send(t, p, sig, false) : -ESRCH;
 	}
-	int pgid = pid == 0 ? t->pgid : -pid;
+	int pgid = pid == 0 ? t->proc->pgid : -pid;
 	for (struct task *p = task_next(NULL); p; p = task_next(p)) {
-		if (p->state == TASK_ZOMBIE || (pid == -1 ? p->pid == 1 || p == t : p->pgid != pgid))
+		if (!p->proc || p->proc->leader != p || p->state == TASK_ZOMBIE ||
+		    (pid == -1 ? p->pid == 1 || p->proc == t->proc : p->proc->pgid != pgid))
 			continue;
 		found++;
-		(void)send(t, p, sig);
+		(void)send(t, p, sig, false);
 	}
 	return found ? 0 : -ESRCH;
 }
@@ -174,7 +182,7 @@ long sys_tkill(struct task *t, const long a[6])
 	if ((int)a[0] <= 0)
 		return -EINVAL;
 	struct task *p = task_find((int)a[0]);
-	return p ? send(t, p, (int)a[1]) : -ESRCH;
+	return p && p->proc ? send(t, p, (int)a[1], true) : -ESRCH;
 }
 
 long sys_tgkill(struct task *t, const long a[6])
@@ -182,5 +190,5 @@ long sys_tgkill(struct task *t, const long a[6])
 	if ((int)a[0] <= 0 || (int)a[1] <= 0)
 		return -EINVAL;
 	struct task *p = task_find((int)a[1]);
-	return p && p->pid == (int)a[0] ? send(t, p, (int)a[2]) : -ESRCH;
+	return p && p->proc && p->pid == (int)a[0] ? send(t, p, (int)a[2], true) : -ESRCH;
 }

@@ -24,7 +24,7 @@ static long host_clock(struct task *t, long clk, clockid_t *out)
 	case CLOCK_PROCESS_CPUTIME_ID:
 	case CLOCK_THREAD_CPUTIME_ID:
 		/* MAKE_PROCESS_CPUCLOCK(pid, CPUCLOCK_SCHED) */
-		*out = (clockid_t)((~(unsigned)t->as->pid << 3) | 2);
+		*out = (clockid_t)((~(unsigned)t->proc->as->pid << 3) | 2);
 		return 0;
 	}
 	return -EINVAL;
@@ -40,7 +40,7 @@ long sys_clock_gettime(struct task *t, const long a[6])
 		return r;
 	if (clock_gettime(c, &ts) < 0)
 		return neg_errno();
-	return copy_to_guest(&t->mm, (uint64_t)a[1], &ts, sizeof(ts));
+	return copy_to_guest(t->mm, (uint64_t)a[1], &ts, sizeof(ts));
 }
 
 long sys_clock_getres(struct task *t, const long a[6])
@@ -53,7 +53,7 @@ long sys_clock_getres(struct task *t, const long a[6])
 		return r;
 	if (clock_getres(c, &ts) < 0)
 		return neg_errno();
-	return a[1] ? copy_to_guest(&t->mm, (uint64_t)a[1], &ts, sizeof(ts)) : 0;
+	return a[1] ? copy_to_guest(t->mm, (uint64_t)a[1], &ts, sizeof(ts)) : 0;
 }
 
 long sys_gettimeofday(struct task *t, const long a[6])
@@ -64,9 +64,9 @@ long sys_gettimeofday(struct task *t, const long a[6])
 
 	gettimeofday(&tv, NULL);
 	if (a[0])
-		r = copy_to_guest(&t->mm, (uint64_t)a[0], &tv, sizeof(tv));
+		r = copy_to_guest(t->mm, (uint64_t)a[0], &tv, sizeof(tv));
 	if (!r && a[1])
-		r = copy_to_guest(&t->mm, (uint64_t)a[1], &tz, sizeof(tz));
+		r = copy_to_guest(t->mm, (uint64_t)a[1], &tz, sizeof(tz));
 	return r;
 }
 
@@ -75,7 +75,7 @@ long sys_time(struct task *t, const long a[6])
 	time_t now = time(NULL);
 
 	if (a[0]) {
-		long r = copy_to_guest(&t->mm, (uint64_t)a[0], &now, sizeof(now));
+		long r = copy_to_guest(t->mm, (uint64_t)a[0], &now, sizeof(now));
 		if (r)
 			return r;
 	}
@@ -84,7 +84,7 @@ long sys_time(struct task *t, const long a[6])
 
 static long get_timespec(struct task *t, uint64_t u, struct timespec *ts)
 {
-	long r = copy_from_guest(&t->mm, ts, u, sizeof(*ts));
+	long r = copy_from_guest(t->mm, ts, u, sizeof(*ts));
 
 	if (r)
 		return r;
@@ -108,7 +108,7 @@ long sys_clock_nanosleep(struct task *t, const long a[6])
 	r = -clock_nanosleep(c, (int)a[1] & TIMER_ABSTIME, &req, &rem);
 	sentry_lock();
 	if (r == -EINTR && a[3] && !((int)a[1] & TIMER_ABSTIME) &&
-	    copy_to_guest(&t->mm, (uint64_t)a[3], &rem, sizeof(rem)))
+	    copy_to_guest(t->mm, (uint64_t)a[3], &rem, sizeof(rem)))
 		return -EFAULT;
 	return r;
 }
@@ -132,6 +132,6 @@ long sys_getrandom(struct task *t, const long a[6])
 	ssize_t n = getrandom(buf, len, (unsigned)a[2]);
 	if (n < 0)
 		return neg_errno();
-	long r = copy_to_guest(&t->mm, (uint64_t)a[0], buf, (size_t)n);
+	long r = copy_to_guest(t->mm, (uint64_t)a[0], buf, (size_t)n);
 	return r ? r : n;
 }

@@ -17,9 +17,9 @@ static struct timeval to_tv(uint64_t ns)
 static struct itimerval current(const struct task *t)
 {
 	uint64_t now = timer_now_ns();
-	uint64_t left = t->itimer_deadline > now ? t->itimer_deadline - now : (t->itimer_deadline ? 1000 : 0);
+	uint64_t left = t->proc->itimer_deadline > now ? t->proc->itimer_deadline - now : (t->proc->itimer_deadline ? 1000 : 0);
 
-	return (struct itimerval){ to_tv(t->itimer_interval), to_tv(left) };
+	return (struct itimerval){ to_tv(t->proc->itimer_interval), to_tv(left) };
 }
 
 long sys_getitimer(struct task *t, const long a[6])
@@ -30,7 +30,7 @@ long sys_getitimer(struct task *t, const long a[6])
 		pr_warn("getitimer(%ld): only ITIMER_REAL is supported", a[0]);
 		return a[0] == ITIMER_VIRTUAL || a[0] == ITIMER_PROF ? -ENOSYS : -EINVAL;
 	}
-	return copy_to_guest(&t->mm, (uint64_t)a[1], &v, sizeof(v));
+	return copy_to_guest(t->mm, (uint64_t)a[1], &v, sizeof(v));
 }
 
 /* setitimer(2): "A process has only one of each of the three types of timers." */
@@ -43,16 +43,16 @@ long sys_setitimer(struct task *t, const long a[6])
 		pr_warn("setitimer(%ld): only ITIMER_REAL is supported", a[0]);
 		return a[0] == ITIMER_VIRTUAL || a[0] == ITIMER_PROF ? -ENOSYS : -EINVAL;
 	}
-	if (a[1] && (r = copy_from_guest(&t->mm, &nv, (uint64_t)a[1], sizeof(nv))))
+	if (a[1] && (r = copy_from_guest(t->mm, &nv, (uint64_t)a[1], sizeof(nv))))
 		return r;
 	if (nv.it_value.tv_usec < 0 || nv.it_value.tv_usec >= 1000000 || nv.it_interval.tv_usec < 0 ||
 	    nv.it_interval.tv_usec >= 1000000 || nv.it_value.tv_sec < 0 || nv.it_interval.tv_sec < 0)
 		return -EINVAL;
-	if (a[2] && (r = copy_to_guest(&t->mm, (uint64_t)a[2], &old, sizeof(old))))
+	if (a[2] && (r = copy_to_guest(t->mm, (uint64_t)a[2], &old, sizeof(old))))
 		return r;
 	uint64_t value = (uint64_t)nv.it_value.tv_sec * NS + (uint64_t)nv.it_value.tv_usec * 1000;
-	t->itimer_interval = (uint64_t)nv.it_interval.tv_sec * NS + (uint64_t)nv.it_interval.tv_usec * 1000;
-	t->itimer_deadline = value ? timer_now_ns() + value : 0;
+	t->proc->itimer_interval = (uint64_t)nv.it_interval.tv_sec * NS + (uint64_t)nv.it_interval.tv_usec * 1000;
+	t->proc->itimer_deadline = value ? timer_now_ns() + value : 0;
 	return timer_kick();
 }
 
@@ -62,8 +62,8 @@ long sys_alarm(struct task *t, const long a[6])
 	struct itimerval old = current(t);
 	unsigned left = (unsigned)old.it_value.tv_sec + (old.it_value.tv_usec >= 500000 || (!old.it_value.tv_sec && old.it_value.tv_usec));
 
-	t->itimer_interval = 0;
-	t->itimer_deadline = (unsigned)a[0] ? timer_now_ns() + (unsigned)a[0] * NS : 0;
+	t->proc->itimer_interval = 0;
+	t->proc->itimer_deadline = (unsigned)a[0] ? timer_now_ns() + (unsigned)a[0] * NS : 0;
 	long r = timer_kick();
 	return r < 0 ? r : (long)left;
 }

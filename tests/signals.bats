@@ -39,9 +39,9 @@ sig() {
 }
 
 @test "signals: xmm registers and MXCSR survive a handler (FPU state in the frame)" {
-	skip "known limitation (README): pvx does not save FPU state in signal frames yet"
 	sig 0 sig_regs fpu
 	grep -qx 'xmm0/1/7/15 restored after sigreturn: yes' "$sandbox_out"
+	grep -qx 'handler MXCSR is the default 0x1f80: yes' "$sandbox_out"
 }
 
 @test "signals: read from a pipe interrupted by a child's kill: EINTR without SA_RESTART, data with it" {

@@ -17,6 +17,8 @@ void sentry_lock(void);
 void sentry_unlock(void);
 /* Sleep until sentry_wake_all(); the lock is released while asleep. */
 void sentry_wait(void);
+/* The same, until CLOCK_MONOTONIC reaches until_ns at the latest (0: no limit). */
+void sentry_timedwait(uint64_t until_ns);
 void sentry_wake_all(void);
 /* The lock itself, for condition variables of other parts (sentry/timer.c). */
 pthread_mutex_t *sentry_mutex(void);
@@ -24,6 +26,14 @@ pthread_mutex_t *sentry_mutex(void);
 /* A new task with a fresh pid (not yet running); NULL when the table is full. */
 struct task *task_new(void);
 struct task *task_find(int pid);
+/* The process of a new leader task (pid = its tid, one thread). */
+struct process *process_new(struct task *leader);
+/* Make t a new thread of p. */
+void thread_attach(struct task *t, struct process *p);
+/* exit_group(2) with a wait status: every thread of t's process ends. */
+void process_exit_group(struct task *t, int status);
+/* Wake up to n futex waiters on the guest word at uaddr (syscalls/sys_futex.c). */
+int futex_wake(struct mm *mm, uint64_t uaddr, int n);
 /* Iterate over tasks: returns the next task after prev (NULL: the first). */
 struct task *task_next(struct task *prev);
 int sentry_live_tasks(void);

@@ -21,6 +21,16 @@
 /* "syscall; int3": run one syscall, then stop the tracer-visible way (ptrace). */
 #define STUB_SYSCALL_GADGET (PVX_STUB_BASE + 0x1000UL)
 #define STUB_SYSCALL_GADGET_BYTES "\x0f\x05\xcc"
+/*
+ * "syscall; test rax; jz 1f; int3; 1: pause loop" (ptrace): a clone(2) run
+ * here leaves the parent stopped at int3 and the new thread idling in
+ * pause() until its own tracer seizes it.
+ */
+#define STUB_CLONE_GADGET (PVX_STUB_BASE + 0x1010UL)
+#define STUB_CLONE_GADGET_BYTES "\x0f\x05\x48\x85\xc0"
+/* clone(2) flags of a stub thread: a thread of the stub, sharing everything. */
+#define STUB_THREAD_CLONE_FLAGS 0x50f00UL	/* VM|FS|FILES|SIGHAND|THREAD|SYSVSEM */
+#define STUB_THREAD_CLONE_FLAGS_TID 0x350f00UL	/* ... |PARENT_SETTID|CHILD_CLEARTID */
 /* The stub's code: the only instruction pointers the seccomp filter lets through. */
 #define STUB_TEXT_START (PVX_STUB_BASE + 0x1000UL)
 #define STUB_TEXT_MAX 0x10000UL
@@ -35,6 +45,7 @@ enum stub_exit {
 	STUB_EXIT_CAPS = 105,		/* dropping capabilities failed */
 	STUB_EXIT_SECCOMP = 106,	/* installing the seccomp filter failed */
 	STUB_EXIT_BAD_MODE = 107,	/* unknown argv[1] */
+	STUB_EXIT_REGION = 108,		/* a trap on a stack outside every thread's region */
 };
 
 /* fds the seccomp stub starts with (set up by the sentry before exec). */
@@ -51,6 +62,8 @@ enum stub_state {
 enum stub_cmd {
 	STUB_CMD_RUN = 1,	/* load regs and return to guest code */
 	STUB_CMD_SYSCALL = 2,	/* run sys_nr(sys_args) in the stub, result in sys_ret */
+	STUB_CMD_CLONE = 3,	/* start a thread on region sys_args[0]; its tid in sys_ret */
+	STUB_CMD_EXIT = 4,	/* end this thread (its region's tid word is cleared) */
 };
 
 #define STUB_FILTER_MAX 1024	/* struct sock_filter entries */
@@ -63,6 +76,8 @@ struct stub_shared {
 	uint32_t sentry_sleeping;	/* set while the sentry is in FUTEX_WAIT: wake it */
 	uint32_t has_fsgsbase;	/* the CPU and kernel allow rdfsbase/wrfsbase */
 	uint32_t spin;		/* pause-loop iterations before futex wait (0 on one CPU) */
+	int32_t tid;		/* host tid of the region's thread; 0 once it exited (CLONE_CHILD_CLEARTID) */
+	uint32_t pad0;
 	uint64_t cur_fs_base;	/* what the stub last loaded, when it cannot rdfsbase */
 	uint64_t cur_gs_base;
 	int64_t sys_nr, sys_args[6], sys_ret;
@@ -86,9 +101,15 @@ struct stub_shared {
 	char altstack[STUB_ALTSTACK_SIZE] __attribute__((aligned(64)));
 };
 
-/* Where the stub maps struct stub_shared: after its text, inside the stub range. */
+/*
+ * Where the stub maps the shared regions, one struct stub_shared per stub
+ * thread (guest thread), after its text, inside the stub range. A handler
+ * finds its thread's region from its stack pointer (the region's altstack).
+ */
 #define STUB_SHARED_ADDR (PVX_STUB_BASE + 0x100000UL)
 #define STUB_SHARED_SIZE ((sizeof(struct stub_shared) + 4095) & ~4095UL)
+#define STUB_MAX_THREADS 64
+#define STUB_SHARED_TOTAL (STUB_SHARED_SIZE * STUB_MAX_THREADS)
 
 _Static_assert(offsetof(struct stub_shared, state) == 0, "futex word first");
 _Static_assert(offsetof(struct stub_shared, regs) % 8 == 0, "regs aligned");

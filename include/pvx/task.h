@@ -59,10 +59,31 @@ enum task_state {
 	TASK_ZOMBIE,	/* exited, waiting for its parent's wait4 */
 };
 
-struct task {
-	int pid, tid, ppid;	/* guest pid space: the first process is 1 */
-	int pgid, sid;
-	enum task_state state;
+struct task;
+
+/* A signal's siginfo fields pvx keeps while it is pending. */
+struct sig_info {
+	int code, pid, status;
+	uint64_t addr;
+};
+
+struct sigaction_rec {
+	uint64_t handler, flags, restorer, mask;
+};
+
+/*
+ * What the threads of a process share (Linux's signal_struct, sighand,
+ * files, fs and mm in one: pvx makes threads only with all of CLONE_VM,
+ * CLONE_FS, CLONE_FILES, CLONE_SIGHAND and CLONE_THREAD, as musl and glibc
+ * do). Lives as long as its leader task.
+ */
+struct process {
+	int pid;		/* the thread group id: the leader's tid */
+	int ppid, pgid, sid;
+	struct task *leader;
+	int nr_threads;		/* threads that have not exited yet */
+	bool group_exit;	/* exit_group or a fatal signal: every thread ends */
+	int exit_status;	/* wait status of the process, once group_exit */
 	struct addr_space *as;
 	struct mm mm;
 	struct fdtable *files;
@@ -71,26 +92,35 @@ struct task {
 	size_t cmdline_len;
 	int cwd_fd;		/* host O_PATH fd of the working directory (inside the root) */
 	unsigned umask;		/* file mode creation mask (umask(2)); inherited by fork */
+	struct sigaction_rec sigactions[64];
+	uint64_t sigpending;	/* process-directed signals not yet taken by a thread */
+	struct sig_info siginfo[64];
+	uint64_t itimer_deadline;	/* ITIMER_REAL: CLOCK_MONOTONIC ns, 0 = off (sentry/timer.c) */
+	uint64_t itimer_interval;
+	bool execed;		/* has called execve (setpgid(2) EACCES from the parent) */
+	int vfork_parent;	/* pid of the parent sleeping in our vfork, or 0 */
+};
+
+/* A guest thread. */
+struct task {
+	int pid, tid;		/* guest pid space: the first process is 1; pid = tgid */
+	enum task_state state;
+	struct process *proc;
+	struct mm *mm;		/* &proc->mm */
+	struct fdtable *files;	/* proc->files */
+	struct platform_ctx *ctx;	/* how this thread runs guest code */
+	char comm[16];		/* prctl(PR_SET_NAME) */
 	struct pvx_regs regs;
 	uint64_t clear_child_tid;
 	uint64_t robust_list;
-	struct sigaction_rec {
-		uint64_t handler, flags, restorer, mask;
-	} sigactions[64];
 	uint64_t sigmask;
-	uint64_t sigpending;	/* sent, not yet delivered (sentry/signal.c) */
-	struct sig_info {
-		int code, pid, status;
-		uint64_t addr;
-	} siginfo[64];		/* of each pending signal */
+	uint64_t sigpending;	/* thread-directed, not yet delivered (sentry/signal.c) */
+	struct sig_info siginfo[64];	/* of each pending signal */
 	uint64_t saved_mask;	/* rt_sigsuspend's mask to restore after the handler */
 	bool has_saved_mask;
 	uint64_t altstack_sp, altstack_size;
-	uint64_t itimer_deadline;	/* ITIMER_REAL: CLOCK_MONOTONIC ns, 0 = off (sentry/timer.c) */
-	uint64_t itimer_interval;
 	int altstack_flags;
 	bool exiting;
-	bool execed;		/* has called execve (setpgid(2) EACCES from the parent) */
 	int exit_status;	/* wait status: (code << 8) or signal number */
 
 	/* The sentry thread that runs this task (sentry/kernel.c). */
@@ -99,13 +129,15 @@ struct task {
 	long fork_result;		/* set by the forked child for its parent: 0 or -errno */
 	bool fork_done;			/* ... and set when the child is done copying */
 	bool in_vfork;			/* sleeping in vfork until the child execs or exits */
-	int vfork_parent;		/* pid of the parent sleeping in our vfork, or 0 */
+	struct task *clone_parent;	/* a new thread: set until its context is started */
 	void *start_arg;		/* what the first task's thread execs */
 };
 
 /* Signals (sentry/signal.c). */
 /* Queue sig for target with its siginfo; wakes the target if it sleeps. */
 void signal_queue(struct task *target, int sig, const struct sig_info *info);
+/* Queue sig for the process: the first thread that does not block it takes it. */
+void signal_queue_process(struct process *p, int sig, const struct sig_info *info);
 /* A pending signal the guest does not block: a wait should end (-ERESTARTSYS). */
 bool signal_pending(struct task *t);
 /* Before returning to guest code: run default actions, build handler frames. */

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Choosing a platform: by name, or "auto" = the first usable in preference order. */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "pvx/log.h"
 #include "platform.h"
@@ -45,4 +48,45 @@ const struct platform_ops *platform_select(const char *name)
 	else
 		pr_err("unknown platform '%s' (known: auto, vmexec, seccomp, ptrace)", name);
 	return NULL;
+}
+
+void ctx_link(struct addr_space *as, struct platform_ctx *ctx, bool own)
+{
+	ctx->as = as;
+	ctx->next = as->ctxs;
+	as->ctxs = ctx;
+	if (own) {
+		ctx->owner = pthread_self();
+		ctx->owned = true;
+	}
+}
+
+void ctx_unlink(struct platform_ctx *ctx)
+{
+	for (struct platform_ctx **p = &ctx->as->ctxs; *p; p = &(*p)->next)
+		if (*p == ctx) {
+			*p = ctx->next;
+			break;
+		}
+}
+
+struct platform_ctx *ctx_self(struct addr_space *as)
+{
+	pthread_t me = pthread_self();
+
+	for (struct platform_ctx *c = as ? as->ctxs : NULL; c; c = c->next)
+		if (c->owned && pthread_equal(c->owner, me))
+			return c;
+	return NULL;
+}
+
+/*
+ * ptrace and seccomp: signal the context's own stub thread (a signal for the
+ * process could land in any of them). vmexec stubs block every signal: the
+ * caller kicks the sentry thread instead.
+ */
+void ctx_kick(struct platform_ctx *ctx, int sig)
+{
+	if (ctx && ctx->tid > 0)
+		syscall(SYS_tgkill, ctx->as->pid, ctx->tid, sig);
 }

@@ -8,21 +8,45 @@
 #ifndef PVX_PLATFORM_H
 #define PVX_PLATFORM_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <sys/types.h>
 #include "pvx/common.h"
 #include "pvx/regs.h"
 
 struct addr_space;
+struct platform_ctx;
 
+/*
+ * An address space runs one or more contexts (gVisor's Context): a guest
+ * thread's way of running code in it. On ptrace and seccomp a context is a
+ * thread of the stub process; on vmexec it is the sentry thread itself and
+ * its own FPU buffer. A context is owned by one sentry thread, which alone
+ * runs it (a ptrace tracer is a thread) and whose as_syscall calls use it.
+ */
 struct platform_ops {
 	const char *name;
 	/* 0 when usable on the running kernel, else -errno with a reason logged. */
 	long (*probe)(void);
-	/* Spawn a stub and return its empty guest address space. */
+	/*
+	 * Spawn a stub and return its empty guest address space, with its
+	 * first context owned by the calling thread.
+	 */
 	long (*as_new)(struct addr_space **out);
-	/* Kill the stub and free the address space. */
+	/* Kill the stub and free the address space and its contexts. */
 	void (*as_release)(struct addr_space *as);
+	/*
+	 * A new context (guest thread) in parent's address space, made by
+	 * parent's owner; it is not runnable until its own sentry thread
+	 * calls ctx_start.
+	 */
+	long (*ctx_new)(struct platform_ctx *parent, struct platform_ctx **out);
+	long (*ctx_start)(struct platform_ctx *ctx);
+	/*
+	 * The guest thread is gone: end the context (on its owner thread).
+	 * The first context ends with the address space instead.
+	 */
+	void (*ctx_release)(struct platform_ctx *ctx);
 	/*
 	 * Run one host syscall inside the address space (mmap, munmap,
 	 * mprotect, close...). Returns the raw result (-errno on failure).
@@ -42,14 +66,42 @@ struct platform_ops {
 	 */
 	bool zero_copy_io;
 	/* Run guest code with *regs until it traps; *regs is updated. */
-	long (*run)(struct addr_space *as, struct pvx_regs *regs, struct pvx_trap *trap);
+	long (*run)(struct platform_ctx *ctx, struct pvx_regs *regs, struct pvx_trap *trap);
+	/*
+	 * The guest thread's FPU/SSE/AVX state while it is stopped in the
+	 * sentry, in the kernel's signal-frame format (XSAVE layout, the
+	 * fx_sw_bytes in its software-reserved part, FP_XSTATE_MAGIC2 after
+	 * it; see include/pvx/sigframe.h). fpu_get returns the size, 0 when
+	 * the thread has no state of its own yet; fpu_set loads such a buffer.
+	 */
+	long (*fpu_get)(struct platform_ctx *ctx, void *buf, size_t len);
+	long (*fpu_set)(struct platform_ctx *ctx, const void *buf, size_t len);
 };
 
 /* Common state every platform's address space starts with. */
 struct addr_space {
 	const struct platform_ops *ops;
 	pid_t pid;	/* the stub process: process_vm_readv/writev target */
+	struct platform_ctx *ctxs;	/* its contexts (changed under the sentry lock) */
 };
+
+/* Common state of every platform's context. */
+struct platform_ctx {
+	struct addr_space *as;
+	struct platform_ctx *next;	/* in as->ctxs */
+	pthread_t owner;		/* the sentry thread that runs it */
+	bool owned;			/* owner is set (ctx_start or as_new ran) */
+	bool first;			/* the stub's main thread: ends with as_release */
+	pid_t tid;			/* host tid of its stub thread; 0 on vmexec */
+};
+
+/* Add ctx to as, owned by the calling thread when own (platform helpers). */
+void ctx_link(struct addr_space *as, struct platform_ctx *ctx, bool own);
+void ctx_unlink(struct platform_ctx *ctx);
+/* The calling sentry thread's context in as, or NULL. */
+struct platform_ctx *ctx_self(struct addr_space *as);
+/* Make the guest code of ctx trap (a signal for the sentry to look at). */
+void ctx_kick(struct platform_ctx *ctx, int sig);
 
 extern const struct platform_ops platform_ptrace;
 extern const struct platform_ops platform_seccomp;

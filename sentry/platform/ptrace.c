@@ -10,6 +10,7 @@
  * in the stub's mm (mmap, munmap, ...) go through the stub's
  * "syscall; int3" gadget with PTRACE_CONT.
  */
+#include <elf.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <string.h>
@@ -21,6 +22,7 @@
 #include <unistd.h>
 
 #include "pvx/log.h"
+#include "pvx/sigframe.h"
 #include "pvx/stub_abi.h"
 #include "platform.h"
 
@@ -37,6 +39,11 @@ struct ptrace_as {
 	struct addr_space as;
 	struct user_regs_struct tmpl;	/* cs/ss/eflags of a fresh stub */
 	long sentry_pidfd;		/* pidfd of the sentry, as an fd in the stub; -1 until used */
+};
+
+/* A guest thread: a thread of the stub, traced by the context's owner. */
+struct ptrace_ctx {
+	struct platform_ctx ctx;
 	int pending_sig;		/* async signal seen while running a gadget syscall */
 };
 
@@ -45,12 +52,20 @@ static struct ptrace_as *to_pas(struct addr_space *as)
 	return (struct ptrace_as *)as;
 }
 
+static struct ptrace_ctx *to_pctx(struct platform_ctx *ctx)
+{
+	return (struct ptrace_ctx *)ctx;
+}
+
 static long ptrace_probe(void)
 {
 	return 0;	/* PTRACE_SYSEMU exists on every x86-64 kernel we support */
 }
 
-/* Wait for the stub to stop; returns the stop signal or -ESRCH if it died. */
+/*
+ * Wait for the stub thread to stop; returns the stop signal (0 for a
+ * PTRACE_INTERRUPT stop of a seized thread) or -ESRCH if it died.
+ */
 static long wait_stop(pid_t pid)
 {
 	int st;
@@ -62,6 +77,8 @@ static long wait_stop(pid_t pid)
 				continue;
 			return neg_errno();
 		}
+		if (WIFSTOPPED(st) && (st >> 16) == PTRACE_EVENT_STOP)
+			return 0;
 		if (WIFSTOPPED(st))
 			return WSTOPSIG(st);
 		pr_debug("stub %d died (status 0x%x)", pid, st);
@@ -77,13 +94,20 @@ static long ptrace_as_new(struct addr_space **out)
 	if (memfd < 0)
 		return memfd;
 	struct ptrace_as *pas = calloc(1, sizeof(*pas));
-	if (!pas)
+	struct ptrace_ctx *first = calloc(1, sizeof(*first));
+	if (!pas || !first) {
+		free(pas);
+		free(first);
 		return -ENOMEM;
+	}
 	pas->as.ops = &platform_ptrace;
 	pas->sentry_pidfd = -1;
+	first->ctx.first = true;
+	ctx_link(&pas->as, &first->ctx, true);
 	pid_t pid = fork();
 	if (pid < 0) {
 		free(pas);
+		free(first);
 		return neg_errno();
 	}
 	if (pid == 0) {
@@ -92,6 +116,7 @@ static long ptrace_as_new(struct addr_space **out)
 		stub_exec((int)memfd, "ptrace", NULL, 0);	/* stops at exec: _start never runs */
 	}
 	pas->as.pid = pid;
+	first->ctx.tid = pid;
 
 	long sig = wait_stop(pid);
 	if (sig != SIGTRAP) {
@@ -109,12 +134,21 @@ static long ptrace_as_new(struct addr_space **out)
 		pr_err("stub image has no syscall gadget at %#lx", STUB_SYSCALL_GADGET);
 		goto fail;
 	}
+	char clone_gadget[5];
+	struct iovec cl = { clone_gadget, sizeof(clone_gadget) };
+	struct iovec cr = { (void *)STUB_CLONE_GADGET, sizeof(clone_gadget) };
+	if (process_vm_readv(pid, &cl, 1, &cr, 1, 0) != sizeof(clone_gadget) ||
+	    memcmp(clone_gadget, STUB_CLONE_GADGET_BYTES, sizeof(clone_gadget))) {
+		pr_err("stub image has no clone gadget at %#lx", STUB_CLONE_GADGET);
+		goto fail;
+	}
 	*out = &pas->as;
 	return 0;
 fail:
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, __WALL);
 	free(pas);
+	free(first);
 	return -ECHILD;
 }
 
@@ -125,15 +159,22 @@ static void ptrace_as_release(struct addr_space *as)
 	kill(as->pid, SIGKILL);
 	while (waitpid(as->pid, NULL, __WALL) < 0 && errno == EINTR)
 		;
+	while (as->ctxs) {
+		struct platform_ctx *c = as->ctxs;
+		ctx_unlink(c);
+		free(c);
+	}
 	free(to_pas(as));
 }
 
-static long ptrace_as_syscall(struct addr_space *as, long nr, const long args[6])
+/* Run nr(args) in the stub thread of ctx at gadget; it stops at an int3 after it. */
+static long gadget_syscall(struct ptrace_ctx *pc, uint64_t gadget, long nr, const long args[6])
 {
-	struct ptrace_as *pas = to_pas(as);
+	struct ptrace_as *pas = to_pas(pc->ctx.as);
+	pid_t tid = pc->ctx.tid;
 	struct user_regs_struct r = pas->tmpl;
 
-	r.rip = STUB_SYSCALL_GADGET;
+	r.rip = gadget;
 	r.rax = (uint64_t)nr;
 	r.orig_rax = (uint64_t)-1;
 	r.rdi = (uint64_t)args[0];
@@ -142,26 +183,102 @@ static long ptrace_as_syscall(struct addr_space *as, long nr, const long args[6]
 	r.r10 = (uint64_t)args[3];
 	r.r8 = (uint64_t)args[4];
 	r.r9 = (uint64_t)args[5];
-	if (ptrace(PTRACE_SETREGS, as->pid, 0, &r) < 0)
+	if (ptrace(PTRACE_SETREGS, tid, 0, &r) < 0)
 		return neg_errno();
 	for (;;) {
-		if (ptrace(PTRACE_CONT, as->pid, 0, 0) < 0)
+		if (ptrace(PTRACE_CONT, tid, 0, 0) < 0)
 			return neg_errno();
-		long sig = wait_stop(as->pid);
+		long sig = wait_stop(tid);
 		if (sig < 0)
 			return sig;
 		if (sig == SIGTRAP)
 			break;
 		/* Not ours (e.g. SIGINT from the terminal): hand it to the guest later. */
-		pas->pending_sig = (int)sig;
+		if (sig)
+			pc->pending_sig = (int)sig;
 	}
-	if (ptrace(PTRACE_GETREGS, as->pid, 0, &r) < 0)
+	if (ptrace(PTRACE_GETREGS, tid, 0, &r) < 0)
 		return neg_errno();
-	if (r.rip != STUB_SYSCALL_GADGET + 3) {
+	if (r.rip < gadget || r.rip > gadget + 8) {
 		pr_err("stub gadget stopped at %#llx", r.rip);
 		return -EFAULT;
 	}
 	return (long)r.rax;
+}
+
+static long ptrace_as_syscall(struct addr_space *as, long nr, const long args[6])
+{
+	struct platform_ctx *c = ctx_self(as);
+
+	if (!c) {
+		pr_err("ptrace: this thread traces no thread of stub %d", as->pid);
+		return -ESRCH;
+	}
+	return gadget_syscall(to_pctx(c), STUB_SYSCALL_GADGET, nr, args);
+}
+
+/*
+ * A new guest thread: the parent's stub thread runs clone(2) at the clone
+ * gadget; the new stub thread idles in pause() until ctx_start, on the new
+ * guest thread's own sentry thread, seizes it (a tracer is one thread).
+ */
+static long ptrace_ctx_new(struct platform_ctx *parent, struct platform_ctx **out)
+{
+	struct ptrace_ctx *pc = calloc(1, sizeof(*pc));
+	const long a[6] = { STUB_THREAD_CLONE_FLAGS, 0 };
+
+	if (!pc)
+		return -ENOMEM;
+	long tid = gadget_syscall(to_pctx(parent), STUB_CLONE_GADGET, SYS_clone, a);
+	if (tid <= 0) {
+		free(pc);
+		return tid < 0 ? tid : -EIO;
+	}
+	pc->ctx.tid = (pid_t)tid;
+	ctx_link(parent->as, &pc->ctx, false);
+	*out = &pc->ctx;
+	return 0;
+}
+
+static long ptrace_ctx_start(struct platform_ctx *ctx)
+{
+	pid_t tid = ctx->tid;
+
+	ctx->owner = pthread_self();
+	ctx->owned = true;
+	if (ptrace(PTRACE_SEIZE, tid, 0, PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD) < 0 ||
+	    ptrace(PTRACE_INTERRUPT, tid, 0, 0) < 0) {
+		pr_err("ptrace: cannot seize stub thread %d: %m", tid);
+		return neg_errno();
+	}
+	for (;;) {
+		long sig = wait_stop(tid);
+		if (sig <= 0)
+			return sig;
+		/* A signal that reached the idle thread first: keep it for the guest. */
+		to_pctx(ctx)->pending_sig = (int)sig;
+		if (ptrace(PTRACE_CONT, tid, 0, 0) < 0)
+			return neg_errno();
+	}
+}
+
+/*
+ * The guest thread exited: so does its stub thread, before its tracer (the
+ * calling thread) goes away -- PTRACE_O_EXITKILL would kill the whole stub.
+ */
+static void ptrace_ctx_release(struct platform_ctx *ctx)
+{
+	const long a[6] = { 0 };
+	int st;
+
+	if (ctx->first)
+		return;
+	if (gadget_syscall(to_pctx(ctx), STUB_SYSCALL_GADGET, SYS_exit, a) != -ESRCH)
+		pr_debug("ptrace: stub thread %d did not exit", ctx->tid);
+	while (waitpid(ctx->tid, &st, __WALL) < 0 && errno == EINTR)
+		;
+	ctx_unlink(ctx);
+	free(ctx);
 }
 
 static long ptrace_as_get_fd(struct addr_space *as, int host_fd)
@@ -207,17 +324,19 @@ static bool native_syscall(pid_t pid, const struct pvx_regs *regs)
 	return info.arch == AUDIT_ARCH_X86_64_;
 }
 
-static long ptrace_run(struct addr_space *as, struct pvx_regs *regs, struct pvx_trap *trap)
+static long ptrace_run(struct platform_ctx *ctx, struct pvx_regs *regs, struct pvx_trap *trap)
 {
-	struct ptrace_as *pas = to_pas(as);
+	struct ptrace_as *pas = to_pas(ctx->as);
+	struct ptrace_ctx *pc = to_pctx(ctx);
+	pid_t tid = ctx->tid;
 	siginfo_t si;
 	long sig;
 
 	memset(trap, 0, sizeof(*trap));
-	if (pas->pending_sig) {
+	if (pc->pending_sig) {
 		trap->kind = TRAP_SIGNAL;
-		trap->signo = pas->pending_sig;
-		pas->pending_sig = 0;
+		trap->signo = pc->pending_sig;
+		pc->pending_sig = 0;
 		return 0;
 	}
 	if (!regs->cs) {	/* a fresh guest: take the stub's selectors and flags */
@@ -225,18 +344,22 @@ static long ptrace_run(struct addr_space *as, struct pvx_regs *regs, struct pvx_
 		regs->ss = pas->tmpl.ss;
 		regs->eflags = pas->tmpl.eflags;
 	}
-	if (ptrace(PTRACE_SETREGS, as->pid, 0, regs) < 0)
+	if (ptrace(PTRACE_SETREGS, tid, 0, regs) < 0)
 		return neg_errno();
-	if (ptrace(PTRACE_SYSEMU, as->pid, 0, 0) < 0)
+	if (ptrace(PTRACE_SYSEMU, tid, 0, 0) < 0)
 		return neg_errno();
-	sig = wait_stop(as->pid);
+	sig = wait_stop(tid);
 	if (sig < 0)
 		return sig;
-	if (ptrace(PTRACE_GETREGS, as->pid, 0, regs) < 0)
+	if (ptrace(PTRACE_GETREGS, tid, 0, regs) < 0)
 		return neg_errno();
+	if (sig == 0) {		/* an interrupt stop (never asked for after ctx_start) */
+		trap->kind = TRAP_SIGNAL;
+		return 0;
+	}
 	if (sig == (SIGTRAP | 0x80)) {
 		trap->kind = TRAP_SYSCALL;
-		if (!native_syscall(as->pid, regs)) {
+		if (!native_syscall(tid, regs)) {
 			/* int $0x80, sysenter or x32: never emulated as x86-64, killed like seccomp does. */
 			trap->kind = TRAP_SIGNAL;
 			trap->signo = SIGSYS;
@@ -246,11 +369,42 @@ static long ptrace_run(struct addr_space *as, struct pvx_regs *regs, struct pvx_
 	}
 	trap->kind = TRAP_SIGNAL;
 	trap->signo = (int)sig;
-	if (ptrace(PTRACE_GETSIGINFO, as->pid, 0, &si) == 0) {
+	if (ptrace(PTRACE_GETSIGINFO, tid, 0, &si) == 0) {
 		trap->code = si.si_code;
 		trap->addr = (uint64_t)si.si_addr;
 	}
 	return 0;
+}
+
+/*
+ * NT_X86_XSTATE is the XSAVE layout with the fx_sw_bytes filled in; a
+ * signal frame adds FP_XSTATE_MAGIC2 after it.
+ */
+static long ptrace_fpu_get(struct platform_ctx *ctx, void *buf, size_t len)
+{
+	struct iovec iov = { buf, len - 4 };
+
+	if (len < K_FXSAVE_SIZE + 4)
+		return -ENOSPC;
+	if (ptrace(PTRACE_GETREGSET, ctx->tid, NT_X86_XSTATE, &iov) < 0) {
+		if (ptrace(PTRACE_GETFPREGS, ctx->tid, 0, buf) < 0)
+			return neg_errno();
+		return K_FXSAVE_SIZE;
+	}
+	uint32_t magic2 = K_FP_XSTATE_MAGIC2;
+	memcpy((char *)buf + iov.iov_len, &magic2, 4);
+	return (long)k_fpstate_size(buf, iov.iov_len + 4);
+}
+
+static long ptrace_fpu_set(struct platform_ctx *ctx, const void *buf, size_t len)
+{
+	struct iovec iov = { (void *)buf, len - 4 };
+
+	if (len == K_FXSAVE_SIZE)
+		return ptrace(PTRACE_SETFPREGS, ctx->tid, 0, buf) < 0 ? neg_errno() : 0;
+	if (len < K_FXSAVE_SIZE + 4)
+		return -EINVAL;
+	return ptrace(PTRACE_SETREGSET, ctx->tid, NT_X86_XSTATE, &iov) < 0 ? neg_errno() : 0;
 }
 
 const struct platform_ops platform_ptrace = {
@@ -258,8 +412,13 @@ const struct platform_ops platform_ptrace = {
 	.probe = ptrace_probe,
 	.as_new = ptrace_as_new,
 	.as_release = ptrace_as_release,
+	.ctx_new = ptrace_ctx_new,
+	.ctx_start = ptrace_ctx_start,
+	.ctx_release = ptrace_ctx_release,
 	.as_syscall = ptrace_as_syscall,
 	.as_get_fd = ptrace_as_get_fd,
 	.as_put_fd = ptrace_as_put_fd,
 	.run = ptrace_run,
+	.fpu_get = ptrace_fpu_get,
+	.fpu_set = ptrace_fpu_set,
 };

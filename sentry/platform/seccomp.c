@@ -44,6 +44,7 @@
 #include <unistd.h>
 
 #include "pvx/log.h"
+#include "pvx/sigframe.h"
 #include "pvx/stub_abi.h"
 #include "platform.h"
 
@@ -57,16 +58,36 @@
 
 struct seccomp_as {
 	struct addr_space as;
-	struct stub_shared *sh;	/* the sentry's mapping of the shared region */
+	char *regions;		/* the sentry's mapping of the shared regions */
+	uint64_t used;		/* regions of live contexts (bit i: region i) */
 	int sock;		/* our end of the fd-passing socketpair */
 	uint64_t cs, ss;	/* the stub's selectors, from the boot trap */
 	int dead_sig;		/* the stub was killed by this signal (seccomp kill: SIGSYS) */
 	uint32_t spin;		/* spin budget when this is the only task (place_cpus) */
 };
 
+/* A guest thread: a stub thread and its shared region. */
+struct seccomp_ctx {
+	struct platform_ctx ctx;
+	int index;
+	struct stub_shared *sh;	/* the sentry's mapping of region index */
+};
+
+_Static_assert(STUB_MAX_THREADS <= 64, "one bit of seccomp_as.used per region");
+
 static struct seccomp_as *to_sas(struct addr_space *as)
 {
 	return (struct seccomp_as *)as;
+}
+
+static struct seccomp_ctx *to_sctx(struct platform_ctx *ctx)
+{
+	return (struct seccomp_ctx *)ctx;
+}
+
+static struct stub_shared *region(struct seccomp_as *sas, int i)
+{
+	return (struct stub_shared *)(sas->regions + (size_t)i * STUB_SHARED_SIZE);
 }
 
 static long seccomp_probe(void)
@@ -110,6 +131,16 @@ static long stub_rules(scmp_filter_ctx ctx)
 		r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(arch_prctl), 1, SCMP_A0(SCMP_CMP_EQ, ARCH_SET_GS));
 	if (!r)
 		r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(recvmsg), 1, SCMP_A0(SCMP_CMP_EQ, STUB_FD_SOCK));
+	/* Threads: clone of exactly a stub thread, its altstack and mask, its exit. */
+	if (!r)
+		r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(clone), 1,
+				     SCMP_A0(SCMP_CMP_EQ, STUB_THREAD_CLONE_FLAGS_TID));
+	if (!r)
+		r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(rt_sigprocmask), 1, SCMP_A0(SCMP_CMP_EQ, SIG_SETMASK));
+	if (!r)
+		r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(sigaltstack), 0);
+	if (!r)
+		r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(exit), 0);
 	return r;
 }
 
@@ -185,9 +216,8 @@ static bool stub_alive(struct seccomp_as *sas)
 }
 
 /* Wait until the stub parks (reports a trap or a result): spin, then futex. */
-static long wait_parked(struct seccomp_as *sas)
+static long wait_parked(struct seccomp_as *sas, struct stub_shared *sh)
 {
-	struct stub_shared *sh = sas->sh;
 	struct timespec to = { 0, LIVENESS_NS };
 
 	for (uint32_t spin = sh->spin;;) {
@@ -210,19 +240,22 @@ static long wait_parked(struct seccomp_as *sas)
 }
 
 /* Post a command for the parked stub and wait until it parks again. */
-static long command(struct seccomp_as *sas, uint32_t cmd)
+static void post(struct seccomp_as *sas, struct stub_shared *sh, uint32_t cmd)
 {
-	struct stub_shared *sh = sas->sh;
-
-	if (sas->dead_sig)
-		return -ESRCH;
 	/* Spinning pays only while one task runs: with more, CPUs are shared. */
 	sh->spin = sentry_live_hint() > 1 ? 0 : sas->spin;
 	sh->cmd = cmd;
 	__atomic_store_n(&sh->state, STUB_CMD, __ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&sh->stub_sleeping, __ATOMIC_SEQ_CST))
 		syscall(SYS_futex, &sh->state, FUTEX_WAKE, 1, NULL, NULL, 0);
-	return wait_parked(sas);
+}
+
+static long command(struct seccomp_as *sas, struct stub_shared *sh, uint32_t cmd)
+{
+	if (sas->dead_sig)
+		return -ESRCH;
+	post(sas, sh, cmd);
+	return wait_parked(sas, sh);
 }
 
 /*
@@ -235,10 +268,18 @@ static long command(struct seccomp_as *sas, uint32_t cmd)
  * more than one guest task runs, nobody spins and nothing is pinned.
  * PVX_SECCOMP_PIN=0 leaves placement to the scheduler (and disables spinning).
  */
+static cpu_set_t all;	/* the affinity pvx started with */
+static bool have_all;
+
+/* Several tasks: undo a pinning that place_cpus made or a thread inherited. */
+static void unpin(pid_t tid)
+{
+	if (have_all)
+		sched_setaffinity(tid, sizeof(all), &all);
+}
+
 static void place_cpus(struct seccomp_as *sas)
 {
-	static cpu_set_t all;	/* the affinity pvx started with */
-	static bool have_all;
 	const char *env = getenv("PVX_SECCOMP_PIN");
 	cpu_set_t mine, other;
 	int me = sched_getcpu(), n = 0;
@@ -249,9 +290,8 @@ static void place_cpus(struct seccomp_as *sas)
 	if ((env && !strcmp(env, "0")) || me < 0 || !have_all)
 		return;
 	if (sentry_live_hint() > 1) {
-		/* Several tasks: undo the pinning inherited from the forking thread. */
-		sched_setaffinity(0, sizeof(all), &all);
-		sched_setaffinity(sas->as.pid, sizeof(all), &all);
+		unpin(0);
+		unpin(sas->as.pid);
 		return;
 	}
 	CPU_ZERO(&mine);
@@ -283,24 +323,33 @@ static long seccomp_as_new(struct addr_space **out)
 	if (memfd < 0)
 		return memfd;
 	struct seccomp_as *sas = calloc(1, sizeof(*sas));
-	if (!sas)
+	struct seccomp_ctx *first = calloc(1, sizeof(*first));
+	if (!sas || !first) {
+		free(sas);
+		free(first);
 		return -ENOMEM;
+	}
 	sas->as.ops = &platform_seccomp;
 	sas->as.pid = -1;
 	sas->sock = -1;
+	first->ctx.first = true;
+	ctx_link(&sas->as, &first->ctx, true);
 	int shm = memfd_create("pvx-shared", MFD_CLOEXEC);
-	if (shm < 0 || ftruncate(shm, STUB_SHARED_SIZE) < 0) {
+	if (shm < 0 || ftruncate(shm, STUB_SHARED_TOTAL) < 0) {
 		r = neg_errno();
 		goto fail;
 	}
-	sas->sh = mmap(NULL, STUB_SHARED_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, shm, 0);
-	if (sas->sh == MAP_FAILED) {
-		sas->sh = NULL;
+	/* Regions of threads not yet made cost address space only (the memfd is sparse). */
+	sas->regions = mmap(NULL, STUB_SHARED_TOTAL, PROT_READ | PROT_WRITE, MAP_SHARED, shm, 0);
+	if (sas->regions == MAP_FAILED) {
+		sas->regions = NULL;
 		r = neg_errno();
 		goto fail;
 	}
-	sas->sh->has_fsgsbase = !!(getauxval(AT_HWCAP2) & HWCAP2_FSGSBASE);
-	r = build_filter(sas->sh);
+	first->sh = region(sas, 0);
+	sas->used = 1;
+	first->sh->has_fsgsbase = !!(getauxval(AT_HWCAP2) & HWCAP2_FSGSBASE);
+	r = build_filter(first->sh);
 	if (r)
 		goto fail;
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0) {
@@ -319,16 +368,17 @@ static long seccomp_as_new(struct addr_space **out)
 		goto fail;
 	}
 	sas->as.pid = pid;
+	first->ctx.tid = pid;
 	place_cpus(sas);
 	/* The boot trap: ud2 at the end of seccomp_main(). */
-	r = wait_parked(sas);
-	if (r || sas->sh->trap_signo != SIGILL) {
-		pr_err("seccomp stub did not boot (%s, signal %d)", strerror((int)-r), sas->sh->trap_signo);
+	r = wait_parked(sas, first->sh);
+	if (r || first->sh->trap_signo != SIGILL) {
+		pr_err("seccomp stub did not boot (%s, signal %d)", strerror((int)-r), first->sh->trap_signo);
 		r = -ECHILD;
 		goto fail;
 	}
-	sas->cs = sas->sh->regs.cs;
-	sas->ss = sas->sh->regs.ss;
+	sas->cs = first->sh->regs.cs;
+	sas->ss = first->sh->regs.ss;
 	*out = &sas->as;
 	return 0;
 fail:
@@ -349,29 +399,134 @@ static void seccomp_as_release(struct addr_space *as)
 		while (waitpid(as->pid, NULL, __WALL) < 0 && errno == EINTR)
 			;
 	}
-	if (sas->sh)
-		munmap(sas->sh, STUB_SHARED_SIZE);
+	if (sas->regions)
+		munmap(sas->regions, STUB_SHARED_TOTAL);
 	if (sas->sock >= 0)
 		close(sas->sock);
+	while (as->ctxs) {
+		struct platform_ctx *c = as->ctxs;
+		ctx_unlink(c);
+		free(c);
+	}
 	free(sas);
+}
+
+/* The calling thread's context: its stub thread runs the command. */
+static struct seccomp_ctx *self(struct addr_space *as)
+{
+	struct platform_ctx *c = ctx_self(as);
+
+	if (!c)
+		pr_err("seccomp: no context of this thread in stub %d", as->pid);
+	return c ? to_sctx(c) : NULL;
 }
 
 static long seccomp_as_syscall(struct addr_space *as, long nr, const long args[6])
 {
 	struct seccomp_as *sas = to_sas(as);
+	struct seccomp_ctx *sc = self(as);
 	long r;
 
-	sas->sh->sys_nr = nr;
-	memcpy(sas->sh->sys_args, args, sizeof(sas->sh->sys_args));
-	r = command(sas, STUB_CMD_SYSCALL);
-	return r ? r : sas->sh->sys_ret;
+	if (!sc)
+		return -ESRCH;
+	sc->sh->sys_nr = nr;
+	memcpy(sc->sh->sys_args, args, sizeof(sc->sh->sys_args));
+	r = command(sas, sc->sh, STUB_CMD_SYSCALL);
+	return r ? r : sc->sh->sys_ret;
+}
+
+/*
+ * A new guest thread: the parent's stub thread clones a stub thread onto a
+ * free region (stub_clone in stub/stub.c); it boots with a ud2 trap that
+ * ctx_start waits for on the new sentry thread.
+ */
+static long seccomp_ctx_new(struct platform_ctx *parent, struct platform_ctx **out)
+{
+	struct seccomp_as *sas = to_sas(parent->as);
+	struct seccomp_ctx *pc = to_sctx(parent), *sc;
+	int i;
+
+	for (i = 0; i < STUB_MAX_THREADS; i++)
+		if (!(sas->used & (1UL << i)) && !__atomic_load_n(&region(sas, i)->tid, __ATOMIC_ACQUIRE))
+			break;
+	if (i == STUB_MAX_THREADS)
+		return -EAGAIN;
+	sc = calloc(1, sizeof(*sc));
+	if (!sc)
+		return -ENOMEM;
+	struct stub_shared *sh = region(sas, i);
+	memset(sh, 0, offsetof(struct stub_shared, msg));
+	sh->has_fsgsbase = pc->sh->has_fsgsbase;
+	sh->cur_fs_base = pc->sh->cur_fs_base;	/* clone(2) keeps the bases */
+	sh->cur_gs_base = pc->sh->cur_gs_base;
+	sas->spin = 0;	/* two threads: see place_cpus */
+	unpin(0);
+	unpin(parent->tid);
+	pc->sh->sys_args[0] = i;
+	long r = command(sas, pc->sh, STUB_CMD_CLONE);
+	if (!r)
+		r = pc->sh->sys_ret;
+	if (r < 0) {
+		free(sc);
+		return r;
+	}
+	sc->index = i;
+	sc->sh = sh;
+	sc->ctx.tid = (pid_t)r;
+	sas->used |= 1UL << i;
+	unpin(sc->ctx.tid);
+	ctx_link(parent->as, &sc->ctx, false);
+	*out = &sc->ctx;
+	return 0;
+}
+
+static long seccomp_ctx_start(struct platform_ctx *ctx)
+{
+	struct seccomp_ctx *sc = to_sctx(ctx);
+	long r;
+
+	ctx->owner = pthread_self();
+	ctx->owned = true;
+	r = wait_parked(to_sas(ctx->as), sc->sh);
+	if (!r && sc->sh->trap_signo != SIGILL) {
+		pr_err("seccomp stub thread did not boot (signal %d)", sc->sh->trap_signo);
+		r = -ECHILD;
+	}
+	return r;
+}
+
+/* The stub thread exits; its region is free once the kernel cleared its tid. */
+static void seccomp_ctx_release(struct platform_ctx *ctx)
+{
+	struct seccomp_as *sas = to_sas(ctx->as);
+	struct seccomp_ctx *sc = to_sctx(ctx);
+	struct timespec to = { 0, LIVENESS_NS };
+	int32_t tid;
+
+	if (ctx->first)
+		return;
+	if (!sas->dead_sig && __atomic_load_n(&sc->sh->state, __ATOMIC_ACQUIRE) == STUB_PARKED) {
+		post(sas, sc->sh, STUB_CMD_EXIT);
+		while ((tid = __atomic_load_n(&sc->sh->tid, __ATOMIC_ACQUIRE)) != 0) {
+			if (syscall(SYS_futex, &sc->sh->tid, FUTEX_WAIT, tid, &to, NULL, 0) < 0 &&
+			    errno == ETIMEDOUT && !stub_alive(sas))
+				break;
+		}
+	} else {
+		/* Never booted or stuck in guest code: the region is lost until the stub ends. */
+		pr_debug("seccomp: stub thread %d not parked at exit", ctx->tid);
+		return;
+	}
+	sas->used &= ~(1UL << sc->index);
+	ctx_unlink(ctx);
+	free(sc);
 }
 
 /* Send host_fd over the socket, then have the stub recvmsg() it (see top). */
 static long seccomp_as_get_fd(struct addr_space *as, int host_fd)
 {
 	struct seccomp_as *sas = to_sas(as);
-	struct stub_shared *sh = sas->sh;
+	struct seccomp_ctx *sc = self(as);
 	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
 	char byte = 0;
 	struct iovec iov = { &byte, 1 };
@@ -383,11 +538,14 @@ static long seccomp_as_get_fd(struct addr_space *as, int host_fd)
 	c->cmsg_type = SCM_RIGHTS;
 	c->cmsg_len = CMSG_LEN(sizeof(int));
 	memcpy(CMSG_DATA(c), &host_fd, sizeof(int));
+	if (!sc)
+		return -ESRCH;
 	if (sendmsg(sas->sock, &msg, MSG_NOSIGNAL) < 0)
 		return neg_errno();
 
 	/* The stub's msghdr, with pointers valid in the stub's address space. */
-	uint64_t base = STUB_SHARED_ADDR;
+	struct stub_shared *sh = sc->sh;
+	uint64_t base = STUB_SHARED_ADDR + (uint64_t)sc->index * STUB_SHARED_SIZE;
 	struct msghdr *sm = (struct msghdr *)sh->msg;
 	memset(sh->msg, 0, sizeof(sh->msg) + sizeof(sh->iov) + sizeof(sh->cmsg));
 	sh->iov[0] = base + offsetof(struct stub_shared, byte);
@@ -419,17 +577,17 @@ static void seccomp_as_put_fd(struct addr_space *as, long as_fd)
 		pr_debug("close of fd %ld in stub failed", as_fd);
 }
 
-static long seccomp_run(struct addr_space *as, struct pvx_regs *regs, struct pvx_trap *trap)
+static long seccomp_run(struct platform_ctx *ctx, struct pvx_regs *regs, struct pvx_trap *trap)
 {
-	struct seccomp_as *sas = to_sas(as);
-	struct stub_shared *sh = sas->sh;
+	struct seccomp_as *sas = to_sas(ctx->as);
+	struct stub_shared *sh = to_sctx(ctx)->sh;
 	long r;
 
 	memset(trap, 0, sizeof(*trap));
 	regs->cs = sas->cs;
 	regs->ss = sas->ss;
 	sh->regs = *regs;
-	r = command(sas, STUB_CMD_RUN);
+	r = command(sas, sh, STUB_CMD_RUN);
 	if (r == -ESRCH && sas->dead_sig) {
 		/* Killed by its filter (int $0x80, x32, a forbidden call from stub code). */
 		trap->kind = TRAP_SIGNAL;
@@ -452,13 +610,68 @@ static long seccomp_run(struct addr_space *as, struct pvx_regs *regs, struct pvx
 	return 0;
 }
 
+/* A stub address inside sc's region, as a sentry pointer (NULL if [addr, addr+len) is outside). */
+static void *region_ptr(struct seccomp_ctx *sc, uint64_t addr, size_t len)
+{
+	uint64_t base = STUB_SHARED_ADDR + (uint64_t)sc->index * STUB_SHARED_SIZE;
+
+	if (addr < base || addr + len < addr || addr + len > base + STUB_SHARED_SIZE)
+		return NULL;
+	return (char *)sc->sh + (addr - base);
+}
+
+/*
+ * The guest's FPU state is in the frame of the stub's trap handler, on the
+ * altstack in the shared region: read it there, and write it there for the
+ * handler's rt_sigreturn to load (the kernel validates it). The pointers
+ * come from memory guest code can write: checked against the region.
+ */
+static char *trap_fpstate(struct seccomp_ctx *sc, size_t *room)
+{
+	const struct k_ucontext *uc = region_ptr(sc, sc->sh->ucontext, sizeof(*uc));
+	uint64_t fp = uc ? __atomic_load_n(&uc->mc.fpstate, __ATOMIC_RELAXED) : 0;
+	char *p = fp ? region_ptr(sc, fp, K_FXSAVE_SIZE) : NULL;
+
+	if (p)
+		*room = STUB_SHARED_SIZE - (size_t)(p - (char *)sc->sh);
+	return p;
+}
+
+static long seccomp_fpu_get(struct platform_ctx *ctx, void *buf, size_t len)
+{
+	size_t room, n;
+	char *p = trap_fpstate(to_sctx(ctx), &room);
+
+	if (!p)
+		return 0;
+	n = MIN(room, len);
+	memcpy(buf, p, n);	/* copied once, then sized */
+	return (long)k_fpstate_size(buf, n);
+}
+
+static long seccomp_fpu_set(struct platform_ctx *ctx, const void *buf, size_t len)
+{
+	size_t room;
+	char *p = trap_fpstate(to_sctx(ctx), &room);
+
+	if (!p || len > room)
+		return -EFAULT;
+	memcpy(p, buf, len);
+	return 0;
+}
+
 const struct platform_ops platform_seccomp = {
 	.name = "seccomp",
 	.probe = seccomp_probe,
 	.as_new = seccomp_as_new,
 	.as_release = seccomp_as_release,
+	.ctx_new = seccomp_ctx_new,
+	.ctx_start = seccomp_ctx_start,
+	.ctx_release = seccomp_ctx_release,
 	.as_syscall = seccomp_as_syscall,
 	.as_get_fd = seccomp_as_get_fd,
 	.as_put_fd = seccomp_as_put_fd,
 	.run = seccomp_run,
+	.fpu_get = seccomp_fpu_get,
+	.fpu_set = seccomp_fpu_set,
 };

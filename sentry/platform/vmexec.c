@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "pvx/log.h"
+#include "pvx/sigframe.h"
 #include "pvx/stub_abi.h"
 #include "platform.h"
 #include "uapi/linux/process_vm_exec.h"
@@ -31,15 +32,26 @@ _Static_assert(sizeof(struct process_vm_exec_context) == PROCESS_VM_EXEC_CONTEXT
 #define SYS_USER_DISPATCH_ 2
 #define FPSTATE_SIZE (16UL << 10)	/* "16 KiB is always enough today" (uapi header) */
 
-struct vmexec_as {
-	struct addr_space as;
+/* A guest thread: the sentry thread runs it, with an FPU state of its own. */
+struct vmexec_ctx {
+	struct platform_ctx ctx;
 	bool fpu_live;		/* fpstate holds the guest's FPU state (else: init) */
 	char fpstate[FPSTATE_SIZE] __attribute__((aligned(64)));
 };
 
-static struct vmexec_as *to_vas(struct addr_space *as)
+static struct vmexec_ctx *to_vctx(struct platform_ctx *ctx)
 {
-	return (struct vmexec_as *)as;
+	return (struct vmexec_ctx *)ctx;
+}
+
+static struct vmexec_ctx *vctx_alloc(void)
+{
+	struct vmexec_ctx *vc;
+
+	if (posix_memalign((void **)&vc, 64, sizeof(*vc)))
+		return NULL;
+	memset(vc, 0, offsetof(struct vmexec_ctx, fpstate));
+	return vc;
 }
 
 static long pvm_exec(pid_t pid, struct process_vm_exec_context *ctx, unsigned long flags, siginfo_t *si,
@@ -68,7 +80,42 @@ static void vmexec_as_release(struct addr_space *as)
 		while (waitpid(as->pid, NULL, 0) < 0 && errno == EINTR)
 			;
 	}
+	while (as->ctxs) {
+		struct platform_ctx *c = as->ctxs;
+		ctx_unlink(c);
+		free(c);
+	}
 	free(as);
+}
+
+/* clone(2) copies the FPU state: so does a new context. */
+static long vmexec_ctx_new(struct platform_ctx *parent, struct platform_ctx **out)
+{
+	struct vmexec_ctx *vc = vctx_alloc(), *pc = to_vctx(parent);
+
+	if (!vc)
+		return -ENOMEM;
+	vc->fpu_live = pc->fpu_live;
+	if (pc->fpu_live)
+		memcpy(vc->fpstate, pc->fpstate, sizeof(vc->fpstate));
+	ctx_link(parent->as, &vc->ctx, false);
+	*out = &vc->ctx;
+	return 0;
+}
+
+static long vmexec_ctx_start(struct platform_ctx *ctx)
+{
+	ctx->owner = pthread_self();
+	ctx->owned = true;
+	return 0;
+}
+
+static void vmexec_ctx_release(struct platform_ctx *ctx)
+{
+	if (ctx->first)
+		return;
+	ctx_unlink(ctx);
+	free(ctx);
 }
 
 static long vmexec_as_syscall(struct addr_space *as, long nr, const long args[6])
@@ -86,22 +133,29 @@ static long vmexec_as_syscall(struct addr_space *as, long nr, const long args[6]
 static long vmexec_as_new(struct addr_space **out)
 {
 	long memfd = stub_memfd();
-	struct vmexec_as *vas;
+	struct addr_space *as;
+	struct vmexec_ctx *first;
 
 	if (memfd < 0)
 		return memfd;
-	if (posix_memalign((void **)&vas, 64, sizeof(*vas)))
+	as = calloc(1, sizeof(*as));
+	first = vctx_alloc();
+	if (!as || !first) {
+		free(as);
+		free(first);
 		return -ENOMEM;
-	memset(vas, 0, offsetof(struct vmexec_as, fpstate));
-	vas->as.ops = &platform_vmexec;
+	}
+	as->ops = &platform_vmexec;
+	first->ctx.first = true;
+	ctx_link(as, &first->ctx, true);
 	pid_t pid = fork();
 	if (pid < 0) {
-		free(vas);
+		vmexec_as_release(as);
 		return neg_errno();
 	}
 	if (pid == 0)
 		stub_exec((int)memfd, "vmexec", NULL, 0);
-	vas->as.pid = pid;
+	as->pid = pid;
 	/*
 	 * The stub must have exec'd before its mm is the guest's: until then it
 	 * is a copy of ours. A harmless syscall in its mm tells us when the
@@ -111,13 +165,13 @@ static long vmexec_as_new(struct addr_space **out)
 		char gadget[3];
 		struct iovec l = { gadget, 3 }, r = { (void *)STUB_SYSCALL_GADGET, 3 };
 		if (process_vm_readv(pid, &l, 1, &r, 1, 0) == 3 && !memcmp(gadget, STUB_SYSCALL_GADGET_BYTES, 3)) {
-			*out = &vas->as;
+			*out = as;
 			return 0;
 		}
 		usleep(500);
 	}
 	pr_err("vmexec stub %d did not start", pid);
-	vmexec_as_release(&vas->as);
+	vmexec_as_release(as);
 	return -ECHILD;
 }
 
@@ -134,9 +188,10 @@ static void vmexec_as_put_fd(struct addr_space *as __unused, long as_fd __unused
 /* Signals of the guest's own making, returned as traps instead of hitting the sentry. */
 static const int fault_signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS };
 
-static long vmexec_run(struct addr_space *as, struct pvx_regs *regs, struct pvx_trap *trap)
+static long vmexec_run(struct platform_ctx *pctx, struct pvx_regs *regs, struct pvx_trap *trap)
 {
-	struct vmexec_as *vas = to_vas(as);
+	struct vmexec_ctx *vc = to_vctx(pctx);
+	struct addr_space *as = pctx->as;
 	struct process_vm_exec_context ctx = {
 		.r8 = regs->r8, .r9 = regs->r9, .r10 = regs->r10, .r11 = regs->r11,
 		.r12 = regs->r12, .r13 = regs->r13, .r14 = regs->r14, .r15 = regs->r15,
@@ -144,7 +199,7 @@ static long vmexec_run(struct addr_space *as, struct pvx_regs *regs, struct pvx_
 		.rdx = regs->rdx, .rax = regs->rax, .rcx = regs->rcx, .rsp = regs->rsp,
 		.rip = regs->rip, .eflags = regs->eflags,
 		.fs_base = regs->fs_base, .gs_base = regs->gs_base,
-		.fpstate = (uint64_t)vas->fpstate, .fpstate_size = sizeof(vas->fpstate),
+		.fpstate = (uint64_t)vc->fpstate, .fpstate_size = sizeof(vc->fpstate),
 	};
 	sigset_t faults;
 	siginfo_t si;
@@ -155,10 +210,10 @@ static long vmexec_run(struct addr_space *as, struct pvx_regs *regs, struct pvx_
 		sigaddset(&faults, fault_signals[i]);
 	memset(trap, 0, sizeof(*trap));
 	memset(&si, 0, sizeof(si));
-	r = pvm_exec(as->pid, &ctx, vas->fpu_live ? 0 : PROCESS_VM_EXEC_FPU_INIT, &si, &faults);
+	r = pvm_exec(as->pid, &ctx, vc->fpu_live ? 0 : PROCESS_VM_EXEC_FPU_INIT, &si, &faults);
 	if (r < 0 && r != -EINTR)
 		return r;
-	vas->fpu_live = true;
+	vc->fpu_live = true;
 	regs->r8 = ctx.r8, regs->r9 = ctx.r9, regs->r10 = ctx.r10, regs->r11 = ctx.r11;
 	regs->r12 = ctx.r12, regs->r13 = ctx.r13, regs->r14 = ctx.r14, regs->r15 = ctx.r15;
 	regs->rdi = ctx.rdi, regs->rsi = ctx.rsi, regs->rbp = ctx.rbp, regs->rbx = ctx.rbx;
@@ -187,14 +242,46 @@ static long vmexec_run(struct addr_space *as, struct pvx_regs *regs, struct pvx_
 	return 0;
 }
 
+/* The ctx's buffer is in signal-frame format already (kernel/patches/0001). */
+static long vmexec_fpu_get(struct platform_ctx *ctx, void *buf, size_t len)
+{
+	struct vmexec_ctx *vc = to_vctx(ctx);
+	size_t n;
+
+	if (!vc->fpu_live)
+		return 0;
+	n = k_fpstate_size(vc->fpstate, sizeof(vc->fpstate));
+	if (n > len)
+		return -ENOSPC;
+	memcpy(buf, vc->fpstate, n);
+	return (long)n;
+}
+
+/* process_vm_exec loads it with the sigreturn code, which validates it. */
+static long vmexec_fpu_set(struct platform_ctx *ctx, const void *buf, size_t len)
+{
+	struct vmexec_ctx *vc = to_vctx(ctx);
+
+	if (len > sizeof(vc->fpstate))
+		return -EINVAL;
+	memcpy(vc->fpstate, buf, len);
+	vc->fpu_live = true;
+	return 0;
+}
+
 const struct platform_ops platform_vmexec = {
 	.name = "vmexec",
 	.probe = vmexec_probe,
 	.as_new = vmexec_as_new,
 	.as_release = vmexec_as_release,
+	.ctx_new = vmexec_ctx_new,
+	.ctx_start = vmexec_ctx_start,
+	.ctx_release = vmexec_ctx_release,
 	.as_syscall = vmexec_as_syscall,
 	.as_get_fd = vmexec_as_get_fd,
 	.as_put_fd = vmexec_as_put_fd,
 	.zero_copy_io = true,
 	.run = vmexec_run,
+	.fpu_get = vmexec_fpu_get,
+	.fpu_set = vmexec_fpu_set,
 };
