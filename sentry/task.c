@@ -95,6 +95,20 @@ int task_run(struct task *t)
 	return t->exit_status;
 }
 
+/* A new task tells the parent sleeping in clone how its start went (0 or -errno). */
+static void started(struct task *t, struct task *parent, long r)
+{
+	parent->fork_result = r;
+	parent->fork_done = true;
+	t->clone_parent = t->fork_parent = NULL;
+	t->state = TASK_LIVE;
+	sentry_wake_all();
+	if (r) {
+		t->exiting = true;
+		t->exit_status = SIGKILL;
+	}
+}
+
 /* The thread of every task: build its address space, run it, exit. */
 void *task_thread(void *arg)
 {
@@ -107,15 +121,7 @@ void *task_thread(void *arg)
 		sentry_unlock();
 		long r = t->proc->as->ops->ctx_start(t->ctx);
 		sentry_lock();
-		parent->fork_result = r;
-		parent->fork_done = true;
-		t->clone_parent = NULL;
-		t->state = TASK_LIVE;
-		sentry_wake_all();
-		if (r) {
-			t->exiting = true;
-			t->exit_status = SIGKILL;
-		}
+		started(t, parent, r);
 	} else if (t->fork_parent) {
 		/* fork: the parent sleeps in do_fork until fork_done; see syscalls/sys_process.c. */
 		struct task *parent = t->fork_parent;
@@ -126,15 +132,7 @@ void *task_thread(void *arg)
 		}
 		if (!r)
 			r = mm_copy(t->mm, parent->mm);
-		parent->fork_result = r;
-		parent->fork_done = true;
-		t->fork_parent = NULL;
-		t->state = TASK_LIVE;
-		sentry_wake_all();
-		if (r) {
-			t->exiting = true;
-			t->exit_status = SIGKILL;
-		}
+		started(t, parent, r);
 	} else {
 		struct task_start *st = t->start_arg;
 		const char *why = NULL;

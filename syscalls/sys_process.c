@@ -44,6 +44,22 @@ static struct fdtable *fdtable_dup(const struct fdtable *src)
  * mask. With CLONE_VFORK we sleep until it execs or exits, like vfork; its
  * memory is a copy all the same (writes in the child are not seen by us).
  */
+/* What a new task takes from its parent's registers and clone(2) arguments. */
+static void clone_regs(struct task *c, const struct task *t, unsigned long flags, uint64_t stack, uint64_t ctid,
+		       uint64_t tls)
+{
+	c->regs = t->regs;
+	c->regs.rax = 0;
+	if (stack)
+		c->regs.rsp = stack;
+	if (flags & CLONE_SETTLS)
+		c->regs.fs_base = tls;
+	if (flags & CLONE_CHILD_CLEARTID)
+		c->clear_child_tid = ctid;
+	c->sigmask = t->sigmask;
+	memcpy(c->comm, t->comm, sizeof(c->comm));
+}
+
 /*
  * A new thread of our process: a new context in our address space (a stub
  * thread, see sentry/platform/), a task and a sentry thread of its own.
@@ -72,16 +88,7 @@ static long do_thread(struct task *t, unsigned long flags, uint64_t stack, uint6
 	}
 	thread_attach(c, p);
 	c->ctx = ctx;
-	c->regs = t->regs;
-	c->regs.rax = 0;
-	if (stack)
-		c->regs.rsp = stack;
-	if (flags & CLONE_SETTLS)
-		c->regs.fs_base = tls;
-	if (flags & CLONE_CHILD_CLEARTID)
-		c->clear_child_tid = ctid;
-	c->sigmask = t->sigmask;	/* the altstack is not inherited with CLONE_VM */
-	memcpy(c->comm, t->comm, sizeof(c->comm));
+	clone_regs(c, t, flags, stack, ctid, tls);	/* the altstack is not inherited with CLONE_VM */
 	int tid = c->tid;
 	if ((flags & CLONE_PARENT_SETTID) && copy_to_guest(t->mm, ptid, &tid, sizeof(tid)))
 		pr_debug("clone: bad parent_tid pointer");
@@ -135,17 +142,12 @@ static long do_fork(struct task *t, unsigned long flags, uint64_t stack, uint64_
 	c->proc->ppid = t->pid;
 	c->proc->pgid = t->proc->pgid;
 	c->proc->sid = t->proc->sid;
-	c->regs = t->regs;
-	c->regs.rax = 0;
-	if (stack)
-		c->regs.rsp = stack;
-	if (flags & CLONE_SETTLS)
-		c->regs.fs_base = tls;
-	if (flags & CLONE_CHILD_CLEARTID)
-		c->clear_child_tid = ctid;
+	clone_regs(c, t, flags, stack, ctid, tls);
+	/* sigaltstack(2): "A child created via fork(2) inherits ... the alternate signal stack settings". */
+	c->altstack_sp = t->altstack_sp;
+	c->altstack_size = t->altstack_size;
+	c->altstack_flags = t->altstack_flags;
 	memcpy(c->proc->sigactions, t->proc->sigactions, sizeof(c->proc->sigactions));
-	c->sigmask = t->sigmask;
-	memcpy(c->comm, t->comm, sizeof(c->comm));
 	c->proc->exe = t->proc->exe ? strdup(t->proc->exe) : NULL;
 	c->proc->cmdline = t->proc->cmdline ? malloc(t->proc->cmdline_len + 1) : NULL;
 	c->proc->cmdline_len = c->proc->cmdline ? t->proc->cmdline_len : 0;
