@@ -198,6 +198,25 @@ void task_interrupt(struct task *t, bool kill_stub)
 		pthread_kill(t->thread, PVX_SIG_INTERRUPT);
 }
 
+/*
+ * de_thread() for execve from a thread that is not the leader (the others
+ * have exited): it takes the leader's tid, the old leader's task the
+ * caller's tid, and the old leader's sentry thread leaves without ending
+ * the process (task_exit).
+ */
+void task_take_leader(struct task *t)
+{
+	struct task *l = t->proc->leader;
+	int lt = l->tid, tt = t->tid;
+
+	tasks[lt - 1] = t;
+	tasks[tt - 1] = l;
+	t->tid = lt;
+	l->tid = tt;
+	t->proc->leader = t;
+	sentry_wake_all();
+}
+
 /* Free a task; with the leader goes its process. */
 void task_free(struct task *t)
 {
@@ -251,7 +270,11 @@ static void thread_exit(struct task *t)
 			futex_wake(t->mm, t->clear_child_tid, 1);
 	}
 	t->clear_child_tid = 0;
-	p->nr_threads--;
+	/* synchronize_group_exit(): the last thread's exit(2) code is the process's. */
+	if (--p->nr_threads == 0 && !p->group_exit) {
+		p->group_exit = true;
+		p->exit_status = t->exit_status;
+	}
 	if (t->ctx && p->as && p->as->ops->ctx_release)
 		p->as->ops->ctx_release(t->ctx);
 	t->ctx = NULL;
@@ -270,8 +293,16 @@ void task_exit(struct task *t)
 		return;
 	}
 	/* The leader stays until its threads are gone: then the process exits. */
-	while (pr->nr_threads > 0)
+	while (pr->nr_threads > 0 && pr->leader == t)
 		sentry_wait();
+	if (pr->leader != t) {	/* a thread that exec'd took our pid: go (see task_take_leader) */
+		pr->old_leader_gone = true;
+		task_free(t);
+		threads--;
+		__atomic_store_n(&live_hint, threads, __ATOMIC_RELAXED);
+		sentry_wake_all();
+		return;
+	}
 	if (pr->group_exit)
 		t->exit_status = pr->exit_status;
 	const struct platform_ops *ops = pr->as ? pr->as->ops : NULL;

@@ -314,8 +314,8 @@ long sys_execve(struct task *t, const long a[6])
 		return -ENOENT;
 	if ((r = get_strv(t, (uint64_t)a[1], &argv, &budget)) || (r = get_strv(t, (uint64_t)a[2], &envp, &budget)))
 		goto out;
-	/* de_thread(): the other threads end first (the calling thread keeps its tid). */
-	if (t->proc->nr_threads > 1) {
+	/* de_thread(): the other threads end first; the caller becomes the leader. */
+	if (t->proc->nr_threads > 1 || t->proc->leader != t) {
 		for (struct task *o = task_next(NULL); o; o = task_next(o))
 			if (o->proc == t->proc && o != t && !o->exiting && o->state == TASK_LIVE) {
 				o->exiting = true;
@@ -324,6 +324,12 @@ long sys_execve(struct task *t, const long a[6])
 			}
 		while (t->proc->nr_threads > 1 && !t->exiting)
 			sentry_wait();
+		if (!t->exiting && t->proc->leader != t) {
+			task_take_leader(t);
+			/* ptrace: the old stub's main thread is traced by that thread until it is gone. */
+			while (!t->proc->old_leader_gone && !t->exiting)
+				sentry_wait();
+		}
 		if (t->exiting) {
 			r = -EINTR;
 			goto out;

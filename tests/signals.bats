@@ -83,7 +83,6 @@ sig() {
 }
 
 @test "signals: a signal pending both thread-directed (raise) and process-directed (kill) is delivered twice" {
-	skip "known limitation (README): one pending set per task, no thread/process split until threads exist"
 	sig 0 sig_mask pending2
 	grep -qx 'raise + kill + kill while blocked, then unblock: hits=2' "$sandbox_out"
 }

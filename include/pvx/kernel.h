@@ -30,6 +30,8 @@ struct task *task_find(int pid);
 struct process *process_new(struct task *leader);
 /* Make t a new thread of p. */
 void thread_attach(struct task *t, struct process *p);
+/* execve from a thread: it becomes the leader (its tid the pid). */
+void task_take_leader(struct task *t);
 /* exit_group(2) with a wait status: every thread of t's process ends. */
 void process_exit_group(struct task *t, int status);
 /* Wake up to n futex waiters on the guest word at uaddr (syscalls/sys_futex.c). */

@@ -99,6 +99,7 @@ struct process {
 	uint64_t itimer_interval;
 	bool execed;		/* has called execve (setpgid(2) EACCES from the parent) */
 	int vfork_parent;	/* pid of the parent sleeping in our vfork, or 0 */
+	bool old_leader_gone;	/* execve from a thread: the old leader's sentry thread left */
 };
 
 /* A guest thread. */

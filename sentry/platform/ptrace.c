@@ -157,6 +157,11 @@ static void ptrace_as_release(struct addr_space *as)
 	if (!as)
 		return;
 	kill(as->pid, SIGKILL);
+	/* A traced thread is reaped by its tracer, and the leader only after its threads (execve from a thread). */
+	for (struct platform_ctx *c = as->ctxs; c; c = c->next)
+		if (c->tid != as->pid && c->owned && pthread_equal(c->owner, pthread_self()))
+			while (waitpid(c->tid, NULL, __WALL) < 0 && errno == EINTR)
+				;
 	while (waitpid(as->pid, NULL, __WALL) < 0 && errno == EINTR)
 		;
 	while (as->ctxs) {
