@@ -108,7 +108,7 @@ struct stub_shared {
  */
 #define STUB_SHARED_ADDR (PVX_STUB_BASE + 0x100000UL)
 #define STUB_SHARED_SIZE ((sizeof(struct stub_shared) + 4095) & ~4095UL)
-#define STUB_MAX_THREADS 64
+#define STUB_MAX_THREADS 256	/* guest threads per process on seccomp (sparse memfd: address space only) */
 #define STUB_SHARED_TOTAL (STUB_SHARED_SIZE * STUB_MAX_THREADS)
 
 _Static_assert(offsetof(struct stub_shared, state) == 0, "futex word first");

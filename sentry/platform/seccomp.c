@@ -59,7 +59,7 @@
 struct seccomp_as {
 	struct addr_space as;
 	char *regions;		/* the sentry's mapping of the shared regions */
-	uint64_t used;		/* regions of live contexts (bit i: region i) */
+	bool used[STUB_MAX_THREADS];	/* regions of live contexts */
 	int sock;		/* our end of the fd-passing socketpair */
 	uint64_t cs, ss;	/* the stub's selectors, from the boot trap */
 	int dead_sig;		/* the stub was killed by this signal (seccomp kill: SIGSYS) */
@@ -73,7 +73,6 @@ struct seccomp_ctx {
 	struct stub_shared *sh;	/* the sentry's mapping of region index */
 };
 
-_Static_assert(STUB_MAX_THREADS <= 64, "one bit of seccomp_as.used per region");
 
 static struct seccomp_as *to_sas(struct addr_space *as)
 {
@@ -347,7 +346,7 @@ static long seccomp_as_new(struct addr_space **out)
 		goto fail;
 	}
 	first->sh = region(sas, 0);
-	sas->used = 1;
+	sas->used[0] = true;
 	first->sh->has_fsgsbase = !!(getauxval(AT_HWCAP2) & HWCAP2_FSGSBASE);
 	r = build_filter(first->sh);
 	if (r)
@@ -447,7 +446,7 @@ static long seccomp_ctx_new(struct platform_ctx *parent, struct platform_ctx **o
 	int i;
 
 	for (i = 0; i < STUB_MAX_THREADS; i++)
-		if (!(sas->used & (1UL << i)) && !__atomic_load_n(&region(sas, i)->tid, __ATOMIC_ACQUIRE))
+		if (!sas->used[i] && !__atomic_load_n(&region(sas, i)->tid, __ATOMIC_ACQUIRE))
 			break;
 	if (i == STUB_MAX_THREADS)
 		return -EAGAIN;
@@ -473,7 +472,7 @@ static long seccomp_ctx_new(struct platform_ctx *parent, struct platform_ctx **o
 	sc->index = i;
 	sc->sh = sh;
 	sc->ctx.tid = (pid_t)r;
-	sas->used |= 1UL << i;
+	sas->used[i] = true;
 	unpin(sc->ctx.tid);
 	ctx_link(parent->as, &sc->ctx, false);
 	*out = &sc->ctx;
@@ -517,7 +516,7 @@ static void seccomp_ctx_release(struct platform_ctx *ctx)
 		pr_debug("seccomp: stub thread %d not parked at exit", ctx->tid);
 		return;
 	}
-	sas->used &= ~(1UL << sc->index);
+	sas->used[sc->index] = false;
 	ctx_unlink(ctx);
 	free(sc);
 }
