@@ -190,7 +190,7 @@ long sys_sched_getaffinity(struct task *t, const long a[6])
 	size_t len = MIN((size_t)a[1], 1024UL);
 	unsigned char mask[1024];
 
-	if ((int)a[0] != 0 && (int)a[0] != t->tid)
+	if ((int)a[0] != 0 && (int)a[0] != t->tid && !task_find((int)a[0]))
 		return -ESRCH;
 	long n = syscall(SYS_sched_getaffinity, 0, len, mask);
 	if (n < 0)
