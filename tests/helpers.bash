@@ -95,7 +95,10 @@ compare_native() {
 	mkdir -p "$d"
 	native_out=$d/native.out sandbox_out=$d/sandbox.out sandbox_err=$d/sandbox.err
 	native_status=0 sandbox_status=0
-	(_exec_stdio_only "$@") >"$native_out" 2>"$d/native.err" <"$COMPARE_STDIN" || native_status=$?
+	# Under timeout(1) like the sandbox (--foreground: in our process group): it resets SIGINT/SIGQUIT/SIGHUP/SIGTERM,
+	# which a background bats (SIGINT ignored) would otherwise pass to the native run only.
+	(_exec_stdio_only timeout --foreground -k 5 "$PVX_TIMEOUT" "$@") >"$native_out" 2>"$d/native.err" <"$COMPARE_STDIN" ||
+		native_status=$?
 	timeout -k 5 "$PVX_TIMEOUT" "$PVX" run --platform="$PVX_PLATFORM" "${PVX_OPTS[@]}" -- "$@" \
 		>"$sandbox_out" 2>"$sandbox_err" <"$COMPARE_STDIN" || sandbox_status=$?
 	if [[ $native_status != "$sandbox_status" ]] || ! cmp -s "$native_out" "$sandbox_out"; then
