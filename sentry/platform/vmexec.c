@@ -13,6 +13,7 @@
  */
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/uio.h>
@@ -130,6 +131,23 @@ static long vmexec_as_syscall(struct addr_space *as, long nr, const long args[6]
 	return r < 0 ? r : (long)ctx.rax;
 }
 
+#define STUB_USER_TOP 0x7ffffffff000UL	/* TASK_SIZE_MAX of 4-level paging */
+
+/* Is the stub blocked in pause()? /proc/PID/syscall starts with the number. */
+static bool in_pause(pid_t pid)
+{
+	char path[64], buf[32] = "";
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/syscall", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	return n > 3 && !strncmp(buf, "34 ", 3);	/* __NR_pause */
+}
+
 static long vmexec_as_new(struct addr_space **out)
 {
 	long memfd = stub_memfd();
@@ -161,10 +179,20 @@ static long vmexec_as_new(struct addr_space **out)
 	 * is a copy of ours. A harmless syscall in its mm tells us when the
 	 * stub image is there (its text at PVX_STUB_BASE is readable).
 	 */
-	for (int i = 0; i < 2000; i++) {
+	for (int i = 0; i < 4000; i++) {
 		char gadget[3];
 		struct iovec l = { gadget, 3 }, r = { (void *)STUB_SYSCALL_GADGET, 3 };
-		if (process_vm_readv(pid, &l, 1, &r, 1, 0) == 3 && !memcmp(gadget, STUB_SYSCALL_GADGET_BYTES, 3)) {
+		if (process_vm_readv(pid, &l, 1, &r, 1, 0) == 3 && !memcmp(gadget, STUB_SYSCALL_GADGET_BYTES, 3) &&
+		    in_pause(pid)) {
+			/*
+			 * Asleep in pause() with every signal blocked, the stub never
+			 * runs its code again: unmap all of it (image, stack, vdso)
+			 * so guest code finds nothing above its range, as on Linux.
+			 */
+			const long a[6] = { (long)PVX_STUB_BASE, (long)(STUB_USER_TOP - PVX_STUB_BASE) };
+			long u = vmexec_as_syscall(as, SYS_munmap, a);
+			if (u < 0)
+				pr_warn("vmexec: cannot unmap the stub's own pages: %s", strerror((int)-u));
 			*out = as;
 			return 0;
 		}
