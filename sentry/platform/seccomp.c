@@ -641,10 +641,13 @@ static long seccomp_fpu_get(struct platform_ctx *ctx, void *buf, size_t len)
 	size_t room, n;
 	char *p = trap_fpstate(to_sctx(ctx), &room);
 
-	if (!p)
+	if (!p || len < K_FXSAVE_SIZE)
 		return 0;
-	n = MIN(room, len);
-	memcpy(buf, p, n);	/* copied once, then sized */
+	memcpy(buf, p, K_FXSAVE_SIZE);	/* copied once, then sized */
+	const struct k_fpx_sw_bytes *sw = (const void *)((char *)buf + K_FPX_SW_BYTES_OFFSET);
+	n = MIN(MIN(room, len), (size_t)sw->extended_size);
+	if (n > K_FXSAVE_SIZE)
+		memcpy((char *)buf + K_FXSAVE_SIZE, p + K_FXSAVE_SIZE, n - K_FXSAVE_SIZE);
 	return (long)k_fpstate_size(buf, n);
 }
 
