@@ -281,15 +281,22 @@ static void thread_exit(struct task *t)
 	sentry_wake_all();
 }
 
+/* A task that is not (or no longer) its process's leader goes away with its thread. */
+static void thread_gone(struct task *t)
+{
+	task_free(t);
+	threads--;
+	__atomic_store_n(&live_hint, threads, __ATOMIC_RELAXED);
+	sentry_wake_all();
+}
+
 void task_exit(struct task *t)
 {
 	struct process *pr = t->proc;
 
 	thread_exit(t);
 	if (pr->leader != t) {
-		task_free(t);
-		threads--;
-		__atomic_store_n(&live_hint, threads, __ATOMIC_RELAXED);
+		thread_gone(t);
 		return;
 	}
 	/* The leader stays until its threads are gone: then the process exits. */
@@ -297,10 +304,7 @@ void task_exit(struct task *t)
 		sentry_wait();
 	if (pr->leader != t) {	/* a thread that exec'd took our pid: go (see task_take_leader) */
 		pr->old_leader_gone = true;
-		task_free(t);
-		threads--;
-		__atomic_store_n(&live_hint, threads, __ATOMIC_RELAXED);
-		sentry_wake_all();
+		thread_gone(t);
 		return;
 	}
 	if (pr->group_exit)
