@@ -53,7 +53,7 @@
 #endif
 #define X32_SYSCALL_BIT 0x40000000U
 #define HWCAP2_FSGSBASE (1 << 1)
-#define SPIN_ITERS 20000	/* ~0.1-1 ms of pause before sleeping on the futex */
+#define SPIN_ITERS 100000	/* ~25 us of pause-free loop here: more than a trap's emulation, then the futex */
 #define LIVENESS_NS 100000000L	/* how often a waiting sentry checks the stub is alive */
 
 struct seccomp_as {
