@@ -137,11 +137,14 @@ static int mode_errors(void)
 	return 0;
 }
 
+/* deadline_ms: the mono_ms() when an absolute deadline was computed (the wait counts from there), or -1 */
+static long deadline_ms = -1;
+
 /* a timed wait that must time out: "ETIMEDOUT, waited at least the timeout: yes" */
 static void timed(const char *what, int op, const struct timespec *ts, unsigned bitset, long min_ms)
 {
 	int word = 0;
-	long t0 = mono_ms();
+	long t0 = deadline_ms >= 0 ? deadline_ms : mono_ms();
 	long r = futex_wait_op(&word, op, 0, ts, bitset);
 	int e = errno;
 	long waited = mono_ms() - t0;
@@ -149,11 +152,13 @@ static void timed(const char *what, int op, const struct timespec *ts, unsigned 
 		say("%s = %s, waited at least the timeout: %s\n", what, res(r, e), yesno(waited >= min_ms));
 	else
 		say("%s = %s\n", what, res(r, e));
+	deadline_ms = -1;
 }
 
 static struct timespec abs_after(clockid_t clk, long ms)
 {
 	struct timespec t;
+	deadline_ms = mono_ms();
 	clock_gettime(clk, &t);
 	t.tv_nsec += (ms % 1000) * 1000000L;
 	t.tv_sec += ms / 1000 + t.tv_nsec / 1000000000L;
