@@ -229,20 +229,29 @@ void task_free(struct task *t)
 	free(t);
 }
 
-/* pid 1 is gone: like a pid namespace, every other task dies with it. */
-static void kill_all_but(struct task *init)
+/* SIGKILL for a process: every thread ends at once, the stub with them. */
+void process_kill(struct process *p)
 {
+	if (!p->group_exit) {
+		p->group_exit = true;
+		p->exit_status = SIGKILL;
+	}
 	for (struct task *o = task_next(NULL); o; o = task_next(o)) {
-		if (o->proc == init->proc || o->state == TASK_ZOMBIE)
+		if (o->proc != p || o->state == TASK_ZOMBIE)
 			continue;
 		o->exiting = true;
 		o->exit_status = SIGKILL;
-		if (!o->proc->group_exit) {
-			o->proc->group_exit = true;
-			o->proc->exit_status = SIGKILL;
-		}
 		task_interrupt(o, true);
 	}
+	sentry_wake_all();	/* out of pause, sigsuspend, wait4 */
+}
+
+/* pid 1 is gone: like a pid namespace, every other process dies with it. */
+static void kill_all_but(struct task *init)
+{
+	for (struct task *o = task_next(NULL); o; o = task_next(o))
+		if (o->proc && o->proc->leader == o && o->proc != init->proc && o->state != TASK_ZOMBIE)
+			process_kill(o->proc);
 }
 
 void vfork_release(struct task *t)

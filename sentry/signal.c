@@ -48,29 +48,12 @@ static bool ignored(const struct process *p, uint64_t mask, int sig)
 	return h == (uint64_t)SIG_IGN || (h == (uint64_t)SIG_DFL && (default_ignore(sig) || default_stop(sig)));
 }
 
-/* SIGKILL ends every thread of the process at once (the stub too). */
-static void sigkill(struct process *p)
-{
-	for (struct task *o = task_next(NULL); o; o = task_next(o)) {
-		if (o->proc != p || o->state == TASK_ZOMBIE)
-			continue;
-		o->exiting = true;
-		o->exit_status = SIGKILL;
-		task_interrupt(o, true);
-	}
-	if (!p->group_exit) {
-		p->group_exit = true;
-		p->exit_status = SIGKILL;
-	}
-	sentry_wake_all();	/* out of pause, sigsuspend, wait4 */
-}
-
 void signal_queue(struct task *target, int sig, const struct sig_info *info)
 {
 	if (sig < 1 || sig > 64 || target->state == TASK_ZOMBIE || ignored(target->proc, target->sigmask, sig))
 		return;
 	if (sig == SIGKILL) {
-		sigkill(target->proc);
+		process_kill(target->proc);
 		return;
 	}
 	target->sigpending |= BIT(sig);
@@ -93,7 +76,7 @@ void signal_queue_process(struct process *p, int sig, const struct sig_info *inf
 	if (sig < 1 || sig > 64 || leader->state == TASK_ZOMBIE || ignored(p, leader->sigmask, sig))
 		return;
 	if (sig == SIGKILL) {
-		sigkill(p);
+		process_kill(p);
 		return;
 	}
 	p->sigpending |= BIT(sig);

@@ -32,6 +32,8 @@ struct process *process_new(struct task *leader);
 void thread_attach(struct task *t, struct process *p);
 /* execve from a thread: it becomes the leader (its tid the pid). */
 void task_take_leader(struct task *t);
+/* SIGKILL: every thread of p ends now and its stub is killed. */
+void process_kill(struct process *p);
 /* exit_group(2) with a wait status: every thread of t's process ends. */
 void process_exit_group(struct task *t, int status);
 /* Wake up to n futex waiters on the guest word at uaddr (syscalls/sys_futex.c). */
