@@ -3,6 +3,7 @@
 #define PVX_TEST_GUEST_H
 
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <sys/wait.h>
@@ -30,6 +31,19 @@ static __attribute__((unused)) int wait_child(pid_t c)
 		if (errno != EINTR)
 			return -1;
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* A child that sends sig to us after delay_us, then exits 0; returns its pid. */
+static __attribute__((unused)) pid_t signal_us_later(int sig, unsigned delay_us)
+{
+	pid_t parent = getpid(), c = fork();
+
+	if (c == 0) {
+		usleep(delay_us);
+		kill(parent, sig);
+		_exit(0);
+	}
+	return c;
 }
 
 #endif

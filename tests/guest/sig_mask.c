@@ -137,12 +137,7 @@ int main(int argc, char **argv)
 		install(SIGUSR1, 0, 0);
 		block(SIG_BLOCK, SIGUSR1);
 		pid_t parent = getpid();
-		pid_t c = fork();
-		if (c == 0) {
-			usleep(50000);
-			kill(parent, SIGUSR1);
-			_exit(0);
-		}
+		pid_t c = signal_us_later(SIGUSR1, 50000);
 		sigset_t empty;
 		sigemptyset(&empty);
 		errno = 0;

@@ -198,13 +198,7 @@ long loop_rax;
 static int do_async(void)
 {
 	install(SA_RESTART);
-	pid_t parent = getpid();
-	pid_t c = fork();
-	if (c == 0) {
-		usleep(50000);
-		kill(parent, SIGUSR1);
-		_exit(0);
-	}
+	pid_t c = signal_us_later(SIGUSR1, 50000);
 	__asm__ volatile(
 		"mov %%rbp, saved_rbp(%%rip)\n\t"
 		"movabs $0x80000000, %%rax\n\t" /* iteration bound */
