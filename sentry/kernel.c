@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <time.h>
 
+#include "pvx/interrupt.h"
 #include "pvx/kernel.h"
 #include "pvx/log.h"
 #include "pvx/mm.h"
@@ -156,19 +157,13 @@ int sentry_live_tasks(void)
 	return n;
 }
 
-static void on_interrupt(int sig __unused)
-{
-}
-
 long task_start(struct task *t, void *(*fn)(void *))
 {
 	static bool handler_set;
 	pthread_attr_t attr;
 
 	if (!handler_set) {
-		/* No SA_RESTART: a blocked host call in the task thread returns EINTR. */
-		struct sigaction sa = { .sa_handler = on_interrupt };
-		sigaction(PVX_SIG_INTERRUPT, &sa, NULL);
+		intr_init(PVX_SIG_INTERRUPT);
 		handler_set = true;
 	}
 	pthread_attr_init(&attr);
@@ -196,6 +191,31 @@ void task_interrupt(struct task *t, bool kill_stub)
 		ctx_kick(t->ctx, PVX_SIG_INTERRUPT);
 	if (t->state == TASK_LIVE)
 		pthread_kill(t->thread, PVX_SIG_INTERRUPT);
+}
+
+/*
+ * A host call that may block, made with the sentry lock dropped, as a Linux
+ * task sleeps interruptibly: -EINTR when a signal is pending or the task is
+ * being killed, before the call or while it blocks (sentry/interrupt.c
+ * makes sure the kick is not lost). A kick that finds nothing to deliver
+ * (another thread took a process-directed signal) restarts the call, as a
+ * Linux sleeper just goes back to sleep. With as, the call runs in that
+ * address space (zero-copy I/O). The caller holds references on what the
+ * call uses.
+ */
+long task_block(struct task *t, struct addr_space *as, long nr, const long a[6])
+{
+	for (;;) {
+		if (signal_pending(t))
+			return -EINTR;
+		intr_arm();
+		sentry_unlock();
+		long r = as ? as->ops->as_syscall(as, nr, a) : intr_syscall(nr, a);
+		sentry_lock();
+		intr_disarm();
+		if (r != -EINTR)
+			return r;
+	}
 }
 
 /*

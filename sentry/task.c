@@ -9,6 +9,7 @@
 #include <sys/syscall.h>
 
 #include "pvx/exec.h"
+#include "pvx/interrupt.h"
 #include "pvx/kernel.h"
 #include "pvx/log.h"
 #include "pvx/task.h"
@@ -64,9 +65,11 @@ int task_run(struct task *t)
 	while (!t->exiting) {
 		const struct platform_ops *ops = t->proc->as->ops;	/* execve may change it */
 		struct platform_ctx *ctx = t->ctx;
+		intr_arm();	/* vmexec: a kick from here on cuts the run short */
 		sentry_unlock();
 		long r = ops->run(ctx, &t->regs, &trap);
 		sentry_lock();
+		intr_disarm();
 		if (t->exiting)
 			break;	/* killed while the guest ran */
 		if (r < 0) {

@@ -20,20 +20,17 @@
 #define IOV_MAX_GUEST 1024	/* UIO_MAXIOV */
 
 /*
- * Host I/O may block (pipes, terminals): drop the sentry lock around it,
- * holding a reference so a close by another task cannot free the file.
+ * Host I/O may block (pipes, terminals): task_block drops the sentry lock
+ * around it, and the file reference keeps a close by another task from
+ * freeing the file meanwhile.
  */
-#define UNLOCKED_IO(f, expr)                          \
-	({                                            \
-		file_get(f);                          \
-		sentry_unlock();                      \
-		ssize_t _n = (expr);                  \
-		int _e = errno;                       \
-		sentry_lock();                        \
-		file_put(f);                          \
-		errno = _e;                           \
-		_n;                                   \
-	})
+static long unlocked_io(struct task *t, struct addr_space *as, struct file *f, long nr, const long a[6])
+{
+	file_get(f);
+	long r = task_block(t, as, nr, a);
+	file_put(f);
+	return r;
+}
 
 /* write(2) "EPIPE ... the writing process will also receive a SIGPIPE signal". */
 static long epipe(struct task *t, long r)
@@ -46,11 +43,9 @@ static long epipe(struct task *t, long r)
 }
 
 /* A blocking read or write cut short to deliver a signal: restartable (SA_RESTART). */
-static long io_error(struct task *t)
+static long io_error(struct task *t, long r)
 {
-	long r = neg_errno();
-
-	return r == -EINTR && signal_pending(t) ? -ERESTARTSYS : epipe(t, r);
+	return r == -EINTR ? -ERESTARTSYS : epipe(t, r);
 }
 
 static struct file *io_file(struct task *t, int fd, int need)
@@ -94,15 +89,9 @@ static bool zero_copy(struct task *t)
 static long io_in_guest_mm(struct task *t, long nr, struct file *f, uint64_t ubuf, size_t count, off_t off)
 {
 	const long a[6] = { f->host_fd, (long)ubuf, (long)count, (long)off };
+	long r = unlocked_io(t, t->proc->as, f, nr, a);
 
-	file_get(f);
-	sentry_unlock();
-	long r = t->proc->as->ops->as_syscall(t->proc->as, nr, a);
-	sentry_lock();
-	file_put(f);
-	if (r == -EINTR && signal_pending(t))
-		return -ERESTARTSYS;	/* as io_error(): SA_RESTART decides */
-	return epipe(t, r);
+	return r < 0 ? io_error(t, r) : r;
 }
 
 static long do_read(struct task *t, int fd, uint64_t ubuf, size_t count, off_t off, bool positional)
@@ -123,9 +112,10 @@ static long do_read(struct task *t, int fd, uint64_t ubuf, size_t count, off_t o
 	cleanup_free char *buf = malloc(count);
 	if (!buf)
 		return -ENOMEM;
-	ssize_t n = UNLOCKED_IO(f, positional ? pread(f->host_fd, buf, count, off) : read(f->host_fd, buf, count));
+	const long ra[6] = { f->host_fd, (long)buf, (long)count, (long)off };
+	ssize_t n = unlocked_io(t, NULL, f, positional ? SYS_pread64 : SYS_read, ra);
 	if (n < 0)
-		return io_error(t);
+		return io_error(t, n);
 	/*
 	 * A buffer that runs into an unmapped page: Linux copies up to it and
 	 * returns a short count, the file offset moving by what was copied.
@@ -155,10 +145,10 @@ static long do_write(struct task *t, int fd, uint64_t ubuf, size_t count, off_t 
 		long r = copy_from_guest(t->mm, buf, ubuf + done, chunk);
 		if (r)
 			return done ? (long)done : r;
-		ssize_t n = UNLOCKED_IO(f, positional ? pwrite(f->host_fd, buf, chunk, off + (off_t)done)
-						      : write(f->host_fd, buf, chunk));
+		const long wa[6] = { f->host_fd, (long)buf, (long)chunk, (long)(off + (off_t)done) };
+		ssize_t n = unlocked_io(t, NULL, f, positional ? SYS_pwrite64 : SYS_write, wa);
 		if (n < 0)
-			return done ? (long)done : io_error(t);
+			return done ? (long)done : io_error(t, n);
 		done += (size_t)n;
 		if ((size_t)n < chunk || count == 0)
 			break;
@@ -223,9 +213,10 @@ long sys_readv(struct task *t, const long a[6])
 	cleanup_free char *buf = malloc((size_t)total);
 	if (!buf)
 		return -ENOMEM;
-	ssize_t n = UNLOCKED_IO(f, read(f->host_fd, buf, (size_t)total));
+	const long ra[6] = { f->host_fd, (long)buf, total };
+	ssize_t n = unlocked_io(t, NULL, f, SYS_read, ra);
 	if (n < 0)
-		return io_error(t);
+		return io_error(t, n);
 	size_t off = 0;
 	for (long i = 0; off < (size_t)n; i++) {
 		size_t c = MIN(iov[i].iov_len, (size_t)n - off);
@@ -259,8 +250,9 @@ long sys_writev(struct task *t, const long a[6])
 			return r;
 		off += c;
 	}
-	ssize_t n = UNLOCKED_IO(f, write(f->host_fd, buf, off));
-	return n < 0 ? io_error(t) : n;
+	const long wa[6] = { f->host_fd, (long)buf, (long)off };
+	ssize_t n = unlocked_io(t, NULL, f, SYS_write, wa);
+	return n < 0 ? io_error(t, n) : n;
 }
 
 #define KERNEL_TERMIOS_SIZE 36	/* struct termios of <asm/termbits.h>, not glibc's */

@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/select.h>
+#include <sys/syscall.h>
 #include <time.h>
 
 #include "pvx/kernel.h"
@@ -79,10 +80,9 @@ static long poll_host(struct task *t, struct pollfd *pfd, nfds_t n, const struct
 		/* A bad fd polls as POLLNVAL; -1 is skipped: use fds the host reports that way. */
 		pfd[i].fd = f ? f->host_fd : (pfd[i].fd < 0 ? -1 : INT32_MAX);
 	}
-	sentry_unlock();
-	int r = ppoll(pfd, n, to, NULL);
-	long err = r < 0 ? neg_errno() : r;
-	sentry_lock();
+	struct timespec left = to ? *to : (struct timespec){ 0, 0 };	/* ppoll(2) counts it down */
+	const long a[6] = { (long)pfd, (long)n, to ? (long)&left : 0, 0, 8 };
+	long err = task_block(t, NULL, SYS_ppoll, a);
 	for (nfds_t i = 0; i < n; i++) {
 		if (held[i])
 			file_put(held[i]);

@@ -104,12 +104,27 @@ long sys_clock_nanosleep(struct task *t, const long a[6])
 		return -EINVAL;
 	if ((r = get_timespec(t, (uint64_t)a[2], &req)))
 		return r;
-	sentry_unlock();
-	r = -clock_nanosleep(c, (int)a[1] & TIMER_ABSTIME, &req, &rem);
-	sentry_lock();
-	if (r == -EINTR && a[3] && !((int)a[1] & TIMER_ABSTIME) &&
-	    copy_to_guest(t->mm, (uint64_t)a[3], &rem, sizeof(rem)))
-		return -EFAULT;
+	bool relative = !((int)a[1] & TIMER_ABSTIME);
+	struct timespec until = req;
+	/* As an absolute deadline, so that task_block's restarts do not stretch it. */
+	if (relative) {
+		if (clock_gettime(c, &until) < 0)
+			return neg_errno();
+		until.tv_sec += req.tv_sec;
+		if ((until.tv_nsec += req.tv_nsec) >= 1000000000L)
+			until.tv_sec++, until.tv_nsec -= 1000000000L;
+	}
+	const long b[6] = { c, TIMER_ABSTIME, (long)&until };
+	r = task_block(t, NULL, SYS_clock_nanosleep, b);
+	if (r == -EINTR && relative && a[3]) {
+		struct timespec now;
+		clock_gettime(c, &now);
+		long long ns = (until.tv_sec - now.tv_sec) * 1000000000LL + (until.tv_nsec - now.tv_nsec);
+		if (ns > 0)
+			rem = (struct timespec){ (time_t)(ns / 1000000000LL), (long)(ns % 1000000000LL) };
+		if (copy_to_guest(t->mm, (uint64_t)a[3], &rem, sizeof(rem)))
+			return -EFAULT;
+	}
 	return r;
 }
 

@@ -49,10 +49,12 @@ void task_exit(struct task *t);
 void task_free(struct task *t);
 /* Make t notice a signal: kick its thread out of guest code or a blocking call. */
 void task_interrupt(struct task *t, bool kill_stub);
+/* A blocking host call with the lock dropped; -EINTR when a signal is pending for t. */
+long task_block(struct task *t, struct addr_space *as, long nr, const long a[6]);
 /* Main thread: wait until every task has exited; returns init's wait status. */
 int sentry_wait_all(void);
 
-/* The host signal that interrupts a task thread (its handler does nothing). */
+/* The host signal that interrupts a task thread (sentry/interrupt.c). */
 #define PVX_SIG_INTERRUPT SIGURG
 
 #endif

@@ -21,6 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "pvx/interrupt.h"
 #include "pvx/log.h"
 #include "pvx/sigframe.h"
 #include "pvx/stub_abi.h"
@@ -58,9 +59,9 @@ static struct vmexec_ctx *vctx_alloc(void)
 static long pvm_exec(pid_t pid, struct process_vm_exec_context *ctx, unsigned long flags, siginfo_t *si,
 		     const sigset_t *mask)
 {
-	long r = syscall(__NR_process_vm_exec, pid, ctx, flags, si, mask, mask ? 8 : 0);
+	const long a[6] = { pid, (long)ctx, (long)flags, (long)si, (long)mask, mask ? 8 : 0 };
 
-	return r < 0 ? neg_errno() : r;
+	return intr_syscall(__NR_process_vm_exec, a);	/* a kick cannot slip in before it */
 }
 
 /* Usable when the running kernel has the call: a bad pid gives ESRCH, not ENOSYS. */
