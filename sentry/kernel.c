@@ -197,16 +197,18 @@ void task_interrupt(struct task *t, bool kill_stub)
  * A host call that may block, made with the sentry lock dropped, as a Linux
  * task sleeps interruptibly: -EINTR when a signal is pending or the task is
  * being killed, before the call or while it blocks (sentry/interrupt.c
- * makes sure the kick is not lost). A kick that finds nothing to deliver
- * (another thread took a process-directed signal) restarts the call, as a
- * Linux sleeper just goes back to sleep. With as, the call runs in that
- * address space (zero-copy I/O). The caller holds references on what the
- * call uses.
+ * makes sure the kick is not lost). ready says the caller polled and the
+ * call will not wait: Linux looks for signals only when it has to wait, so
+ * it is made even with a signal pending. A kick that finds nothing to
+ * deliver (another thread took a process-directed signal) restarts the
+ * call, as a Linux sleeper goes back to sleep. With as, the call runs in
+ * that address space (zero-copy I/O). The caller holds references on what
+ * the call uses.
  */
-long task_block(struct task *t, struct addr_space *as, long nr, const long a[6])
+long task_block(struct task *t, struct addr_space *as, long nr, const long a[6], bool ready)
 {
-	for (;;) {
-		if (signal_pending(t))
+	for (;; ready = false) {
+		if (signal_pending(t) && (!ready || t->exiting))
 			return -EINTR;
 		intr_arm();
 		sentry_unlock();

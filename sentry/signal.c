@@ -93,6 +93,13 @@ void signal_queue_process(struct process *p, int sig, const struct sig_info *inf
 	}
 }
 
+void signal_temp_mask(struct task *t, uint64_t mask)
+{
+	t->saved_mask = t->sigmask;
+	t->has_saved_mask = true;
+	t->sigmask = mask & ~UNBLOCKABLE;
+}
+
 bool signal_pending(struct task *t)
 {
 	return t->exiting || ((t->sigpending | t->proc->sigpending) & ~t->sigmask);

@@ -5,6 +5,7 @@
  */
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -26,8 +27,12 @@
  */
 static long unlocked_io(struct task *t, struct addr_space *as, struct file *f, long nr, const long a[6])
 {
+	short ev = nr == SYS_read || nr == SYS_pread64 ? POLLIN : POLLOUT;
+	/* Only with a signal pending does it matter whether the call would wait. */
+	bool ready = signal_pending(t) && poll(&(struct pollfd){ f->host_fd, ev, 0 }, 1, 0) > 0;
+
 	file_get(f);
-	long r = task_block(t, as, nr, a);
+	long r = task_block(t, as, nr, a, ready);
 	file_put(f);
 	return r;
 }

@@ -66,9 +66,11 @@ long sys_pipe(struct task *t, const long a[6])
 /*
  * Wait on host fds for guest pollfds. Each guest fd holds a file reference
  * while the lock is dropped, so a close by another task cannot pull the
- * host fd away under us.
+ * host fd away under us. *to, if any, is left with the time that remained
+ * (poll_select_finish). As do_poll(), a signal already pending only ends
+ * the call when no fd is ready.
  */
-static long poll_host(struct task *t, struct pollfd *pfd, nfds_t n, const struct timespec *to)
+static long poll_host(struct task *t, struct pollfd *pfd, nfds_t n, struct timespec *to)
 {
 	struct file *held[POLL_MAX];
 	int guest_fd[POLL_MAX];
@@ -80,9 +82,12 @@ static long poll_host(struct task *t, struct pollfd *pfd, nfds_t n, const struct
 		/* A bad fd polls as POLLNVAL; -1 is skipped: use fds the host reports that way. */
 		pfd[i].fd = f ? f->host_fd : (pfd[i].fd < 0 ? -1 : INT32_MAX);
 	}
-	struct timespec left = to ? *to : (struct timespec){ 0, 0 };	/* ppoll(2) counts it down */
-	const long a[6] = { (long)pfd, (long)n, to ? (long)&left : 0, 0, 8 };
-	long err = task_block(t, NULL, SYS_ppoll, a);
+	bool pending = signal_pending(t);
+	struct timespec now = { 0, 0 };
+	const long a[6] = { (long)pfd, (long)n, to || pending ? (long)(pending ? &now : to) : 0, 0, 8 };
+	long err = task_block(t, NULL, SYS_ppoll, a, pending);
+	if (pending && err == 0)
+		err = -EINTR;
 	for (nfds_t i = 0; i < n; i++) {
 		if (held[i])
 			file_put(held[i]);
@@ -91,8 +96,37 @@ static long poll_host(struct task *t, struct pollfd *pfd, nfds_t n, const struct
 	return err;
 }
 
+/*
+ * The signal mask of ppoll and pselect6, in force while they wait. If they
+ * return EINTR, the handler's frame carries the old mask (as sigsuspend);
+ * otherwise it comes back at once, and a signal it blocks stays pending.
+ */
+static long poll_mask_set(struct task *t, uint64_t umask, long size)
+{
+	uint64_t mask;
+	long r;
+
+	if (!umask)
+		return 0;
+	if (size != GUEST_SIGSET_SIZE)
+		return -EINVAL;
+	if ((r = copy_from_guest(t->mm, &mask, umask, sizeof(mask))))
+		return r;
+	signal_temp_mask(t, mask);
+	return 0;
+}
+
+static long poll_mask_done(struct task *t, long r)
+{
+	if (t->has_saved_mask && r != -EINTR) {
+		t->sigmask = t->saved_mask;
+		t->has_saved_mask = false;
+	}
+	return r;
+}
+
 /* Copy the pollfds in, wait, copy the revents out. */
-static long poll_user(struct task *t, uint64_t upfd, nfds_t n, const struct timespec *to)
+static long poll_user(struct task *t, uint64_t upfd, nfds_t n, struct timespec *to)
 {
 	long r;
 
@@ -109,7 +143,7 @@ static long poll_user(struct task *t, uint64_t upfd, nfds_t n, const struct time
 	return r;
 }
 
-/* ppoll(2); the signal mask argument is accepted but not applied. */
+/* ppoll(2): the timeout is left with what remained, as the system call does. */
 long sys_ppoll(struct task *t, const long a[6])
 {
 	struct timespec ts;
@@ -121,7 +155,12 @@ long sys_ppoll(struct task *t, const long a[6])
 		if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= 1000000000L)
 			return -EINVAL;
 	}
-	return poll_user(t, (uint64_t)a[0], (nfds_t)a[1], a[2] ? &ts : NULL);
+	if ((r = poll_mask_set(t, (uint64_t)a[3], a[4])))
+		return r;
+	r = poll_mask_done(t, poll_user(t, (uint64_t)a[0], (nfds_t)a[1], a[2] ? &ts : NULL));
+	if (a[2])
+		(void)!copy_to_guest(t->mm, (uint64_t)a[2], &ts, sizeof(ts));	/* a fault is ignored */
+	return r;
 }
 
 /* poll(2): "Specifying a negative value in timeout means an infinite timeout." */
@@ -179,6 +218,7 @@ static long do_select(struct task *t, int nfds, uint64_t urd, uint64_t uwr, uint
 	return ready;
 }
 
+/* select(2) leaves the timeval with the time that remained (Linux, not POSIX). */
 long sys_select(struct task *t, const long a[6])
 {
 	struct timeval tv;
@@ -193,12 +233,19 @@ long sys_select(struct task *t, const long a[6])
 		ts = (struct timespec){ tv.tv_sec + tv.tv_usec / 1000000, (tv.tv_usec % 1000000) * 1000 };
 		to = &ts;
 	}
-	return do_select(t, (int)a[0], (uint64_t)a[1], (uint64_t)a[2], (uint64_t)a[3], to);
+	r = do_select(t, (int)a[0], (uint64_t)a[1], (uint64_t)a[2], (uint64_t)a[3], to);
+	if (to) {
+		tv = (struct timeval){ ts.tv_sec, ts.tv_nsec / 1000 };
+		(void)!copy_to_guest(t->mm, (uint64_t)a[4], &tv, sizeof(tv));	/* a fault is ignored */
+	}
+	return r;
 }
 
+/* pselect6(2): the sixth argument is { const sigset_t *ss; size_t ss_len; }. */
 long sys_pselect6(struct task *t, const long a[6])
 {
 	struct timespec ts, *to = NULL;
+	uint64_t sig[2] = { 0, 0 };
 	long r;
 
 	if (a[4]) {
@@ -208,5 +255,12 @@ long sys_pselect6(struct task *t, const long a[6])
 			return -EINVAL;
 		to = &ts;
 	}
-	return do_select(t, (int)a[0], (uint64_t)a[1], (uint64_t)a[2], (uint64_t)a[3], to);
+	if (a[5] && (r = copy_from_guest(t->mm, sig, (uint64_t)a[5], sizeof(sig))))
+		return r;
+	if ((r = poll_mask_set(t, sig[0], (long)sig[1])))
+		return r;
+	r = poll_mask_done(t, do_select(t, (int)a[0], (uint64_t)a[1], (uint64_t)a[2], (uint64_t)a[3], to));
+	if (to)
+		(void)!copy_to_guest(t->mm, (uint64_t)a[4], &ts, sizeof(ts));	/* a fault is ignored */
+	return r;
 }

@@ -10,7 +10,6 @@
 #include "pvx/log.h"
 #include "syscalls/syscalls.h"
 
-#define GUEST_SIGSET_SIZE 8
 #define BIT(sig) (1UL << ((sig) - 1))
 #define UNBLOCKABLE (BIT(SIGKILL) | BIT(SIGSTOP))
 
@@ -94,9 +93,7 @@ long sys_rt_sigsuspend(struct task *t, const long a[6])
 		return -EINVAL;
 	if ((r = copy_from_guest(t->mm, &mask, (uint64_t)a[0], sizeof(mask))))
 		return r;
-	t->saved_mask = t->sigmask;
-	t->has_saved_mask = true;
-	t->sigmask = mask & ~UNBLOCKABLE;
+	signal_temp_mask(t, mask);
 	while (!signal_pending(t))
 		sentry_wait();
 	return -EINTR;

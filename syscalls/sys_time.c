@@ -115,7 +115,7 @@ long sys_clock_nanosleep(struct task *t, const long a[6])
 			until.tv_sec++, until.tv_nsec -= 1000000000L;
 	}
 	const long b[6] = { c, TIMER_ABSTIME, (long)&until };
-	r = task_block(t, NULL, SYS_clock_nanosleep, b);
+	r = task_block(t, NULL, SYS_clock_nanosleep, b, false);
 	if (r == -EINTR && relative && a[3]) {
 		struct timespec now;
 		clock_gettime(c, &now);

@@ -30,6 +30,9 @@ struct syscall_desc {
 
 #define PVX_NR_SYSCALLS 463
 
+/* The kernel's sigset_t: every *sigsetsize argument must be this. */
+#define GUEST_SIGSET_SIZE 8
+
 extern const struct syscall_desc syscall_table[PVX_NR_SYSCALLS];
 
 /* Run the emulation of syscall nr for t; returns the value for rax. */

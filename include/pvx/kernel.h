@@ -49,8 +49,8 @@ void task_exit(struct task *t);
 void task_free(struct task *t);
 /* Make t notice a signal: kick its thread out of guest code or a blocking call. */
 void task_interrupt(struct task *t, bool kill_stub);
-/* A blocking host call with the lock dropped; -EINTR when a signal is pending for t. */
-long task_block(struct task *t, struct addr_space *as, long nr, const long a[6]);
+/* A blocking host call with the lock dropped; -EINTR when a signal is pending for t (see kernel.c). */
+long task_block(struct task *t, struct addr_space *as, long nr, const long a[6], bool ready);
 /* Main thread: wait until every task has exited; returns init's wait status. */
 int sentry_wait_all(void);
 

@@ -141,6 +141,8 @@ void signal_queue(struct task *target, int sig, const struct sig_info *info);
 void signal_queue_process(struct process *p, int sig, const struct sig_info *info);
 /* A pending signal the guest does not block: a wait should end (-ERESTARTSYS). */
 bool signal_pending(struct task *t);
+/* sigsuspend, ppoll, pselect6: mask rules until the call ends; a handler's frame gets the old one. */
+void signal_temp_mask(struct task *t, uint64_t mask);
 /* Before returning to guest code: run default actions, build handler frames. */
 void signal_deliver(struct task *t, long *syscall_ret);
 /* rt_sigreturn(2): restore the frame at the guest's rsp; returns the restored rax. */
