@@ -50,6 +50,9 @@ long path_of_fd(int host_fd, char *buf, size_t size)
 	host[n] = 0;
 	if (host[0] != '/')
 		return -ENOENT;	/* pipe:[...], anon_inode:..., socket:... */
+	long r = procfs_dir_path(host, buf, size);	/* a directory of the guest's /proc */
+	if (r != -EXDEV)
+		return r;
 	if (!root_len)
 		guest = host;
 	else if (!strncmp(host, root_host, root_len) && (host[root_len] == '/' || !host[root_len]))
@@ -195,6 +198,32 @@ static long check_policy(const char *abs, int flags)
 	return writes ? -EROFS : 0;
 }
 
+/*
+ * Devices every Linux system has. A root without its own (a bare --root
+ * directory) gets the host's, as a container runtime mounts a /dev: busybox
+ * sh opens /dev/null for background jobs. Returns -ENOENT when abs is not
+ * one of them or the root has its own.
+ */
+static long open_std_device(const char *abs, int flags)
+{
+	static const char *const devices[] = { "/dev/null", "/dev/zero", "/dev/full", "/dev/random",
+					       "/dev/urandom", "/dev/tty" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(devices); i++) {
+		if (strcmp(abs, devices[i]))
+			continue;
+		long own = open_in_root(abs, O_PATH, 0);
+		if (own != -ENOENT) {
+			if (own >= 0)
+				close((int)own);
+			return -ENOENT;
+		}
+		long fd = open(abs, flags | O_CLOEXEC | O_NOCTTY, 0);
+		return fd < 0 ? neg_errno() : fd;
+	}
+	return -ENOENT;
+}
+
 long path_open(struct task *t, int dirfd, const char *path, int flags, int mode)
 {
 	char abs[PVX_PATH_MAX];
@@ -214,9 +243,14 @@ long path_open(struct task *t, int dirfd, const char *path, int flags, int mode)
 	else
 		flags |= O_NOCTTY;	/* the guest never gets a host controlling tty */
 	r = check_policy(abs, flags);
-	if (r < 0)
-		return r;
-	return open_in_root(abs, flags, mode);
+	if (r >= 0)
+		r = open_in_root(abs, flags, mode);
+	if (r == -ENOENT || r == -EROFS) {	/* EROFS: the O_CREAT of a /dev/null the root lacks */
+		long dev = open_std_device(abs, flags);
+		if (dev != -ENOENT)
+			return dev;
+	}
+	return r;
 }
 
 long path_open_user(struct task *t, int dirfd, uint64_t upath, int flags, int mode)

@@ -137,12 +137,14 @@ static void stage_cleanup(void)
 /*
  * A directory of /proc (/proc, /proc/PID, /proc/PID/fd): a fresh staging
  * directory holding one empty file per name, so getdents lists them; every
- * lookup in it comes back here by path, never through this directory.
+ * lookup in it comes back here by path, never through this directory. Its
+ * host path ends in the guest path it stands for (stage/SEQ/proc/5/fd), so
+ * that path_of_fd can name it: a cwd or dirfd there works like Linux's.
  */
-static long dir_fd(const char *const names[], size_t n)
+static long dir_fd(const char *guest_dir, const char *const names[], size_t n)
 {
 	static unsigned seq;
-	char dir[96];
+	char dir[PVX_PATH_MAX + 96];
 
 	if (!stage[0]) {
 		snprintf(stage, sizeof(stage), "/tmp/pvx-proc-%d", getpid());
@@ -150,9 +152,19 @@ static long dir_fd(const char *const names[], size_t n)
 			return neg_errno();
 		atexit(stage_cleanup);
 	}
-	snprintf(dir, sizeof(dir), "%s/%u", stage, seq++);
+	int len = snprintf(dir, sizeof(dir), "%s/%u", stage, seq++);
 	if (mkdir(dir, 0755) < 0)
 		return neg_errno();
+	for (const char *c = guest_dir; *c;) {	/* one level per component: /proc, /proc/5, ... */
+		const char *next = strchr(c + 1, '/');
+		size_t clen = next ? (size_t)(next - c) : strlen(c);
+		len += snprintf(dir + len, sizeof(dir) - (size_t)len, "%.*s", (int)clen, c);
+		if ((size_t)len >= sizeof(dir))
+			return -ENAMETOOLONG;
+		if (mkdir(dir, 0755) < 0)
+			return neg_errno();
+		c += clen;
+	}
 	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return neg_errno();
@@ -163,6 +175,22 @@ static long dir_fd(const char *const names[], size_t n)
 	}
 	fchmod(fd, 0555);
 	return fd;
+}
+
+long procfs_dir_path(const char *host, char *buf, size_t size)
+{
+	size_t n = strlen(stage);
+	char *end;
+
+	if (!n || strncmp(host, stage, n) || host[n] != '/')
+		return -EXDEV;
+	strtoul(host + n + 1, &end, 10);	/* the sequence number */
+	if (strncmp(end, "/proc", 5))
+		return -EXDEV;
+	if (strlen(end) >= size)
+		return -ERANGE;
+	strcpy(buf, end);
+	return (long)strlen(end);
 }
 
 static long list_root(struct task *t)
@@ -183,7 +211,7 @@ static long list_root(struct task *t)
 		names[n++] = pids[p->pid - 1];
 	}
 	(void)t;
-	return dir_fd(names, n);
+	return dir_fd("/proc", names, n);
 }
 
 static long list_fds(struct task *t, struct task *p)
@@ -202,7 +230,9 @@ static long list_fds(struct task *t, struct task *p)
 		snprintf(nums[fd], sizeof(nums[0]), "%d", fd);
 		names[n++] = nums[fd];
 	}
-	return dir_fd(names, n);
+	char dir[32];
+	snprintf(dir, sizeof(dir), "/proc/%d/fd", p->pid);
+	return dir_fd(dir, names, n);
 }
 
 static const char *const pid_entries[] = { "cmdline", "cwd", "exe", "fd", "maps", "root", "stat", "status" };
@@ -285,9 +315,9 @@ long procfs_open(struct task *t, const char *orig, int flags)
 	if (!rel[0])
 		return list_root(t);
 	if (!strcmp(rel, "/sys"))
-		return dir_fd((const char *const[]){ "kernel" }, 1);
+		return dir_fd("/proc/sys", (const char *const[]){ "kernel" }, 1);
 	if (!strcmp(rel, "/sys/kernel"))
-		return dir_fd((const char *const[]){ "osrelease", "ostype", "version" }, 3);
+		return dir_fd("/proc/sys/kernel", (const char *const[]){ "osrelease", "ostype", "version" }, 3);
 	for (size_t i = 0; i < ARRAY_SIZE(host_files); i++) {
 		if (rel[0] == '/' && !strcmp(rel + 1, host_files[i])) {
 			snprintf(link, sizeof(link), "/proc/%s", host_files[i]);
@@ -297,8 +327,10 @@ long procfs_open(struct task *t, const char *orig, int flags)
 	}
 	if (!p)
 		return -ENOENT;
-	if (!rest[0])
-		return dir_fd(pid_entries, ARRAY_SIZE(pid_entries));
+	if (!rest[0]) {
+		snprintf(link, sizeof(link), "/proc/%d", p->pid);
+		return dir_fd(link, pid_entries, ARRAY_SIZE(pid_entries));
+	}
 	if (!strcmp(rest, "/fd"))
 		return list_fds(t, p);
 	r = gen_file(p, rest, &text, &len);

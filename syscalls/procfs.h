@@ -9,4 +9,7 @@ long procfs_open(struct task *t, const char *rel, int flags) __must_check;
 /* readlink of a /proc link; returns the length (no NUL) or -errno (EINVAL: not a link). */
 long procfs_readlink(struct task *t, const char *rel, char *buf, size_t size) __must_check;
 
+/* The guest path of a host path inside a /proc directory's staging dir; -EXDEV for others. */
+long procfs_dir_path(const char *host, char *buf, size_t size);
+
 #endif

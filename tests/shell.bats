@@ -301,3 +301,50 @@ EOS
 	bbsh 'readlink /dev/fd/../exe; cat /dev/fd/../cmdline | tr "\0" " "; echo; ls /dev/fd/ | wc -l'
 	assert_not_contains "$(<"$sandbox_out")" pvx
 }
+
+# A root holding only busybox (/bin/sh and /bin/busybox): no /dev, no /proc of its own.
+bare_root() {
+	R=$BATS_TEST_TMPDIR/bare
+	mkdir -p "$R/bin" "$R/tmp"
+	cp "$BUSYBOX" "$R/bin/busybox"
+	ln -s busybox "$R/bin/sh"
+}
+
+@test "busybox sh in a root without /dev: null, zero, full and urandom are the host's; background jobs work" {
+	bare_root
+	PVX_OPTS=(--root "$R")
+	pvx_run /bin/sh -c 'echo gone >/dev/null; echo "null $?"; busybox head -c 3 /dev/zero | busybox od -An -tx1
+		busybox stat -c "%F %t,%T" /dev/null /dev/urandom
+		echo x 2>/dev/null >/dev/full || echo "full: write failed"
+		busybox sleep 0.1 & wait; echo "background $?"'
+	[[ $status == 0 ]]
+	[[ $output == *"null 0"* ]]
+	[[ $output == *" 00 00 00"* ]]
+	[[ $output == *"character special file 1,3"*"character special file 1,9"* ]]
+	[[ $output == *"full: write failed"* ]]
+	[[ $output == *"background 0"* ]]
+	[[ $output != *"can't"* ]]
+	# the root's own /dev, when it has one, is not replaced: a regular file stays a regular file
+	mkdir "$R/dev" && echo mine >"$R/dev/null"
+	pvx_run /bin/sh -c 'busybox cat /dev/null'
+	[[ $output == mine ]]
+}
+
+@test "busybox sh: cd into /proc, relative opens and getcwd there; top and ps read it" {
+	bare_root
+	PVX_OPTS=(--root "$R")
+	pvx_run /bin/sh -c 'cd /proc && busybox pwd -P && busybox head -c 3 stat && echo
+		cd self/fd && busybox pwd -P | busybox sed "s/[0-9][0-9]*/PID/" && busybox ls | busybox head -3 | busybox tr "\n" " "
+		echo; cd ../../sys/kernel && busybox cat ostype && busybox pwd -P'
+	[[ $status == 0 ]]
+	[[ ${lines[0]} == /proc ]]
+	[[ ${lines[1]} == cpu ]]
+	[[ ${lines[2]} == /proc/PID/fd ]]
+	[[ ${lines[3]} == "0 1 2 " ]]
+	[[ ${lines[4]} == Linux ]]
+	[[ ${lines[5]} == /proc/sys/kernel ]]
+	pvx_run /bin/busybox top -bn1
+	[[ $status == 0 && ${lines[0]} == Mem:* ]]
+	pvx_run /bin/busybox ps
+	[[ $status == 0 && $output == *"/bin/busybox ps"* ]]
+}
