@@ -235,6 +235,7 @@ static int cmd_run(int argc, char **argv)
 	if (!init->files || setup_stdio(init->files) < 0)
 		return 1;
 	init->proc->umask = initial_umask;
+	cred_init(init->proc);
 	init->proc->cwd_fd = initial_cwd();
 	if (init->proc->cwd_fd < 0)
 		return 1;

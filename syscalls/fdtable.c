@@ -55,12 +55,14 @@ long fd_install_at(struct fdtable *t, int fd, struct file *f, bool cloexec)
 /* The lowest free fd >= min_fd, as open(2) and F_DUPFD promise. */
 long fd_install(struct fdtable *t, struct file *f, bool cloexec, int min_fd)
 {
+	int limit = t->nofile && t->nofile < PVX_NR_OPEN ? (int)t->nofile : PVX_NR_OPEN;
+
 	if (min_fd < 0)
 		return -EINVAL;
-	for (int fd = min_fd; fd < PVX_NR_OPEN; fd++)
+	for (int fd = min_fd; fd < limit; fd++)
 		if (!t->fds[fd].file)
 			return fd_install_at(t, fd, f, cloexec);
-	return min_fd >= PVX_NR_OPEN ? -EINVAL : -EMFILE;
+	return min_fd >= limit ? -EINVAL : -EMFILE;
 }
 
 long fd_close(struct fdtable *t, int fd)

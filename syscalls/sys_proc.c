@@ -145,35 +145,6 @@ long sys_set_robust_list(struct task *t, const long a[6])
 	return 0;
 }
 
-/* prlimit64(2) on the guest itself: reading is allowed, raising or lowering is not. */
-long sys_prlimit64(struct task *t, const long a[6])
-{
-	struct rlimit rl;
-
-	if ((int)a[0] != 0 && (int)a[0] != t->pid)
-		return -ESRCH;
-	if (a[1] < 0 || a[1] >= RLIM_NLIMITS)
-		return -EINVAL;
-	if (a[2])
-		return -EPERM;
-	if (!a[3])
-		return 0;
-	if (a[1] == RLIMIT_NOFILE)
-		rl = (struct rlimit){ PVX_NR_OPEN, PVX_NR_OPEN };
-	else if (a[1] == RLIMIT_STACK)
-		rl = (struct rlimit){ PVX_STACK_SIZE, RLIM_INFINITY };
-	else if (getrlimit((int)a[1], &rl) < 0)
-		return neg_errno();
-	return copy_to_guest(t->mm, (uint64_t)a[3], &rl, sizeof(rl));
-}
-
-long sys_getrlimit(struct task *t, const long a[6])
-{
-	const long b[6] = { 0, a[0], 0, a[1] };
-
-	return sys_prlimit64(t, b);
-}
-
 long sys_sysinfo(struct task *t, const long a[6])
 {
 	struct sysinfo si;

@@ -35,6 +35,7 @@ static struct fdtable *fdtable_dup(const struct fdtable *src)
 	for (int fd = 0; fd < PVX_NR_OPEN; fd++)
 		if (src->fds[fd].file)
 			t->fds[fd] = (struct fd_entry){ file_get(src->fds[fd].file), src->fds[fd].cloexec };
+	t->nofile = src->nofile;
 	return t;
 }
 
@@ -57,6 +58,7 @@ static void clone_regs(struct task *c, const struct task *t, unsigned long flags
 	if (flags & CLONE_CHILD_CLEARTID)
 		c->clear_child_tid = ctid;
 	c->sigmask = t->sigmask;
+	c->sched_policy = t->sched_policy;
 	memcpy(c->comm, t->comm, sizeof(c->comm));
 }
 
@@ -156,6 +158,7 @@ static long do_fork(struct task *t, unsigned long flags, uint64_t stack, uint64_
 	c->files = c->proc->files = fdtable_dup(t->files);
 	c->proc->cwd_fd = fcntl(t->proc->cwd_fd, F_DUPFD_CLOEXEC, 3);
 	c->proc->umask = t->proc->umask;
+	cred_fork(c->proc, t->proc);
 	if (!c->files || c->proc->cwd_fd < 0) {
 		if (c->files) {
 			fdtable_release(c->files);

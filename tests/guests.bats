@@ -291,3 +291,48 @@ stdio_case() {
 @test "stdio: stdin closed stays closed in the guest" { stdio_case "$(guest stdinfo)" "<&-"; }
 @test "stdio: stdout closed stays closed in the guest" { printf 'x\n' >in.txt; stdio_case "$(guest stdinfo)" "2>&1 >&- <in.txt"; }
 @test "stdio: stderr closed stays closed in the guest" { printf 'x\n' >in.txt; stdio_case "$(guest stdinfo)" "2>&- <in.txt"; }
+
+# creds MODE: both flavours of the creds guest against their native runs
+creds() {
+	local f
+	for f in "" .glibc; do
+		compare_native_status 0 "$(guest creds$f)" "$1" || return 1
+	done
+}
+
+@test "creds: get/set*id to the ids the process has, getgroups and setgroups" {
+	creds ids
+	grep -qx 'setuid(own uid): ok' "$sandbox_out"
+	grep -qx 'getgroups(0) = getgroups(list): yes' "$sandbox_out"
+}
+
+@test "creds: getpriority/setpriority per process, inherited by fork, ESRCH and EINVAL" {
+	creds prio
+	grep -qx "child's nice + 5, ours still + 3: yes" "$sandbox_out"
+}
+
+@test "creds: scheduling policies SCHED_OTHER/BATCH/IDLE, priority ranges, getcpu" {
+	creds sched
+	grep -qx 'FIFO 1..99, RR 1..99, OTHER 0..0, BATCH 0..0' "$sandbox_out"
+}
+
+@test "creds: setrlimit/prlimit: RLIMIT_NOFILE enforced, kept across fork and execve, another process's limits" {
+	creds rlimit
+	grep -qx 'opens fail with EMFILE from fd 16' "$sandbox_out"
+	grep -qx 'after execve: NOFILE soft 16, core 0' "$sandbox_out"
+}
+
+@test "creds: one identity: other ids are EPERM, no capabilities, no real-time policy" {
+	pvx_run "$(guest creds.glibc)" sandbox
+	[[ $status == 0 ]]
+	[[ ${lines[0]} == "setuid(uid + 1): EPERM" ]]
+	[[ ${lines[1]} == "setresgid(-1, gid + 1, -1): EPERM" ]]
+	[[ ${lines[3]} == "capabilities: 0 0 0" ]]
+	[[ ${lines[4]} == "SCHED_FIFO 10: EPERM" ]]
+}
+
+@test "busybox sh: ulimit -n and -c set limits the shell and its children see" {
+	require_prog "$BUSYBOX"
+	compare_native "$BUSYBOX" sh -c 'ulimit -n 64; ulimit -c 0; ulimit -n; ulimit -c; sh -c "ulimit -n"'
+	[[ $(<"$sandbox_out") == $'64\n0\n64' ]]
+}

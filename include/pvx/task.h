@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/resource.h>
 #include "pvx/common.h"
 #include "pvx/mm.h"
 #include "pvx/regs.h"
@@ -40,6 +41,7 @@ struct fd_entry {
 
 struct fdtable {
 	struct fd_entry fds[PVX_NR_OPEN];
+	unsigned nofile;	/* RLIMIT_NOFILE of its process: new fds stay below (0: PVX_NR_OPEN) */
 };
 
 struct file *file_new(int host_fd, int flags);
@@ -92,6 +94,8 @@ struct process {
 	size_t cmdline_len;
 	int cwd_fd;		/* host O_PATH fd of the working directory (inside the root) */
 	unsigned umask;		/* file mode creation mask (umask(2)); inherited by fork */
+	struct rlimit rlim[16];	/* RLIM_NLIMITS: getrlimit/setrlimit (syscalls/sys_cred.c) */
+	int nice;		/* setpriority(2) */
 	struct sigaction_rec sigactions[64];
 	uint64_t sigpending;	/* process-directed signals not yet taken by a thread */
 	struct sig_info siginfo[64];
@@ -114,6 +118,7 @@ struct task {
 	struct pvx_regs regs;
 	uint64_t clear_child_tid;
 	uint64_t robust_list;
+	int sched_policy;	/* SCHED_OTHER, _BATCH or _IDLE (syscalls/sys_cred.c) */
 	uint64_t sigmask;
 	uint64_t sigpending;	/* thread-directed, not yet delivered (sentry/signal.c) */
 	struct sig_info siginfo[64];	/* of each pending signal */
@@ -133,6 +138,10 @@ struct task {
 	struct task *clone_parent;	/* a new thread: set until its context is started */
 	void *start_arg;		/* what the first task's thread execs */
 };
+
+/* Limits and nice value of the first process, and a fork child's (syscalls/sys_cred.c). */
+void cred_init(struct process *p);
+void cred_fork(struct process *child, const struct process *parent);
 
 /* Signals (sentry/signal.c). */
 /* Queue sig for target with its siginfo; wakes the target if it sleeps. */
