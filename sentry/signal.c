@@ -50,7 +50,7 @@ static bool ignored(const struct process *p, uint64_t mask, int sig)
 
 void signal_queue(struct task *target, int sig, const struct sig_info *info)
 {
-	if (sig < 1 || sig > 64 || target->state == TASK_ZOMBIE || ignored(target->proc, target->sigmask, sig))
+	if (sig < 1 || sig > 64 || target->state == TASK_ZOMBIE || ignored(target->proc, target->sigmask | target->real_blocked, sig))
 		return;
 	if (sig == SIGKILL) {
 		process_kill(target->proc);
@@ -73,7 +73,7 @@ void signal_queue_process(struct process *p, int sig, const struct sig_info *inf
 {
 	struct task *leader = p->leader;
 
-	if (sig < 1 || sig > 64 || leader->state == TASK_ZOMBIE || ignored(p, leader->sigmask, sig))
+	if (sig < 1 || sig > 64 || leader->state == TASK_ZOMBIE || ignored(p, leader->sigmask | leader->real_blocked, sig))
 		return;
 	if (sig == SIGKILL) {
 		process_kill(p);
@@ -103,6 +103,39 @@ void signal_temp_mask(struct task *t, uint64_t mask)
 bool signal_pending(struct task *t)
 {
 	return t->exiting || ((t->sigpending | t->proc->sigpending) & ~t->sigmask);
+}
+
+void signal_siginfo(int sig, const struct sig_info *si, struct k_siginfo *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->signo = sig;
+	out->code = si->code;
+	if (sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE || sig == SIGTRAP)
+		out->addr = si->addr;
+	else
+		out->kill.pid = si->pid, out->kill.uid = sandbox.uid, out->kill.status = si->status;
+}
+
+/*
+ * Take a pending signal of set without running its action (dequeue_signal
+ * for sigtimedwait): thread-directed first, then the process's, lowest
+ * number first. Returns 0 when none is pending.
+ */
+int signal_dequeue(struct task *t, uint64_t set, struct sig_info *info)
+{
+	uint64_t mine = t->sigpending & set, shared = t->proc->sigpending & set;
+	int sig = mine ? __builtin_ctzll(mine) + 1 : shared ? __builtin_ctzll(shared) + 1 : 0;
+
+	if (!sig)
+		return 0;
+	if (mine) {
+		t->sigpending &= ~BIT(sig);
+		*info = t->siginfo[sig - 1];
+	} else {
+		t->proc->sigpending &= ~BIT(sig);
+		*info = t->proc->siginfo[sig - 1];
+	}
+	return sig;
 }
 
 struct rt_sigframe {
@@ -161,12 +194,7 @@ static long push_frame(struct task *t, int sig, const struct sig_info *si, const
 	c->cr2 = si->addr;
 	c->fpstate = fpstate;
 	f.uc.sigmask = old_mask;
-	f.info.signo = sig;
-	f.info.code = si->code;
-	if (sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE || sig == SIGTRAP)
-		f.info.addr = si->addr;
-	else
-		f.info.kill.pid = si->pid, f.info.kill.uid = sandbox.uid, f.info.kill.status = si->status;
+	signal_siginfo(sig, si, &f.info);
 	if (copy_to_guest(t->mm, sp, &f, sizeof(f)))
 		return -EFAULT;
 

@@ -4,9 +4,11 @@
  * alternate stack. Delivery itself is in sentry/signal.c.
  */
 #include <signal.h>
+#include <time.h>
 #include <string.h>
 
 #include "pvx/kernel.h"
+#include "pvx/sigframe.h"
 #include "pvx/log.h"
 #include "syscalls/syscalls.h"
 
@@ -97,6 +99,64 @@ long sys_rt_sigsuspend(struct task *t, const long a[6])
 	while (!signal_pending(t))
 		sentry_wait();
 	return -EINTR;
+}
+
+/*
+ * rt_sigtimedwait(2): take a pending signal of the set, or wait for one with
+ * the set unblocked (do_sigtimedwait), so that a process-directed one picks
+ * this thread and one whose default is to be ignored is kept. Another
+ * signal that may be delivered ends the wait with EINTR; the timeout with
+ * EAGAIN.
+ */
+long sys_rt_sigtimedwait(struct task *t, const long a[6])
+{
+	uint64_t set;
+	struct timespec ts;
+	struct sig_info info;
+	uint64_t deadline = 0;
+	long r;
+
+	if (a[3] != GUEST_SIGSET_SIZE)
+		return -EINVAL;
+	if ((r = copy_from_guest(t->mm, &set, (uint64_t)a[0], sizeof(set))))
+		return r;
+	set &= ~UNBLOCKABLE;
+	if (a[2]) {
+		if ((r = copy_from_guest(t->mm, &ts, (uint64_t)a[2], sizeof(ts))))
+			return r;
+		if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= 1000000000L)
+			return -EINVAL;
+		struct timespec now;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		deadline = (uint64_t)(now.tv_sec + ts.tv_sec) * 1000000000ULL + (uint64_t)(now.tv_nsec + ts.tv_nsec);
+	}
+	uint64_t real = t->sigmask;
+	int sig;
+	for (;;) {
+		if ((sig = signal_dequeue(t, set, &info)))
+			break;
+		t->sigmask = real;
+		if (signal_pending(t))
+			return -EINTR;
+		struct timespec now;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (a[2] && (uint64_t)now.tv_sec * 1000000000ULL + (uint64_t)now.tv_nsec >= deadline)
+			return -EAGAIN;
+		t->real_blocked = real;
+		t->sigmask = real & ~set;
+		sentry_timedwait(deadline);
+		t->sigmask = real;
+		t->real_blocked = 0;
+	}
+	t->sigmask = real;
+	t->real_blocked = 0;
+	if (a[1]) {
+		struct k_siginfo ki;
+		signal_siginfo(sig, &info, &ki);
+		if (copy_to_guest(t->mm, (uint64_t)a[1], &ki, sizeof(ki)))
+			return -EFAULT;
+	}
+	return sig;
 }
 
 long sys_pause(struct task *t, const long a[6] __unused)

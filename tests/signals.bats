@@ -75,6 +75,13 @@ sig() {
 	grep -qx 'rem set: yes, rem < 2s: yes' "$sandbox_out"
 }
 
+@test "signals: sigwaitinfo/sigtimedwait/sigwait take blocked signals; timeouts, EINTR, SIGCHLD kept while waited for" {
+	sig 0 sig_mask sigwait
+	grep -qx 'none pending, 20 ms: -1 EAGAIN' "$sandbox_out"
+	grep -q '^sent by a child while waiting: 12, si_pid is the child: yes' "$sandbox_out"
+	grep -q '^SIGCHLD (default ignore, blocked) waited for: 17, CLD_EXITED: yes' "$sandbox_out"
+}
+
 @test "signals: sigprocmask block, sigpending, unblock delivers before sigprocmask returns" {
 	sig 0 sig_mask pending
 	grep -qx 'while blocked: hits=0 pending=yes' "$sandbox_out"

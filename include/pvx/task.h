@@ -123,6 +123,7 @@ struct task {
 	uint64_t sigpending;	/* thread-directed, not yet delivered (sentry/signal.c) */
 	struct sig_info siginfo[64];	/* of each pending signal */
 	uint64_t saved_mask;	/* rt_sigsuspend's mask to restore after the handler */
+	uint64_t real_blocked;	/* rt_sigtimedwait: the mask its waited-for signals were unblocked from */
 	bool has_saved_mask;
 	uint64_t altstack_sp, altstack_size;
 	int altstack_flags;
@@ -152,6 +153,11 @@ void signal_queue_process(struct process *p, int sig, const struct sig_info *inf
 bool signal_pending(struct task *t);
 /* sigsuspend, ppoll, pselect6: mask rules until the call ends; a handler's frame gets the old one. */
 void signal_temp_mask(struct task *t, uint64_t mask);
+/* The guest's siginfo for a pending signal's record. */
+struct k_siginfo;
+void signal_siginfo(int sig, const struct sig_info *si, struct k_siginfo *out);
+/* Take a pending signal of set without its action (sigtimedwait); 0 if none. */
+int signal_dequeue(struct task *t, uint64_t set, struct sig_info *info);
 /* Before returning to guest code: run default actions, build handler frames. */
 void signal_deliver(struct task *t, long *syscall_ret);
 /* rt_sigreturn(2): restore the frame at the guest's rsp; returns the restored rax. */

@@ -1,5 +1,5 @@
 /* sig_mask: signal masks, pending signals and handler flags.
- * usage: sig_mask pending|suspend|resethand|nodefer|samask|order|fork|unblockable|query
+ * usage: sig_mask pending|suspend|resethand|nodefer|samask|order|fork|unblockable|query|sigwait
  * Prints what happened, in order; the caller compares with the native run. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -291,6 +291,66 @@ int main(int argc, char **argv)
 		raise(SIGWINCH);
 		raise(SIGURG);
 		say("survived SIGCHLD, SIGWINCH, SIGURG with default actions\n");
+		return 0;
+	}
+	if (!strcmp(mode, "sigwait")) {
+		/* sigwaitinfo/sigtimedwait/sigwait take blocked signals without running handlers */
+		install(SIGUSR1, 0, 0);
+		block(SIG_BLOCK, SIGUSR1);
+		block(SIG_BLOCK, SIGUSR2);
+		block(SIG_BLOCK, SIGCHLD);
+		sigset_t set;
+		sigemptyset(&set);
+		sigaddset(&set, SIGUSR1);
+		sigaddset(&set, SIGUSR2);
+		raise(SIGUSR2);
+		raise(SIGUSR1);
+		siginfo_t si;
+		int a = sigwaitinfo(&set, &si);
+		int b = sigwaitinfo(&set, &si);
+		say("two pending: took %d then %d (lowest first), code SI_TKILL: %s, handler ran %d\n", a, b,
+		    yesno(si.si_code == SI_TKILL), (int)hits);
+		struct timespec ts = { 0, 20000000 };
+		errno = 0;
+		int r = sigtimedwait(&set, &si, &ts);
+		say("none pending, 20 ms: %d %s\n", r, errno == EAGAIN ? "EAGAIN" : "?");
+		ts = (struct timespec){ 0, 0 };
+		r = sigtimedwait(&set, &si, &ts);
+		say("zero timeout: %d %s\n", r, errno == EAGAIN ? "EAGAIN" : "?");
+		/* sent while waiting: process-directed, from a child; the default-ignored SIGCHLD is kept */
+		pid_t c = signal_us_later(SIGUSR2, 30000);
+		ts = (struct timespec){ 5, 0 };
+		r = sigtimedwait(&set, &si, &ts);
+		say("sent by a child while waiting: %d, si_pid is the child: %s, SI_USER: %s\n", r,
+		    yesno(si.si_pid == c), yesno(si.si_code == SI_USER));
+		sigset_t chld;
+		sigemptyset(&chld);
+		sigaddset(&chld, SIGCHLD);
+		r = sigwaitinfo(&chld, &si);
+		say("SIGCHLD (default ignore, blocked) waited for: %d, CLD_EXITED: %s, status %d\n", r,
+		    yesno(si.si_code == CLD_EXITED), si.si_status);
+		wait_child(c);
+		int sig = 0;
+		raise(SIGUSR1);
+		r = sigwait(&set, &sig);
+		say("sigwait = %d, sig %d, handler ran %d, still blocked: %s\n", r, sig, (int)hits,
+		    yesno(blocked(SIGUSR1)));
+		/* another signal, unblocked, interrupts the wait and its handler runs */
+		install(SIGHUP, 0, 0);
+		c = signal_us_later(SIGHUP, 30000);
+		errno = 0;
+		ts = (struct timespec){ 5, 0 };
+		r = sigtimedwait(&set, &si, &ts);
+		say("SIGHUP (not in the set, handled) during the wait: %d %s, handler ran %d\n", r,
+		    errno == EINTR ? "EINTR" : "?", (int)hits);
+		wait_child(c);
+		errno = 0;
+		r = syscall(SYS_rt_sigtimedwait, &set, NULL, NULL, 4);
+		say("sigsetsize 4: %d %s\n", r, errno == EINVAL ? "EINVAL" : "?");
+		ts = (struct timespec){ 0, -1 };
+		errno = 0;
+		r = sigtimedwait(&set, &si, &ts);
+		say("bad timeout: %d %s\n", r, errno == EINVAL ? "EINVAL" : "?");
 		return 0;
 	}
 	say("unknown mode %s\n", mode);
