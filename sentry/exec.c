@@ -15,6 +15,7 @@
 #include "pvx/loader.h"
 #include "pvx/log.h"
 #include "pvx/path.h"
+#include "pvx/timer.h"
 #include "sentry/platform/platform.h"
 
 #define MAX_INTERP_DEPTH 4	/* binfmt_script allows a few levels, as here */
@@ -70,6 +71,7 @@ static void exec_reset(struct task *t)
 	t->clear_child_tid = 0;
 	t->robust_list = 0;
 	t->altstack_sp = t->altstack_size = 0;	/* execve(2): "the alternate signal stack is not preserved" */
+	ptimers_release(t->proc);	/* execve(2): "POSIX timers are not preserved" */
 	t->proc->execed = true;
 }
 

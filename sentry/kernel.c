@@ -9,6 +9,7 @@
 #include "pvx/kernel.h"
 #include "pvx/log.h"
 #include "pvx/mm.h"
+#include "pvx/timer.h"
 #include "sentry/platform/platform.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -244,6 +245,7 @@ void task_free(struct task *t)
 {
 	tasks[t->tid - 1] = NULL;
 	if (t->proc && t->proc->leader == t) {
+		ptimers_release(t->proc);
 		free(t->proc->exe);
 		free(t->proc->cmdline);
 		free(t->proc);

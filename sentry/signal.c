@@ -110,10 +110,16 @@ void signal_siginfo(int sig, const struct sig_info *si, struct k_siginfo *out)
 	memset(out, 0, sizeof(*out));
 	out->signo = sig;
 	out->code = si->code;
-	if (sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE || sig == SIGTRAP)
+	if (sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE || sig == SIGTRAP) {
 		out->addr = si->addr;
-	else
+	} else if (si->code == SI_TIMER) {
+		/* POSIX timer: si_timerid, si_overrun, si_value (the _timer member) */
+		out->kill.pid = si->pid;
+		out->kill.uid = (uint32_t)si->status;
+		memcpy(out->pad2 + 8, &si->addr, sizeof(si->addr));
+	} else {
 		out->kill.pid = si->pid, out->kill.uid = sandbox.uid, out->kill.status = si->status;
+	}
 }
 
 /*

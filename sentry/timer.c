@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ITIMER_REAL for every task (alarm, setitimer, getitimer): one sentry
- * thread sleeps until the earliest deadline and queues SIGALRM, which
- * interrupts the task wherever it is (guest code, a blocking call).
+ * ITIMER_REAL (alarm, setitimer, getitimer) and POSIX timers (timer_create)
+ * of every process: one sentry thread sleeps until the earliest deadline
+ * and queues the signal, which interrupts the task wherever it is (guest
+ * code, a blocking call).
  */
 #include <signal.h>
 #include <time.h>
@@ -27,15 +28,24 @@ static void *timer_thread(void *arg __unused)
 	for (;;) {
 		uint64_t now = timer_now_ns(), next = 0;
 		for (struct task *t = task_next(NULL); t; t = task_next(t)) {
-			if (!t->proc || t->proc->leader != t || !t->proc->itimer_deadline || t->state == TASK_ZOMBIE)
-				continue;	/* one timer per process: look at leaders only */
-			if (t->proc->itimer_deadline <= now) {
-				struct sig_info info = { SI_TIMER, 0, 0, 0 };
+			if (!t->proc || t->proc->leader != t || t->state == TASK_ZOMBIE)
+				continue;	/* timers are per process: look at leaders only */
+			if (t->proc->itimer_deadline && t->proc->itimer_deadline <= now) {
+				struct sig_info info = { SI_KERNEL, 0, 0, 0 };	/* it_real_fn: SEND_SIG_PRIV */
 				t->proc->itimer_deadline = t->proc->itimer_interval ? now + t->proc->itimer_interval : 0;
 				signal_queue_process(t->proc, SIGALRM, &info);
 			}
 			if (t->proc->itimer_deadline && (!next || t->proc->itimer_deadline < next))
 				next = t->proc->itimer_deadline;
+			for (int i = 0; t->proc->ptimers && i < PVX_MAX_PTIMERS; i++) {
+				struct ptimer *pt = &t->proc->ptimers[i];
+				if (!pt->used || !pt->deadline)
+					continue;
+				if (pt->deadline <= now)
+					ptimer_fire(t->proc, i, now);
+				if (pt->deadline && (!next || pt->deadline < next))
+					next = pt->deadline;
+			}
 		}
 		if (!next) {
 			pthread_cond_wait(&timer_changed, sentry_mutex());

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
-/* alarm(2), setitimer(2), getitimer(2): ITIMER_REAL, delivered by sentry/timer.c. */
+/* alarm(2), setitimer(2), getitimer(2) (ITIMER_REAL) and POSIX timers, fired by sentry/timer.c. */
+#include <stdlib.h>
 #include <sys/time.h>
+#include <time.h>
 
+#include "pvx/kernel.h"
 #include "pvx/log.h"
 #include "pvx/timer.h"
 #include "syscalls/syscalls.h"
@@ -66,4 +69,191 @@ long sys_alarm(struct task *t, const long a[6])
 	t->proc->itimer_deadline = (unsigned)a[0] ? timer_now_ns() + (unsigned)a[0] * NS : 0;
 	long r = timer_kick();
 	return r < 0 ? r : (long)left;
+}
+
+/*
+ * POSIX timers (timer_create(2) and friends) on CLOCK_REALTIME, _MONOTONIC
+ * and _BOOTTIME, kept per process and fired by sentry/timer.c. Deadlines
+ * are CLOCK_MONOTONIC instants: an absolute CLOCK_REALTIME time is taken
+ * relative to now when it is set, so a later jump of the host's clock does
+ * not move it. CPU-time clocks are not supported (ENOTSUP).
+ */
+#define SIGEV_SIGNAL_ 0
+#define SIGEV_NONE_ 1
+#define SIGEV_THREAD_ID_ 4
+
+struct k_sigevent {
+	uint64_t value;
+	int32_t signo, notify;
+	int32_t tid;
+	int32_t pad[11];
+};
+_Static_assert(sizeof(struct k_sigevent) == 64, "sigevent ABI");
+
+static uint64_t ts_ns(const struct timespec *ts)
+{
+	return (uint64_t)ts->tv_sec * NS + (uint64_t)ts->tv_nsec;
+}
+
+static struct timespec ns_ts(uint64_t ns)
+{
+	return (struct timespec){ (time_t)(ns / NS), (long)(ns % NS) };
+}
+
+static struct ptimer *ptimer_get(struct task *t, long id)
+{
+	struct ptimer *pt = t->proc->ptimers;
+
+	if (!pt || id < 0 || id >= PVX_MAX_PTIMERS || !pt[id].used)
+		return NULL;
+	return &pt[id];
+}
+
+void ptimer_fire(struct process *p, int id, uint64_t now)
+{
+	struct ptimer *pt = &p->ptimers[id];
+	uint64_t missed = pt->interval ? (now - pt->deadline) / pt->interval : 0;
+
+	pt->deadline = pt->interval ? pt->deadline + (missed + 1) * pt->interval : 0;
+	if (pt->notify == SIGEV_NONE_) {
+		pt->overrun = missed > INT32_MAX ? INT32_MAX : (int)missed;
+		return;
+	}
+	struct task *to = (pt->notify & SIGEV_THREAD_ID_) ? task_find(pt->tid) : NULL;
+	if (to && (to->proc != p || to->state == TASK_ZOMBIE))
+		to = NULL;
+	/* Still pending from an earlier expiry: count an overrun instead (posix_timer_queue_signal). */
+	uint64_t pending = to ? to->sigpending : p->sigpending;
+	struct sig_info *queued = to ? &to->siginfo[pt->signo - 1] : &p->siginfo[pt->signo - 1];
+	if ((pending & (1ULL << (pt->signo - 1))) && queued->code == SI_TIMER && queued->pid == id) {
+		uint64_t n = (uint64_t)queued->status + 1 + missed;
+		queued->status = pt->overrun = n > INT32_MAX ? INT32_MAX : (int)n;
+		return;
+	}
+	pt->overrun = missed > INT32_MAX ? INT32_MAX : (int)missed;
+	struct sig_info info = { SI_TIMER, id, pt->overrun, pt->value };
+	if (to)
+		signal_queue(to, pt->signo, &info);
+	else
+		signal_queue_process(p, pt->signo, &info);
+}
+
+void ptimers_release(struct process *p)
+{
+	free(p->ptimers);
+	p->ptimers = NULL;
+}
+
+long sys_timer_create(struct task *t, const long a[6])
+{
+	struct k_sigevent ev = { .signo = SIGALRM, .notify = SIGEV_SIGNAL_ };
+	long r;
+
+	switch (a[0]) {
+	case CLOCK_REALTIME: case CLOCK_MONOTONIC: case CLOCK_BOOTTIME:
+		break;
+	case CLOCK_PROCESS_CPUTIME_ID: case CLOCK_THREAD_CPUTIME_ID:
+		pr_warn("timer_create on a CPU-time clock is not supported");
+		return -ENOTSUP;
+	default:
+		return -EINVAL;
+	}
+	if (a[1] && (r = copy_from_guest(t->mm, &ev, (uint64_t)a[1], sizeof(ev))))
+		return r;
+	switch (ev.notify) {
+	case SIGEV_NONE_:
+		break;
+	case SIGEV_SIGNAL_ | SIGEV_THREAD_ID_: {
+		struct task *to = task_find(ev.tid);
+		if (!to || to->proc != t->proc)
+			return -EINVAL;
+	}
+		/* fall through */
+	case SIGEV_SIGNAL_:
+		if (ev.signo < 1 || ev.signo > 64)
+			return -EINVAL;
+		break;
+	default:
+		return -EINVAL;	/* SIGEV_THREAD is the C library's, made of SIGEV_THREAD_ID */
+	}
+	if (!t->proc->ptimers && !(t->proc->ptimers = calloc(PVX_MAX_PTIMERS, sizeof(struct ptimer))))
+		return -ENOMEM;
+	int id = 0;
+	while (id < PVX_MAX_PTIMERS && t->proc->ptimers[id].used)
+		id++;
+	if (id == PVX_MAX_PTIMERS)
+		return -EAGAIN;
+	int32_t uid = id;
+	if ((r = copy_to_guest(t->mm, (uint64_t)a[2], &uid, sizeof(uid))))
+		return r;
+	t->proc->ptimers[id] = (struct ptimer){
+		.used = true, .clock = (int)a[0], .notify = ev.notify, .signo = ev.signo, .tid = ev.tid,
+		.value = a[1] ? ev.value : (uint64_t)id,	/* no sigevent: si_value is the timer id */
+	};
+	return 0;
+}
+
+/* What is left until the timer fires, and its interval (timer_gettime). */
+static struct itimerspec ptimer_current(const struct ptimer *pt)
+{
+	uint64_t now = timer_now_ns();
+	uint64_t left = !pt->deadline ? 0 : pt->deadline > now ? pt->deadline - now : 1;
+
+	return (struct itimerspec){ ns_ts(pt->interval), ns_ts(left) };
+}
+
+long sys_timer_settime(struct task *t, const long a[6])
+{
+	struct ptimer *pt = ptimer_get(t, a[0]);
+	struct itimerspec nv, old;
+	long r;
+
+	if (!pt)
+		return -EINVAL;
+	if ((r = copy_from_guest(t->mm, &nv, (uint64_t)a[2], sizeof(nv))))
+		return r;
+	if (nv.it_value.tv_sec < 0 || nv.it_value.tv_nsec < 0 || nv.it_value.tv_nsec >= (long)NS ||
+	    nv.it_interval.tv_sec < 0 || nv.it_interval.tv_nsec < 0 || nv.it_interval.tv_nsec >= (long)NS)
+		return -EINVAL;
+	old = ptimer_current(pt);
+	if (a[3] && (r = copy_to_guest(t->mm, (uint64_t)a[3], &old, sizeof(old))))
+		return r;
+	uint64_t value = ts_ns(&nv.it_value), now = timer_now_ns();
+	if (value && ((int)a[1] & TIMER_ABSTIME)) {
+		struct timespec cnow;
+		clock_gettime(pt->clock, &cnow);
+		value = value > ts_ns(&cnow) ? value - ts_ns(&cnow) : 0;
+		value = value ? value : 1;	/* already past: fire at once */
+	}
+	pt->interval = value ? ts_ns(&nv.it_interval) : 0;
+	pt->deadline = value ? now + value : 0;
+	pt->overrun = 0;
+	return timer_kick();
+}
+
+long sys_timer_gettime(struct task *t, const long a[6])
+{
+	struct ptimer *pt = ptimer_get(t, a[0]);
+
+	if (!pt)
+		return -EINVAL;
+	struct itimerspec cur = ptimer_current(pt);
+	return copy_to_guest(t->mm, (uint64_t)a[1], &cur, sizeof(cur));
+}
+
+long sys_timer_getoverrun(struct task *t, const long a[6])
+{
+	struct ptimer *pt = ptimer_get(t, a[0]);
+
+	return pt ? pt->overrun : -EINVAL;
+}
+
+long sys_timer_delete(struct task *t, const long a[6])
+{
+	struct ptimer *pt = ptimer_get(t, a[0]);
+
+	if (!pt)
+		return -EINVAL;
+	*pt = (struct ptimer){ 0 };
+	return 0;
 }

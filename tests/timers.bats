@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
 # Interval timers: SIGALRM must reach a guest that is computing (no syscall to
-# trap on) as well as one that sleeps in pause().
+# trap on) as well as one that sleeps in pause(). POSIX timers (timer_create):
+# guest timer_posix.c, musl and glibc, against native runs.
 
 load helpers
 
@@ -10,4 +11,42 @@ load helpers
 
 @test "alarm interrupts a busy loop; ITIMER_REAL repeats; alarm(0) reports what is left (glibc)" {
 	compare_native "$(guest timer_alarm.glibc)"
+}
+
+# ptimer MODE: both flavours of timer_posix MODE against their native runs
+ptimer() {
+	local f
+	for f in "" .glibc; do
+		compare_native_status 0 "$(guest timer_posix$f)" "$1" || return 1
+	done
+}
+
+@test "timer_create: a one-shot timer's signal carries SI_TIMER, si_value and the timer id" {
+	ptimer signal
+	grep -q 'SI_TIMER: yes, si_value 42: yes, si_timerid is the id: yes' "$sandbox_out"
+}
+
+@test "timer_create: an interval timer fires again and again; missed expiries are overruns" {
+	ptimer periodic
+	ptimer overrun
+	grep -q 'si_overrun >= 3: yes, timer_getoverrun = si_overrun: yes' "$sandbox_out"
+}
+
+@test "timer_gettime/timer_settime: time left, interval, old value, disarm; timer_delete" {
+	ptimer gettime
+}
+
+@test "timer_settime TIMER_ABSTIME on CLOCK_REALTIME, also in the past" {
+	ptimer abstime
+}
+
+@test "timer_create SIGEV_THREAD: the C library's helper thread runs the callback" {
+	ptimer thread
+	grep -qx 'callback ran at least 3 times: yes' "$sandbox_out"
+}
+
+@test "timer_create: timers are gone after execve; EINVAL for bad clocks, kinds, signals, ids, times" {
+	ptimer exec
+	grep -qx 'after execve: timer 0 EINVAL' "$sandbox_out"
+	ptimer errors
 }

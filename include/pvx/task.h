@@ -101,6 +101,7 @@ struct process {
 	struct sig_info siginfo[64];
 	uint64_t itimer_deadline;	/* ITIMER_REAL: CLOCK_MONOTONIC ns, 0 = off (sentry/timer.c) */
 	uint64_t itimer_interval;
+	struct ptimer *ptimers;	/* timer_create(2) timers, PVX_MAX_PTIMERS of them (syscalls/sys_timer.c) */
 	bool execed;		/* has called execve (setpgid(2) EACCES from the parent) */
 	int vfork_parent;	/* pid of the parent sleeping in our vfork, or 0 */
 	bool old_leader_gone;	/* execve from a thread: the old leader's sentry thread left */

@@ -2,10 +2,31 @@
 #ifndef PVX_TIMER_H
 #define PVX_TIMER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include "pvx/common.h"
 
+struct process;
+
+/* A POSIX timer (timer_create(2)); its id is its index in the process's table. */
+struct ptimer {
+	bool used;
+	int clock;		/* CLOCK_REALTIME, _MONOTONIC or _BOOTTIME */
+	int notify;		/* SIGEV_SIGNAL, SIGEV_NONE or SIGEV_THREAD_ID|SIGEV_SIGNAL */
+	int signo;
+	int tid;		/* SIGEV_THREAD_ID: the thread to signal */
+	uint64_t value;		/* sigev_value, handed back in si_value */
+	uint64_t deadline;	/* CLOCK_MONOTONIC ns, 0: disarmed */
+	uint64_t interval;
+	int overrun;		/* expirations missed before the last one delivered */
+};
+#define PVX_MAX_PTIMERS 32
+
 uint64_t timer_now_ns(void);
+/* The timer thread found t's deadline passed: queue its signal, re-arm it (sentry lock held). */
+void ptimer_fire(struct process *p, int id, uint64_t now);
+/* Free every POSIX timer of p (execve, exit). */
+void ptimers_release(struct process *p);
 /* A task's itimer_deadline changed: (re)arm the timer thread (sentry lock held). */
 long timer_kick(void) __must_check;
 
