@@ -274,3 +274,52 @@ long mm_madvise(struct mm *mm, uint64_t addr, uint64_t len, int advice)
 		return -ENOMEM;
 	return as_call(mm, SYS_madvise, (long)addr, (long)len, advice, 0, 0, 0);
 }
+
+/*
+ * msync(2) runs in the stub, whose mm below PVX_GUEST_TASK_SIZE holds just
+ * the guest's VMAs: the host syncs what the guest mapped and finds the same
+ * holes (ENOMEM). "EINVAL addr is not a multiple of PAGESIZE; or any bit
+ * other than MS_ASYNC | MS_INVALIDATE | MS_SYNC is set in flags; or both
+ * MS_SYNC and MS_ASYNC are set" comes first, as in Linux.
+ */
+long mm_msync(struct mm *mm, uint64_t addr, uint64_t len, int flags)
+{
+	if ((flags & ~(MS_ASYNC | MS_INVALIDATE | MS_SYNC)) || (addr & ~PAGE_MASK) ||
+	    ((flags & MS_ASYNC) && (flags & MS_SYNC)))
+		return -EINVAL;
+	len = PAGE_ALIGN_UP(len);	/* wraps to 0 for a huge len, as Linux's does: a no-op */
+	if (len == 0)
+		return 0;
+	if (!in_guest_range(addr, len))
+		return -ENOMEM;
+	return as_call(mm, SYS_msync, (long)addr, (long)len, flags, 0, 0, 0);
+}
+
+/*
+ * mincore(2) runs in the stub too, and the host writes the vector straight
+ * into guest memory (the call runs in the guest's mm on every platform).
+ * Linux's order: EINVAL for an unaligned addr, ENOMEM for a range and
+ * EFAULT for a vector beyond user space, then "ENOMEM addr to addr + length
+ * contained unmapped memory" or EFAULT when the vector cannot be written.
+ * A vector that reaches into the stub, above the guest's range, is refused
+ * here as unwritable guest memory; the host finds every other bad one.
+ */
+long mm_mincore(struct mm *mm, uint64_t addr, uint64_t len, uint64_t vec)
+{
+	const uint64_t user_top = 1UL << 47;	/* x86-64 user space, as access_ok sees it */
+
+	if (addr & ~PAGE_MASK)
+		return -EINVAL;
+	if (len > user_top || addr > user_top - len)
+		return -ENOMEM;
+	uint64_t pages = PAGE_ALIGN_UP(len) / PAGE_SIZE;
+	if (vec > user_top - pages)
+		return -EFAULT;
+	if (pages == 0)
+		return 0;
+	if (!in_guest_range(addr, pages * PAGE_SIZE))
+		return -ENOMEM;
+	if (vec > PVX_GUEST_TASK_SIZE - pages)
+		return vma_range_mapped(&mm->vmas, addr, addr + pages * PAGE_SIZE) ? -EFAULT : -ENOMEM;
+	return as_call(mm, SYS_mincore, (long)addr, (long)len, (long)vec, 0, 0, 0);
+}

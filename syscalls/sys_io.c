@@ -20,21 +20,37 @@
 #define IO_CHUNK (1UL << 20)	/* bounce buffer bound: a larger read is a short read */
 #define IOV_MAX_GUEST 1024	/* UIO_MAXIOV */
 
+static bool host_ready(const struct file *f, short ev)
+{
+	return !f || poll(&(struct pollfd){ f->host_fd, ev, 0 }, 1, 0) > 0;
+}
+
 /*
- * Host I/O may block (pipes, terminals): task_block drops the sentry lock
- * around it, and the file reference keeps a close by another task from
- * freeing the file meanwhile.
+ * Host I/O may block (pipes, terminals, a full pipe for sendfile):
+ * task_block drops the sentry lock around it, and file references keep a
+ * close by another task from freeing the files meanwhile. in is read from,
+ * out written to; either may be NULL.
  */
+long io_block(struct task *t, struct addr_space *as, struct file *in, struct file *out, long nr, const long a[6])
+{
+	/* Only with a signal pending does it matter whether the call would wait. */
+	bool ready = signal_pending(t) && host_ready(in, POLLIN) && host_ready(out, POLLOUT);
+
+	if (in)
+		file_get(in);
+	if (out)
+		file_get(out);
+	long r = task_block(t, as, nr, a, ready);
+	file_put(in);
+	file_put(out);
+	return r;
+}
+
 static long unlocked_io(struct task *t, struct addr_space *as, struct file *f, long nr, const long a[6])
 {
-	short ev = nr == SYS_read || nr == SYS_pread64 ? POLLIN : POLLOUT;
-	/* Only with a signal pending does it matter whether the call would wait. */
-	bool ready = signal_pending(t) && poll(&(struct pollfd){ f->host_fd, ev, 0 }, 1, 0) > 0;
+	bool in = nr == SYS_read || nr == SYS_pread64 || nr == SYS_readv || nr == SYS_preadv || nr == SYS_preadv2;
 
-	file_get(f);
-	long r = task_block(t, as, nr, a, ready);
-	file_put(f);
-	return r;
+	return io_block(t, as, in ? f : NULL, in ? NULL : f, nr, a);
 }
 
 /* write(2) "EPIPE ... the writing process will also receive a SIGPIPE signal". */
@@ -48,12 +64,12 @@ static long epipe(struct task *t, long r)
 }
 
 /* A blocking read or write cut short to deliver a signal: restartable (SA_RESTART). */
-static long io_error(struct task *t, long r)
+long io_error(struct task *t, long r)
 {
 	return r == -EINTR ? -ERESTARTSYS : epipe(t, r);
 }
 
-static struct file *io_file(struct task *t, int fd, int need)
+struct file *io_file(struct task *t, int fd, int need)
 {
 	struct file *f = fd_lookup(t->files, fd);
 
@@ -205,40 +221,32 @@ static long get_iov(struct task *t, uint64_t uiov, long cnt, struct iovec **out)
 	return (long)MIN(total, IO_CHUNK);
 }
 
-long sys_readv(struct task *t, const long a[6])
+/*
+ * The host call for a vectored read or write of buf: the guest's iovecs
+ * gathered into one, so the host applies its own rules (ESPIPE, RWF_* flags
+ * and their EOPNOTSUPP, O_APPEND) as it would to the guest's call. off -1
+ * is the file position (readv, or preadv2 with -1).
+ */
+static long host_rwv(struct task *t, struct file *f, bool rd, void *buf, size_t len, off_t off, int flags)
 {
-	cleanup_free struct iovec *iov = NULL;
-	struct file *f = io_file(t, (int)a[0], O_RDONLY);
-	long total = get_iov(t, (uint64_t)a[1], a[2], &iov);
+	struct iovec hiov = { buf, len };
+	long nr = flags ? (rd ? SYS_preadv2 : SYS_pwritev2)
+			: off == -1 ? (rd ? SYS_readv : SYS_writev) : (rd ? SYS_preadv : SYS_pwritev);
+	const long a[6] = { f->host_fd, (long)&hiov, 1, (long)off, 0, flags };
 
-	if (!f)
-		return -EBADF;
-	if (total <= 0)
-		return total;
-	cleanup_free char *buf = malloc((size_t)total);
-	if (!buf)
-		return -ENOMEM;
-	const long ra[6] = { f->host_fd, (long)buf, total };
-	ssize_t n = unlocked_io(t, NULL, f, SYS_read, ra);
-	if (n < 0)
-		return io_error(t, n);
-	size_t off = 0;
-	for (long i = 0; off < (size_t)n; i++) {
-		size_t c = MIN(iov[i].iov_len, (size_t)n - off);
-		long r = copy_to_guest(t->mm, (uint64_t)iov[i].iov_base, buf + off, c);
-		if (r)
-			return off ? (long)off : r;
-		off += c;
+	if (len == 0) {	/* never waits: an empty pipe reads 0 even with a signal pending */
+		long r = syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+		return r < 0 ? neg_errno() : r;
 	}
-	return n;
+	return unlocked_io(t, NULL, f, nr, a);
 }
 
-/* writev(2) gathers into one host write so a pipe sees it atomically. */
-long sys_writev(struct task *t, const long a[6])
+/* readv, preadv, preadv2: scatter one host read into the guest's iovecs. */
+static long do_readv(struct task *t, int fd, uint64_t uiov, long cnt, off_t off, int flags)
 {
 	cleanup_free struct iovec *iov = NULL;
-	struct file *f = io_file(t, (int)a[0], O_WRONLY);
-	long total = get_iov(t, (uint64_t)a[1], a[2], &iov);
+	struct file *f = io_file(t, fd, O_RDONLY);
+	long total = get_iov(t, uiov, cnt, &iov);
 
 	if (!f)
 		return -EBADF;
@@ -247,17 +255,91 @@ long sys_writev(struct task *t, const long a[6])
 	cleanup_free char *buf = malloc((size_t)total + 1);
 	if (!buf)
 		return -ENOMEM;
-	size_t off = 0;
-	for (long i = 0; off < (size_t)total; i++) {
-		size_t c = MIN(iov[i].iov_len, (size_t)total - off);
-		long r = copy_from_guest(t->mm, buf + off, (uint64_t)iov[i].iov_base, c);
+	ssize_t n = host_rwv(t, f, true, buf, (size_t)total, off, flags);
+	if (n < 0)
+		return io_error(t, n);
+	size_t done = 0;
+	for (long i = 0; done < (size_t)n; i++) {
+		size_t c = MIN(iov[i].iov_len, (size_t)n - done);
+		size_t copied = copy_to_guest_partial(t->mm, (uint64_t)iov[i].iov_base, buf + done, c);
+		done += copied;
+		if (copied < c)
+			break;
+	}
+	/* As do_read: a short copy moves the file position by what was copied. */
+	if (done < (size_t)n && off == -1)
+		lseek(f->host_fd, (off_t)done - n, SEEK_CUR);
+	return done || !n ? (long)done : -EFAULT;
+}
+
+/* writev, pwritev, pwritev2: gather into one host write, so a pipe sees it atomically. */
+static long do_writev(struct task *t, int fd, uint64_t uiov, long cnt, off_t off, int flags)
+{
+	cleanup_free struct iovec *iov = NULL;
+	struct file *f = io_file(t, fd, O_WRONLY);
+	long total = get_iov(t, uiov, cnt, &iov);
+
+	if (!f)
+		return -EBADF;
+	if (total < 0)
+		return total;
+	cleanup_free char *buf = malloc((size_t)total + 1);
+	if (!buf)
+		return -ENOMEM;
+	size_t done = 0;
+	for (long i = 0; done < (size_t)total; i++) {
+		size_t c = MIN(iov[i].iov_len, (size_t)total - done);
+		long r = copy_from_guest(t->mm, buf + done, (uint64_t)iov[i].iov_base, c);
 		if (r)
 			return r;
-		off += c;
+		done += c;
 	}
-	const long wa[6] = { f->host_fd, (long)buf, (long)off };
-	ssize_t n = unlocked_io(t, NULL, f, SYS_write, wa);
+	ssize_t n = host_rwv(t, f, false, buf, done, off, flags);
 	return n < 0 ? io_error(t, n) : n;
+}
+
+long sys_readv(struct task *t, const long a[6])
+{
+	return do_readv(t, (int)a[0], (uint64_t)a[1], a[2], -1, 0);
+}
+
+long sys_writev(struct task *t, const long a[6])
+{
+	return do_writev(t, (int)a[0], (uint64_t)a[1], a[2], -1, 0);
+}
+
+/*
+ * preadv(2) and pwritev(2) take the offset as (pos_l, pos_h); on x86-64
+ * pos_l holds all of it. "EINVAL offset ... is negative", before the fd
+ * is looked at.
+ */
+long sys_preadv(struct task *t, const long a[6])
+{
+	return a[3] < 0 ? -EINVAL : do_readv(t, (int)a[0], (uint64_t)a[1], a[2], (off_t)a[3], 0);
+}
+
+long sys_pwritev(struct task *t, const long a[6])
+{
+	return a[3] < 0 ? -EINVAL : do_writev(t, (int)a[0], (uint64_t)a[1], a[2], (off_t)a[3], 0);
+}
+
+/*
+ * preadv2(2): "If offset is -1, then the current file offset is used and
+ * updated"; the RWF_* flags (HIPRI, DSYNC, SYNC, NOWAIT, APPEND, ...) go to
+ * the host, which answers EOPNOTSUPP for ones it does not know.
+ */
+long sys_preadv2(struct task *t, const long a[6])
+{
+	if (a[3] < -1)
+		return -EINVAL;
+	return do_readv(t, (int)a[0], (uint64_t)a[1], a[2], (off_t)a[3], (int)a[5]);
+}
+
+long sys_pwritev2(struct task *t, const long a[6])
+{
+	if (a[3] < -1)
+		return -EINVAL;
+	return do_writev(t, (int)a[0], (uint64_t)a[1], a[2], (off_t)a[3], (int)a[5]);
 }
 
 #define KERNEL_TERMIOS_SIZE 36	/* struct termios of <asm/termbits.h>, not glibc's */
@@ -363,6 +445,11 @@ long sys_fcntl(struct task *t, const long a[6])
 			return neg_errno();
 		f->flags = (f->flags & ~(O_APPEND | O_NONBLOCK)) | (int)(a[2] & (O_APPEND | O_NONBLOCK));
 		return 0;
+	case F_ADD_SEALS:
+	case F_GET_SEALS:
+		/* memfd seals live in the host file; the host says EINVAL for other files, EPERM, EBUSY. */
+		r = fcntl(f->host_fd, cmd, (int)a[2]);
+		return r < 0 ? neg_errno() : r;
 	}
 	return -EINVAL;
 }

@@ -45,3 +45,13 @@ long sys_madvise(struct task *t, const long a[6])
 {
 	return mm_madvise(t->mm, (uint64_t)a[0], (uint64_t)a[1], (int)a[2]);
 }
+
+long sys_msync(struct task *t, const long a[6])
+{
+	return mm_msync(t->mm, (uint64_t)a[0], (uint64_t)a[1], (int)a[2]);
+}
+
+long sys_mincore(struct task *t, const long a[6])
+{
+	return mm_mincore(t->mm, (uint64_t)a[0], (uint64_t)a[1], (uint64_t)a[2]);
+}

@@ -1,6 +1,8 @@
 #!/usr/bin/env bats
 # Readiness (issue 6): poll, ppoll, select and pselect6 on pipes, their timeouts and signal masks.
-# Static guest tests/guest/io_poll.c, musl and glibc builds, each compared with its native run.
+# More fds and I/O calls: memfd_create, eventfd, close_range, flock, fadvise64/readahead, p{read,write}v{,2},
+# sendfile, copy_file_range, msync, mincore.
+# Static guests tests/guest/io_poll.c and io_extra.c, musl and glibc builds, each compared with its native run.
 
 load helpers
 
@@ -16,6 +18,15 @@ io() {
 	local f
 	for f in "${FLAVOURS[@]}"; do
 		compare_native_status 0 "$(guest io_poll$f)" "$@" || return 1
+	done
+}
+
+# io_extra MODE: the same for io_extra, whose files are made in the test's directory (--rw)
+io_extra() {
+	local f
+	PVX_OPTS=(--rw)
+	for f in "${FLAVOURS[@]}"; do
+		compare_native_status 0 "$(guest io_extra$f)" "$@" || return 1
 	done
 }
 
@@ -56,4 +67,88 @@ io() {
 
 @test "io: EINVAL for a bad sigsetsize or timeout, EFAULT for bad pollfd and fd_set pointers" {
 	io errors
+}
+
+@test "io: memfd_create: flags and name limits; write, ftruncate, fstat; MAP_SHARED seen across fork" {
+	io_extra memfd
+	grep -qx 'name of 250 bytes: -1 EINVAL' "$sandbox_out"
+	grep -qx 'parent.s mapping sees the child.s store: "CHILD memfd", its pwrite: "pw"' "$sandbox_out"
+	grep -qx 'MAP_PRIVATE store: mapping "pHILD", file 5 "CHILD"' "$sandbox_out"
+}
+
+@test "io: memfd seals with fcntl F_ADD_SEALS/F_GET_SEALS: write, shrink, grow, seal" {
+	io_extra seals
+	grep -qx 'F_SEAL_WRITE with a writable shared mapping: -1 EBUSY' "$sandbox_out"
+	grep -qx 'mmap MAP_SHARED writable: -1 EPERM' "$sandbox_out"
+	grep -qx 'F_GET_SEALS: 15' "$sandbox_out"
+}
+
+@test "io: eventfd counter and semaphore reads, EAGAIN, overflow, poll readiness" {
+	io_extra eventfd
+	grep -qx 'after 5 + 2: read 8 value 7' "$sandbox_out"
+	grep -qx 'semaphore 0: read -1 EAGAIN value 0' "$sandbox_out"
+	grep -qx 'full: poll 1 IN' "$sandbox_out"
+}
+
+@test "io: eventfd blocking read woken by another process, interrupted by a signal (EINTR), restarted" {
+	io_extra eventfd-wait
+	grep -qx 'blocking read, SIGUSR1 without SA_RESTART: read -1 EINTR value 0' "$sandbox_out"
+	grep -qx 'blocking read, SIGUSR1 with SA_RESTART, then a write of 7: read 8 value 7' "$sandbox_out"
+}
+
+@test "io: close_range closes or sets close-on-exec; EINVAL for first > last and bad flags" {
+	io_extra close-range
+	grep -qx 'after: 3=open 4=closed 5=closed 6=cloexec 7=cloexec 8=cloexec' "$sandbox_out"
+	grep -qx 'close_range(5, 4, 0): -1 EINVAL' "$sandbox_out"
+}
+
+@test "io: flock conflicts between opens (LOCK_NB), shared by dup and fork" {
+	io_extra flock
+	grep -qx 'LOCK_EX|LOCK_NB on b (another open): -1 EAGAIN' "$sandbox_out"
+	grep -qx 'child: inherited fd locks, its own open EWOULDBLOCK: exit 0' "$sandbox_out"
+}
+
+@test "io: a blocking flock waits for another process's unlock; a signal interrupts it" {
+	io_extra flock-wait
+	grep -qx 'child got the lock after the unlock: exit 0' "$sandbox_out"
+	grep -qx 'child: blocking flock, SIGUSR1 without SA_RESTART: EINTR, handler ran: yes' "$sandbox_out"
+}
+
+@test "io: fadvise64 and readahead: EBADF, ESPIPE, EINVAL" {
+	io_extra fadvise
+	grep -qx 'fadvise on a pipe: -1 ESPIPE' "$sandbox_out"
+	grep -qx 'fadvise advice 99: -1 EINVAL' "$sandbox_out"
+}
+
+@test "io: preadv/pwritev at offsets; preadv2/pwritev2 with offset -1 and RWF_* flags" {
+	io_extra preadv
+	grep -qx 'preadv2 offset -1 at position 12: 4 "AABB"' "$sandbox_out"
+	grep -qx 'preadv2 RWF_NOWAIT offset -1 on an empty pipe: -1 EAGAIN' "$sandbox_out"
+	grep -qx 'preadv2 unknown flag 0x40000000: -1 EOPNOTSUPP' "$sandbox_out"
+}
+
+@test "io: sendfile file to pipe and file, offsets written back; EPIPE and a signal on a full pipe" {
+	io_extra sendfile
+	grep -qx 'sendfile file->pipe, offset 4, 6 bytes: 6, offset now 10, file position 2' "$sandbox_out"
+	grep -qx 'sendfile to a full pipe, SIGUSR1 without SA_RESTART: -1 EINTR, handler ran: yes, offset 0' "$sandbox_out"
+	grep -qx 'sendfile to a pipe without a reader: -1 EPIPE, SIGPIPE handler ran 1' "$sandbox_out"
+}
+
+@test "io: copy_file_range between files with and without offsets; errors" {
+	io_extra copy-range
+	grep -qx 'copy_file_range offsets 4 -> 8, 6 bytes: 6, offsets 10 14' "$sandbox_out"
+	grep -qx 'copy_file_range to a pipe: -1 EINVAL' "$sandbox_out"
+}
+
+@test "io: msync of a MAP_SHARED file mapping, then read(); EINVAL and ENOMEM" {
+	io_extra msync
+	grep -qx 'read(): 27 "written through the mapping"' "$sandbox_out"
+	grep -qx 'msync over an unmapped page: -1 ENOMEM' "$sandbox_out"
+}
+
+@test "io: mincore residency of touched pages; ENOMEM for unmapped ranges, EFAULT for bad vectors" {
+	io_extra mincore
+	grep -qx 'anonymous, pages 0 and 2 touched: 0, resident 1 0 1' "$sandbox_out"
+	grep -qx 'middle page unmapped: -1 ENOMEM' "$sandbox_out"
+	grep -qx 'vector at a kernel address: -1 EFAULT' "$sandbox_out"
 }

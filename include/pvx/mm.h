@@ -78,6 +78,9 @@ long mm_mremap(struct mm *mm, uint64_t old, uint64_t old_len, uint64_t new_len, 
 	       uint64_t new_addr) __must_check;
 uint64_t mm_brk(struct mm *mm, uint64_t want);
 long mm_madvise(struct mm *mm, uint64_t addr, uint64_t len, int advice) __must_check;
+long mm_msync(struct mm *mm, uint64_t addr, uint64_t len, int flags) __must_check;
+/* mincore(2): the stub writes the residency vector at guest address vec. */
+long mm_mincore(struct mm *mm, uint64_t addr, uint64_t len, uint64_t vec) __must_check;
 /* fork(2): give child (a fresh mm) a copy of parent's memory (mm/fork.c). */
 long mm_copy(struct mm *child, struct mm *parent) __must_check;
 /* Make parent's private memory readable for mm_copy (undo = false), and back (true). */

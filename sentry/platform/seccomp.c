@@ -108,8 +108,8 @@ static long seccomp_probe(void)
 static long stub_rules(scmp_filter_ctx ctx)
 {
 	static const int plain[] = { SCMP_SYS(rt_sigreturn), SCMP_SYS(mmap), SCMP_SYS(munmap),
-				     SCMP_SYS(mprotect), SCMP_SYS(mremap), SCMP_SYS(close),
-				     SCMP_SYS(exit_group) };
+				     SCMP_SYS(mprotect), SCMP_SYS(mremap), SCMP_SYS(msync),
+				     SCMP_SYS(mincore), SCMP_SYS(close), SCMP_SYS(exit_group) };
 	static const int advice[] = { MADV_NORMAL, MADV_RANDOM, MADV_SEQUENTIAL, MADV_WILLNEED,
 				      MADV_DONTNEED, MADV_FREE, MADV_DONTDUMP, MADV_DODUMP,
 				      MADV_HUGEPAGE, MADV_NOHUGEPAGE, MADV_COLD, MADV_PAGEOUT };
