@@ -132,8 +132,10 @@ static long exec_elf(struct task *t, int fd, const char *path, char *const argv[
 		t->regs = old_regs;
 		return r;
 	}
-	if (old_as)
+	if (old_as) {
+		usage_stub_gone(t, old_as, old_ctx);	/* rusage counts across execve */
 		old_as->ops->as_release(old_as);
+	}
 	mm_release(&old_mm);
 	free(t->proc->exe);
 	t->proc->exe = path_of_fd(fd, exe, sizeof(exe)) >= 0 ? strdup(exe) : NULL;

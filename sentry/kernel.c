@@ -256,6 +256,7 @@ void task_free(struct task *t)
 /* SIGKILL for a process: every thread ends at once, the stub with them. */
 void process_kill(struct process *p)
 {
+	usage_keep_maxrss(p);	/* the stub's VmHWM goes with its mm */
 	if (!p->group_exit) {
 		p->group_exit = true;
 		p->exit_status = SIGKILL;
@@ -303,6 +304,7 @@ static void thread_exit(struct task *t)
 			futex_wake(t->mm, t->clear_child_tid, 1);
 	}
 	t->clear_child_tid = 0;
+	usage_thread_exit(t);
 	/* synchronize_group_exit(): the last thread's exit(2) code is the process's. */
 	if (--p->nr_threads == 0 && !p->group_exit) {
 		p->group_exit = true;
@@ -344,6 +346,7 @@ void task_exit(struct task *t)
 		t->exit_status = pr->exit_status;
 	const struct platform_ops *ops = pr->as ? pr->as->ops : NULL;
 
+	usage_stub_gone(t, pr->as, NULL);
 	if (ops)
 		ops->as_release(pr->as);
 	pr->as = NULL;

@@ -118,6 +118,7 @@ void *task_thread(void *arg)
 	struct task *t = arg;
 
 	sentry_lock();
+	t->host_tid = gettid();	/* vmexec: guest code runs on this thread (syscalls/sys_rusage.c) */
 	if (t->clone_parent) {
 		/* A new thread: its context was made by the parent (syscalls/sys_process.c). */
 		struct task *parent = t->clone_parent;

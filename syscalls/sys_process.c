@@ -371,8 +371,11 @@ static bool wait_match(const struct task *t, const struct task *c, long pid)
 	return true;
 }
 
-/* Find a zombie child (reaped unless nowait); -ECHILD when there is no such child at all. */
-static long wait_common(struct task *t, long pid, int options, bool nowait, int *status)
+/*
+ * Find a zombie child (reaped unless nowait), its wait status and rusage
+ * (with ru); -ECHILD when there is no such child at all.
+ */
+static long wait_common(struct task *t, long pid, int options, bool nowait, int *status, struct rusage *ru)
 {
 	for (;;) {
 		bool any = false;
@@ -384,6 +387,7 @@ static long wait_common(struct task *t, long pid, int options, bool nowait, int 
 				continue;
 			int cpid = c->pid;
 			*status = c->exit_status;
+			usage_reap(t->proc, c->proc, nowait, ru);
 			if (!nowait)
 				task_free(c);
 			return cpid;
@@ -398,26 +402,32 @@ static long wait_common(struct task *t, long pid, int options, bool nowait, int 
 	}
 }
 
-/* wait4(2); rusage is reported as zeros. Stopped/continued children are not reported. */
+/*
+ * wait4(2): the rusage is the child's with its own waited-for children's,
+ * written only when a child was reaped. Stopped/continued children are not
+ * reported.
+ */
 long sys_wait4(struct task *t, const long a[6])
 {
 	int status = 0;
+	struct rusage ru;
 	long r;
 
 	if (a[2] & ~(WNOHANG | WUNTRACED | WCONTINUED | __WALL | __WCLONE | __WNOTHREAD))
 		return -EINVAL;
-	r = wait_common(t, (int)a[0], (int)a[2], false, &status);
+	r = wait_common(t, (int)a[0], (int)a[2], false, &status, &ru);
 	if (r > 0 && a[1] && copy_to_guest(t->mm, (uint64_t)a[1], &status, sizeof(status)))
 		return -EFAULT;
-	if (r >= 0 && a[3]) {
-		struct rusage ru = { 0 };
-		if (copy_to_guest(t->mm, (uint64_t)a[3], &ru, sizeof(ru)))
-			return -EFAULT;
-	}
+	if (r > 0 && a[3] && copy_to_guest(t->mm, (uint64_t)a[3], &ru, sizeof(ru)))
+		return -EFAULT;
 	return r;
 }
 
-/* waitid(2): P_ALL, P_PID, P_PGID with WEXITED; fills the siginfo of the child. */
+/*
+ * waitid(2): P_ALL, P_PID, P_PGID with WEXITED; fills the siginfo of the
+ * child, and the raw syscall's fifth argument with its rusage as wait4
+ * does (only when a child was found).
+ */
 long sys_waitid(struct task *t, const long a[6])
 {
 	int idtype = (int)a[0], options = (int)a[3], status = 0;
@@ -433,9 +443,12 @@ long sys_waitid(struct task *t, const long a[6])
 		pid = (int)a[1] ? -(int)a[1] : 0;
 	else
 		return -EINVAL;
-	long r = wait_common(t, pid, options, options & WNOWAIT, &status);
+	struct rusage ru;
+	long r = wait_common(t, pid, options, options & WNOWAIT, &status, &ru);
 	if (r < 0)
 		return r;
+	if (r > 0 && a[4] && copy_to_guest(t->mm, (uint64_t)a[4], &ru, sizeof(ru)))
+		return -EFAULT;
 	if (a[2]) {
 		siginfo_t si;
 		memset(&si, 0, sizeof(si));
@@ -447,11 +460,6 @@ long sys_waitid(struct task *t, const long a[6])
 			si.si_status = WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status);
 		}
 		if (copy_to_guest(t->mm, (uint64_t)a[2], &si, sizeof(si)))
-			return -EFAULT;
-	}
-	if (a[4]) {
-		struct rusage ru = { 0 };
-		if (copy_to_guest(t->mm, (uint64_t)a[4], &ru, sizeof(ru)))
 			return -EFAULT;
 	}
 	return 0;

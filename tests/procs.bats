@@ -214,3 +214,71 @@ proc() {
 	grep -qx 'child: setpgid(child in another session, g) = -1 EPERM' "$sandbox_out"
 	grep -qx 'child: setpgid(child after execve) = -1 EACCES' "$sandbox_out"
 }
+
+@test "procs: getrusage RUSAGE_SELF: CPU time of guest code, maxrss, page faults" {
+	proc 0 rusage self
+	grep -qx 'burnt 200 ms of user time by RUSAGE_SELF: yes' "$sandbox_out"
+	grep -qx 'maxrss after touching 32 MiB >= 32 MiB: yes' "$sandbox_out"
+}
+
+@test "procs: getrusage RUSAGE_THREAD is the calling thread's; RUSAGE_SELF keeps exited threads'" {
+	proc 0 rusage thread
+	grep -qx 'two spinning threads each burnt 100 ms by RUSAGE_THREAD: yes yes' "$sandbox_out"
+	grep -qx "idle main thread's RUSAGE_THREAD grew < 50 ms: yes" "$sandbox_out"
+}
+
+@test "procs: RUSAGE_CHILDREN and the rusage of wait4/waitid: reaped children with theirs" {
+	proc 0 rusage children
+	grep -qx "RUSAGE_CHILDREN while the child is a zombie: zero: yes" "$sandbox_out"
+	grep -qx "wait4 rusage: child's and grandchild's user time >= 300 ms: yes, stime < 10 s: yes" "$sandbox_out"
+	grep -qx 'wait4(WNOHANG) on a running child = 0, rusage untouched: yes' "$sandbox_out"
+	grep -qx 'auto-reaped child not in RUSAGE_CHILDREN: yes' "$sandbox_out"
+	grep -qx 'RUSAGE_CHILDREN maxrss >= 64 MiB: yes' "$sandbox_out"
+}
+
+@test "procs: times() agrees with getrusage; times(NULL)" {
+	proc 0 rusage times
+	grep -qx 'times(NULL) works, the clock does not go back: yes' "$sandbox_out"
+	grep -qx 'tms_cutime >= 100 ms: yes, agrees with RUSAGE_CHILDREN: yes' "$sandbox_out"
+}
+
+@test "procs: getrusage/times/wait4 rusage errors: EINVAL, EFAULT" {
+	proc 0 rusage errors
+	grep -qx 'getrusage(99) = -1 EINVAL' "$sandbox_out"
+	grep -qx 'getrusage(RUSAGE_SELF, bad pointer) = -1 EFAULT' "$sandbox_out"
+	grep -qx 'times(bad pointer) = -1 EFAULT' "$sandbox_out"
+	grep -qx 'wait4(bad rusage) = -1 EFAULT, status written: yes' "$sandbox_out"
+}
+
+@test "procs: bash-static's time keyword reports sane user and sys times of subshells" {
+	require_prog "$BASH_STATIC"
+	require_prog "$BUSYBOX"
+	# Before getrusage existed bash printed an uninitialized struct: "user 0m1.544s sys 2344479426735m".
+	pvx_run "$BASH_STATIC" --norc --noprofile -c "TIMEFORMAT='%3R %3U %3S'
+		time ( '$BUSYBOX' sleep 0.1 )
+		time ( i=0; while ((i < 200000)); do ((i++)); done )"
+	assert_status 0
+	local lines l user sys
+	mapfile -t lines <<<"$output"
+	[[ ${#lines[@]} == 2 ]] || { printf 'expected two lines:\n%s\n' "$output" >&2; return 1; }
+	for l in "${lines[@]}"; do
+		[[ $l =~ ^([0-9]+)\.[0-9]{3}\ ([0-9]+)\.[0-9]{3}\ ([0-9]+)\.[0-9]{3}$ ]] || {
+			echo "not 'real user sys': $l" >&2
+			return 1
+		}
+		user=${BASH_REMATCH[2]} sys=${BASH_REMATCH[3]}
+		((user < 10 && sys < 10)) || { echo "absurd user/sys: $l" >&2; return 1; }
+	done
+	# The CPU-bound subshell used some CPU (reaped child's usage reached the shell).
+	[[ ${lines[1]} =~ \ ([0-9.]+)\ ([0-9.]+)$ && ${BASH_REMATCH[1]}${BASH_REMATCH[2]} != 0.0000.000 ]] || {
+		echo "no CPU time for the busy subshell: ${lines[1]}" >&2
+		return 1
+	}
+}
+
+@test "procs: getrusage counts across execve (own time, thread time, children's)" {
+	proc 0 rusage exec
+	grep -qx 'after execve: RUSAGE_SELF user >= 200 ms: yes' "$sandbox_out"
+	grep -qx 'after execve: RUSAGE_THREAD user+sys >= 180 ms: yes' "$sandbox_out"
+	grep -qx 'after execve: RUSAGE_CHILDREN user >= 100 ms: yes' "$sandbox_out"
+}

@@ -62,6 +62,19 @@ enum task_state {
 };
 
 struct task;
+struct addr_space;
+struct platform_ctx;
+struct rusage;
+
+/*
+ * What guest code used of the host (syscalls/sys_rusage.c): CPU time, page
+ * faults and the peak resident set, as getrusage(2) reports them.
+ */
+struct guest_usage {
+	uint64_t utime_us, stime_us;
+	uint64_t minflt, majflt;
+	uint64_t maxrss_kb;
+};
 
 /* A signal's siginfo fields pvx keeps while it is pending. */
 struct sig_info {
@@ -105,6 +118,8 @@ struct process {
 	bool execed;		/* has called execve (setpgid(2) EACCES from the parent) */
 	int vfork_parent;	/* pid of the parent sleeping in our vfork, or 0 */
 	bool old_leader_gone;	/* execve from a thread: the old leader's sentry thread left */
+	struct guest_usage usage_gone;	/* of exited threads (vmexec) and of stubs left at execve or exit */
+	struct guest_usage usage_children;	/* reaped children's, with their own children's (RUSAGE_CHILDREN) */
 };
 
 /* A guest thread. */
@@ -133,6 +148,8 @@ struct task {
 
 	/* The sentry thread that runs this task (sentry/kernel.c). */
 	pthread_t thread;
+	pid_t host_tid;			/* its host tid: vmexec runs guest code on it */
+	struct guest_usage usage_exec;	/* what this thread ran in stubs it left by execve */
 	struct task *fork_parent;	/* set while the child copies the parent's memory */
 	long fork_result;		/* set by the forked child for its parent: 0 or -errno */
 	bool fork_done;			/* ... and set when the child is done copying */
@@ -165,6 +182,19 @@ void signal_deliver(struct task *t, long *syscall_ret);
 long signal_return(struct task *t);
 /* The vfork parent of t may go on (t exec'd or exited). */
 void vfork_release(struct task *t);
+
+/* Resource usage (syscalls/sys_rusage.c); all under the sentry lock. */
+/* t is done with guest code: keep what its sentry thread ran, when guest code ran there (vmexec). */
+void usage_thread_exit(struct task *t);
+/* The stub of as is about to be killed (execve, exit): t's process keeps what it ran, t what ctx ran. */
+void usage_stub_gone(struct task *t, struct addr_space *as, struct platform_ctx *ctx);
+/* p is about to be SIGKILLed: keep its peak memory while its stub still has it. */
+void usage_keep_maxrss(struct process *p);
+/*
+ * Reaping zombie c (wait4, waitid): its usage with its children's into *ru
+ * (may be NULL), and into parent's RUSAGE_CHILDREN unless nowait.
+ */
+void usage_reap(struct process *parent, const struct process *c, bool nowait, struct rusage *ru);
 
 /* Kernel-internal: the wait was interrupted by a signal; restart it unless a handler says EINTR. */
 #define ERESTARTSYS 512

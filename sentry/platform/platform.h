@@ -95,6 +95,16 @@ struct platform_ctx {
 	pid_t tid;			/* host tid of its stub thread; 0 on vmexec */
 };
 
+/*
+ * Where the guest code of ctx runs, so whose host CPU time is the guest
+ * thread's (syscalls/sys_rusage.c): its stub thread ctx->tid (ptrace,
+ * seccomp), or else the sentry thread that owns ctx (vmexec, tid 0).
+ */
+static inline bool ctx_in_stub(const struct platform_ctx *ctx)
+{
+	return ctx && ctx->tid > 0;
+}
+
 /* Add ctx to as, owned by the calling thread when own (platform helpers). */
 void ctx_link(struct addr_space *as, struct platform_ctx *ctx, bool own);
 void ctx_unlink(struct platform_ctx *ctx);
