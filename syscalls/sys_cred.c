@@ -74,24 +74,23 @@ static long check_ids(long r, long e, long s, unsigned mine)
 	return 0;
 }
 
-long sys_getresuid(struct task *t, const long a[6])
+/* getresuid/getresgid: the one id, as real, effective and saved. */
+static long put_three(struct task *t, const long a[6], uint32_t id)
 {
-	const uint32_t id = sandbox.uid;
-
 	for (int i = 0; i < 3; i++)
 		if (copy_to_guest(t->mm, (uint64_t)a[i], &id, sizeof(id)))
 			return -EFAULT;
 	return 0;
 }
 
+long sys_getresuid(struct task *t, const long a[6])
+{
+	return put_three(t, a, sandbox.uid);
+}
+
 long sys_getresgid(struct task *t, const long a[6])
 {
-	const uint32_t id = sandbox.gid;
-
-	for (int i = 0; i < 3; i++)
-		if (copy_to_guest(t->mm, (uint64_t)a[i], &id, sizeof(id)))
-			return -EFAULT;
-	return 0;
+	return put_three(t, a, sandbox.gid);
 }
 
 long sys_setuid(struct task *t __unused, const long a[6])

@@ -292,13 +292,8 @@ stdio_case() {
 @test "stdio: stdout closed stays closed in the guest" { printf 'x\n' >in.txt; stdio_case "$(guest stdinfo)" "2>&1 >&- <in.txt"; }
 @test "stdio: stderr closed stays closed in the guest" { printf 'x\n' >in.txt; stdio_case "$(guest stdinfo)" "2>&- <in.txt"; }
 
-# creds MODE: both flavours of the creds guest against their native runs
-creds() {
-	local f
-	for f in "" .glibc; do
-		compare_native_status 0 "$(guest creds$f)" "$1" || return 1
-	done
-}
+# creds MODE: both builds of the creds guest against their native runs
+creds() { compare_flavours 0 creds "$1"; }
 
 @test "creds: get/set*id to the ids the process has, getgroups and setgroups" {
 	creds ids

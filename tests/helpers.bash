@@ -133,6 +133,16 @@ compare_native_status() {
 	fi
 }
 
+# compare_flavours WANT_STATUS GUEST ARGS...: compare_native_status for both builds of a test guest
+# (GUEST with musl, GUEST.glibc); afterwards the variables of the glibc run.
+compare_flavours() {
+	local want=$1 g=$2 f
+	shift 2
+	for f in "" .glibc; do
+		compare_native_status "$want" "$(guest "$g$f")" "$@" || return 1
+	done
+}
+
 # sha256 of a file
 sha256_of() {
 	sha256sum "$1" | cut -d' ' -f1

@@ -11,23 +11,13 @@ setup() {
 	cd "$BATS_TEST_TMPDIR"
 }
 
-FLAVOURS=("" .glibc)
-
-# io MODE: compare every flavour of io_poll MODE with its native run
-io() {
-	local f
-	for f in "${FLAVOURS[@]}"; do
-		compare_native_status 0 "$(guest io_poll$f)" "$@" || return 1
-	done
-}
+# io MODE: both builds of io_poll MODE against their native runs
+io() { compare_flavours 0 io_poll "$@"; }
 
 # io_extra MODE: the same for io_extra, whose files are made in the test's directory (--rw)
 io_extra() {
-	local f
 	PVX_OPTS=(--rw)
-	for f in "${FLAVOURS[@]}"; do
-		compare_native_status 0 "$(guest io_extra$f)" "$@" || return 1
-	done
+	compare_flavours 0 io_extra "$@"
 }
 
 @test "io: poll revents of pipe ends: empty, data, full, EOF, no reader, bad fd, fd -1" {

@@ -9,16 +9,8 @@ setup() {
 	cd "$BATS_TEST_TMPDIR"
 }
 
-FLAVOURS=("" .glibc)
-
-# proc WANT_STATUS GUEST ARGS...: compare every flavour of GUEST
-proc() {
-	local want=$1 g=$2 f
-	shift 2
-	for f in "${FLAVOURS[@]}"; do
-		compare_native_status "$want" "$(guest "$g$f")" "$@" || return 1
-	done
-}
+# proc WANT_STATUS GUEST ARGS...: compare both builds of GUEST with their native runs
+proc() { compare_flavours "$@"; }
 
 @test "procs: wait4 status of exit codes and of deaths by signal (WIFSIGNALED)" {
 	proc 0 proc_wait status

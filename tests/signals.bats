@@ -10,16 +10,8 @@ setup() {
 	cd "$BATS_TEST_TMPDIR"
 }
 
-FLAVOURS=("" .glibc)
-
-# sig WANT_STATUS GUEST ARGS...: compare every flavour of GUEST
-sig() {
-	local want=$1 g=$2 f
-	shift 2
-	for f in "${FLAVOURS[@]}"; do
-		compare_native_status "$want" "$(guest "$g$f")" "$@" || return 1
-	done
-}
+# sig WANT_STATUS GUEST ARGS...: compare both builds of GUEST with their native runs
+sig() { compare_flavours "$@"; }
 
 @test "signals: handler sees the interrupted registers and rt_sigreturn restores them and the syscall result" {
 	sig 0 sig_regs sync

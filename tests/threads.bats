@@ -12,16 +12,8 @@ setup() {
 	cd "$BATS_TEST_TMPDIR"
 }
 
-FLAVOURS=("" .glibc)
-
-# thr WANT_STATUS GUEST ARGS...: compare every flavour of GUEST
-thr() {
-	local want=$1 g=$2 f
-	shift 2
-	for f in "${FLAVOURS[@]}"; do
-		compare_native_status "$want" "$(guest "$g$f")" "$@" || return 1
-	done
-}
+# thr WANT_STATUS GUEST ARGS...: compare both builds of GUEST with their native runs
+thr() { compare_flavours "$@"; }
 
 # has LINE...: each LINE is a whole line of the last sandbox run's output
 has() {

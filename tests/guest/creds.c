@@ -21,19 +21,10 @@
 
 #include "guest.h"
 
+/* "ok" for a result >= 0, else errno's name */
 static const char *ename(long r)
 {
-	if (r >= 0)
-		return "ok";
-	switch (errno) {
-	case EPERM: return "EPERM";
-	case EINVAL: return "EINVAL";
-	case ESRCH: return "ESRCH";
-	case EACCES: return "EACCES";
-	case EMFILE: return "EMFILE";
-	case EFAULT: return "EFAULT";
-	default: return "E?";
-	}
+	return r >= 0 ? "ok" : errname(errno);
 }
 
 #define SHOW(what, call)                                                                                 \

@@ -23,6 +23,33 @@ static __attribute__((unused, format(printf, 1, 2))) void say(const char *fmt, .
 
 static __attribute__((unused)) const char *yesno(int c) { return c ? "yes" : "no"; }
 
+/* The symbolic name of an errno value ("0" for none), the same in musl and glibc builds. */
+static __attribute__((unused)) const char *errname(int e)
+{
+	switch (e) {
+	case 0: return "0";
+	case EPERM: return "EPERM";
+	case ENOENT: return "ENOENT";
+	case ESRCH: return "ESRCH";
+	case EINTR: return "EINTR";
+	case EBADF: return "EBADF";
+	case ECHILD: return "ECHILD";
+	case EAGAIN: return "EAGAIN";
+	case ENOMEM: return "ENOMEM";
+	case EACCES: return "EACCES";
+	case EFAULT: return "EFAULT";
+	case EBUSY: return "EBUSY";
+	case EEXIST: return "EEXIST";
+	case EINVAL: return "EINVAL";
+	case EMFILE: return "EMFILE";
+	case ESPIPE: return "ESPIPE";
+	case EPIPE: return "EPIPE";
+	case ENOSYS: return "ENOSYS";
+	case EOPNOTSUPP: return "EOPNOTSUPP";
+	default: return "E?";
+	}
+}
+
 /* The child's exit code, or 128+signal, as a shell reports it. */
 static __attribute__((unused)) int wait_child(pid_t c)
 {

@@ -95,26 +95,6 @@ static void stop_signaller(pid_t c)
 	wait_child(c);
 }
 
-static const char *ename(int e)
-{
-	switch (e) {
-	case 0: return "0";
-	case EINTR: return "EINTR";
-	case EINVAL: return "EINVAL";
-	case EBADF: return "EBADF";
-	case EFAULT: return "EFAULT";
-	case EAGAIN: return "EAGAIN";
-	case EPERM: return "EPERM";
-	case ESPIPE: return "ESPIPE";
-	case ENOMEM: return "ENOMEM";
-	case EPIPE: return "EPIPE";
-	case EBUSY: return "EBUSY";
-	case EOPNOTSUPP: return "EOPNOTSUPP";
-	case ENOSYS: return "ENOSYS";
-	default: return "E?";
-	}
-}
-
 /* "r" or "-1 ENAME" for a call's result. */
 static const char *res(long r)
 {
@@ -122,7 +102,7 @@ static const char *res(long r)
 	static int i;
 	char *s = b[i++ % 8];
 	if (r < 0)
-		snprintf(s, 32, "-1 %s", ename(errno));
+		snprintf(s, 32, "-1 %s", errname(errno));
 	else
 		snprintf(s, 32, "%ld", r);
 	return s;
@@ -166,7 +146,7 @@ static int mode_memfd(void)
 
 	char *m = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (m == MAP_FAILED) {
-		say("mmap failed: %s\n", ename(errno));
+		say("mmap failed: %s\n", errname(errno));
 		return 1;
 	}
 	say("mapping shows the file: \"%.11s\"\n", m);
@@ -422,7 +402,7 @@ static int mode_flock_wait(void)
 		int r = flock(o, LOCK_EX);
 		int e = errno;
 		stop_signaller(k);
-		say("child: blocking flock, SIGUSR1 without SA_RESTART: %s, handler ran: %s\n", r < 0 ? ename(e) : "0",
+		say("child: blocking flock, SIGUSR1 without SA_RESTART: %s, handler ran: %s\n", r < 0 ? errname(e) : "0",
 		    yesno(hits > 0));
 		_exit(0);
 	}

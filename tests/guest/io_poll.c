@@ -38,18 +38,6 @@ static void handler(int sig)
 	blocked_in_handler = is_blocked(sig);
 }
 
-static const char *ename(int e)
-{
-	switch (e) {
-	case 0: return "0";
-	case EINTR: return "EINTR";
-	case EINVAL: return "EINVAL";
-	case EBADF: return "EBADF";
-	case EFAULT: return "EFAULT";
-	default: return "E?";
-	}
-}
-
 static void revents(const char *what, int fd, short ev)
 {
 	struct pollfd p = { fd, ev, 0 };
@@ -133,7 +121,7 @@ static int mode_select(void)
 	FD_SET(closed, &rd);
 	errno = 0;
 	r = select(closed + 1, &rd, NULL, NULL, &tv);
-	say("closed fd in the read set: select = %d %s\n", r, ename(errno));
+	say("closed fd in the read set: select = %d %s\n", r, errname(errno));
 	r = select(0, NULL, NULL, NULL, &(struct timeval){ 0, 20000 });
 	say("select(0, no sets, 20 ms) = %d\n", r);
 	return 0;
@@ -211,7 +199,7 @@ static int mask_mode(int use_pselect)
 	sigpending(&pend);
 	say("%s, nothing ready, SIGUSR1 pending and unblocked by its mask: %d %s, handler ran %d, blocked in the "
 	    "handler %s, blocked again after %s, still pending %s\n",
-	    name, r, ename(e), (int)hits, yesno(blocked_in_handler), yesno(is_blocked(SIGUSR1)),
+	    name, r, errname(e), (int)hits, yesno(blocked_in_handler), yesno(is_blocked(SIGUSR1)),
 	    yesno(sigismember(&pend, SIGUSR1)));
 
 	hits = 0;
@@ -225,7 +213,7 @@ static int mask_mode(int use_pselect)
 	e = errno;
 	sigpending(&pend);
 	say("%s, fd ready, SIGUSR1 pending: %d %s, handler ran %d, still pending %s, blocked %s\n", name, r,
-	    ename(e), (int)hits, yesno(sigismember(&pend, SIGUSR1)), yesno(is_blocked(SIGUSR1)));
+	    errname(e), (int)hits, yesno(sigismember(&pend, SIGUSR1)), yesno(is_blocked(SIGUSR1)));
 	sigprocmask(SIG_UNBLOCK, &usr1, NULL);
 	say("after unblocking: handler ran %d\n", (int)hits);
 
@@ -271,7 +259,7 @@ static int mode_mask_wait(void)
 		int e = errno;
 		say("%s waiting forever, SIGUSR2 blocked but for its mask, sent 30 ms later: %d %s, handler ran %d, "
 		    "blocked again %s\n",
-		    k ? "pselect" : "ppoll", r, ename(e), (int)hits, yesno(is_blocked(SIGUSR2)));
+		    k ? "pselect" : "ppoll", r, errname(e), (int)hits, yesno(is_blocked(SIGUSR2)));
 		wait_child(c);
 	}
 	return 0;
@@ -288,27 +276,27 @@ static int mode_errors(void)
 	sigemptyset(&empty);
 	errno = 0;
 	long r = syscall(SYS_ppoll, &pf, 1, &ts, &empty, 4);
-	say("ppoll, sigsetsize 4: %ld %s\n", r, ename(errno));
+	say("ppoll, sigsetsize 4: %ld %s\n", r, errname(errno));
 	errno = 0;
 	r = syscall(SYS_ppoll, &pf, 1, &ts, NULL, 4);
-	say("ppoll, no mask, sigsetsize 4: %ld %s\n", r, ename(errno));
+	say("ppoll, no mask, sigsetsize 4: %ld %s\n", r, errname(errno));
 	struct timespec neg = { -1, 0 };
 	errno = 0;
 	r = syscall(SYS_ppoll, &pf, 1, &neg, NULL, 8);
-	say("ppoll, negative timeout: %ld %s\n", r, ename(errno));
+	say("ppoll, negative timeout: %ld %s\n", r, errname(errno));
 	struct { const sigset_t *ss; size_t len; } sig = { &empty, 4 };
 	fd_set rd;
 	FD_ZERO(&rd);
 	FD_SET(p[0], &rd);
 	errno = 0;
 	r = syscall(SYS_pselect6, p[0] + 1, &rd, NULL, NULL, &ts, &sig);
-	say("pselect6, ss_len 4: %ld %s\n", r, ename(errno));
+	say("pselect6, ss_len 4: %ld %s\n", r, errname(errno));
 	errno = 0;
 	r = syscall(SYS_poll, (void *)16, 1, 0);
-	say("poll, bad pollfd pointer: %ld %s\n", r, ename(errno));
+	say("poll, bad pollfd pointer: %ld %s\n", r, errname(errno));
 	errno = 0;
 	r = syscall(SYS_select, p[0] + 1, (void *)16, NULL, NULL, &(struct timeval){ 0, 0 });
-	say("select, bad fd_set pointer: %ld %s\n", r, ename(errno));
+	say("select, bad fd_set pointer: %ld %s\n", r, errname(errno));
 	return 0;
 }
 

@@ -22,11 +22,10 @@
 
 #include "guest.h"
 
-static const char *ename(int r)
+/* "ok" for a result >= 0, else errno's name */
+static const char *ename(long r)
 {
-	if (r >= 0)
-		return "ok";
-	return errno == EINVAL ? "EINVAL" : errno == EAGAIN ? "EAGAIN" : errno == ENOTSUP ? "ENOTSUP" : "E?";
+	return r >= 0 ? "ok" : errname(errno);
 }
 
 static long ms_since(const struct timespec *t0)
