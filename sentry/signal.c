@@ -21,6 +21,7 @@
 #include "pvx/mm.h"
 #include "pvx/sigframe.h"
 #include "pvx/task.h"
+#include "pvx/timer.h"
 #include "sentry/platform/platform.h"
 
 #define SA_RESTORER_ 0x04000000UL
@@ -141,6 +142,7 @@ int signal_dequeue(struct task *t, uint64_t set, struct sig_info *info)
 		t->proc->sigpending &= ~BIT(sig);
 		*info = t->proc->siginfo[sig - 1];
 	}
+	ptimer_delivered(t->proc, info);
 	return sig;
 }
 
@@ -259,6 +261,7 @@ void signal_deliver(struct task *t, long *ret)
 			t->proc->sigpending &= ~BIT(sig);
 			si = t->proc->siginfo[sig - 1];
 		}
+		ptimer_delivered(t->proc, &si);
 		if (sa->handler == (uint64_t)SIG_IGN || (sa->handler == (uint64_t)SIG_DFL &&
 							 (default_ignore(sig) || default_stop(sig))))
 			continue;	/* stopping needs job control, which pvx does not have */

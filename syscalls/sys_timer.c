@@ -127,15 +127,22 @@ void ptimer_fire(struct process *p, int id, uint64_t now)
 	struct sig_info *queued = to ? &to->siginfo[pt->signo - 1] : &p->siginfo[pt->signo - 1];
 	if ((pending & (1ULL << (pt->signo - 1))) && queued->code == SI_TIMER && queued->pid == id) {
 		uint64_t n = (uint64_t)queued->status + 1 + missed;
-		queued->status = pt->overrun = n > INT32_MAX ? INT32_MAX : (int)n;
+		queued->status = n > INT32_MAX ? INT32_MAX : (int)n;
 		return;
 	}
-	pt->overrun = missed > INT32_MAX ? INT32_MAX : (int)missed;
-	struct sig_info info = { SI_TIMER, id, pt->overrun, pt->value };
+	struct sig_info info = { SI_TIMER, id, missed > INT32_MAX ? INT32_MAX : (int)missed, pt->value };
 	if (to)
 		signal_queue(to, pt->signo, &info);
 	else
 		signal_queue_process(p, pt->signo, &info);
+}
+
+/* Its signal was taken: timer_getoverrun reports that signal's count (it_overrun_last). */
+void ptimer_delivered(struct process *p, const struct sig_info *info)
+{
+	if (info->code == SI_TIMER && p->ptimers && info->pid >= 0 && info->pid < PVX_MAX_PTIMERS &&
+	    p->ptimers[info->pid].used)
+		p->ptimers[info->pid].overrun = info->status;
 }
 
 void ptimers_release(struct process *p)

@@ -25,6 +25,9 @@ struct ptimer {
 uint64_t timer_now_ns(void);
 /* The timer thread found t's deadline passed: queue its signal, re-arm it (sentry lock held). */
 void ptimer_fire(struct process *p, int id, uint64_t now);
+/* A POSIX timer's signal (SI_TIMER) was taken by a thread: record its overrun count. */
+struct sig_info;
+void ptimer_delivered(struct process *p, const struct sig_info *info);
 /* Free every POSIX timer of p (execve, exit). */
 void ptimers_release(struct process *p);
 /* A task's itimer_deadline changed: (re)arm the timer thread (sentry lock held). */
