@@ -334,7 +334,7 @@ bare_root() {
 	bare_root
 	PVX_OPTS=(--root "$R")
 	pvx_run /bin/sh -c 'cd /proc && busybox pwd -P && busybox head -c 3 stat && echo
-		cd self/fd && busybox pwd -P | busybox sed "s/[0-9][0-9]*/PID/" && busybox ls | busybox head -3 | busybox tr "\n" " "
+		cd self/fd && busybox pwd -P | busybox sed "s/[0-9][0-9]*/PID/" && busybox ls | busybox sort -n | busybox head -3 | busybox tr "\n" " "
 		echo; cd ../../sys/kernel && busybox cat ostype && busybox pwd -P'
 	[[ $status == 0 ]]
 	[[ ${lines[0]} == /proc ]]
