@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 
 #include "pvx/kernel.h"
+#include "pvx/open_block.h"
 #include "pvx/path.h"
 #include "syscalls/procfs.h"
 
@@ -284,9 +285,10 @@ static long open_fd_link(struct task *t, struct task *p, const char *num, int fl
 		long r = path_of_fd(f->host_fd, path, sizeof(path));
 		return r < 0 ? r : path_open(t, AT_FDCWD, path, flags, 0);
 	}
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", f->host_fd);
-	long r = open(path, (flags & ~(O_CREAT | O_EXCL | O_DIRECTORY)) | O_CLOEXEC | O_NOCTTY);
-	return r < 0 ? neg_errno() : r;
+	file_get(f);	/* its host fd stays while a FIFO's open waits with the lock dropped */
+	long r = open_reopen(t, f->host_fd, (flags & ~(O_CREAT | O_EXCL | O_DIRECTORY)) | O_NOCTTY);
+	file_put(f);
+	return r;
 }
 
 long procfs_open(struct task *t, const char *orig, int flags)
