@@ -18,6 +18,7 @@ static struct task *tasks[PVX_MAX_TASKS];	/* by tid - 1 */
 static int threads;		/* task threads still running */
 static int init_status = -1;	/* wait status of pid 1 once it exited */
 static int live_hint;		/* == threads, readable without the lock */
+static __thread struct task *current_task;	/* the task this sentry thread runs (NULL: main, timers) */
 
 int sentry_live_hint(void)
 {
@@ -44,9 +45,24 @@ __attribute__((constructor)) static void init_changed(void)
 	pthread_condattr_destroy(&attr);
 }
 
+void task_set_current(struct task *t)
+{
+	current_task = t;
+}
+
+/*
+ * Every wait of a task thread is a guest task's sleep (wait4, pause,
+ * sigsuspend, futex, vfork...): /proc shows it as one (task_state_name).
+ */
 void sentry_wait(void)
 {
+	struct task *t = current_task;
+
+	if (t)
+		t->sleeping = true;
 	pthread_cond_wait(&changed, &lock);
+	if (t)
+		t->sleeping = false;
 }
 
 void sentry_timedwait(uint64_t until_ns)
@@ -55,8 +71,31 @@ void sentry_timedwait(uint64_t until_ns)
 		sentry_wait();
 		return;
 	}
+	struct task *t = current_task;
 	struct timespec ts = { (time_t)(until_ns / 1000000000ULL), (long)(until_ns % 1000000000ULL) };
+
+	if (t)
+		t->sleeping = true;
 	pthread_cond_timedwait(&changed, &lock, &ts);
+	if (t)
+		t->sleeping = false;
+}
+
+/*
+ * The state /proc/PID/stat and status show, as fs/proc/array.c names them:
+ * a task that runs guest code or is in the sentry for it is R; one asleep
+ * for the guest (sentry_wait, task_block) is S, D for a vfork parent
+ * (Linux waits for the child TASK_KILLABLE); one done with guest code is a
+ * zombie, also a leader whose other threads still run. pvx has no job
+ * control stops, so never T.
+ */
+const char *task_state_name(const struct task *t)
+{
+	if (t->state == TASK_ZOMBIE || t->exited)
+		return "Z (zombie)";
+	if (t->sleeping)
+		return t->in_vfork ? "D (disk sleep)" : "S (sleeping)";
+	return "R (running)";
 }
 
 pthread_mutex_t *sentry_mutex(void)
@@ -212,9 +251,11 @@ long task_block(struct task *t, struct addr_space *as, long nr, const long a[6],
 		if (signal_pending(t) && (!ready || t->exiting))
 			return -EINTR;
 		intr_arm();
+		t->sleeping = true;
 		sentry_unlock();
 		long r = as ? as->ops->as_syscall(as, nr, a) : intr_syscall(nr, a);
 		sentry_lock();
+		t->sleeping = false;
 		intr_disarm();
 		if (r != -EINTR)
 			return r;
@@ -329,6 +370,7 @@ void task_exit(struct task *t)
 {
 	struct process *pr = t->proc;
 
+	t->exited = true;
 	thread_exit(t);
 	if (pr->leader != t) {
 		thread_gone(t);

@@ -118,6 +118,7 @@ void *task_thread(void *arg)
 {
 	struct task *t = arg;
 
+	task_set_current(t);
 	sentry_lock();
 	t->host_tid = gettid();	/* vmexec: guest code runs on this thread (syscalls/sys_rusage.c) */
 	if (t->clone_parent) {

@@ -40,7 +40,9 @@ static struct task *proc_task(struct task *t, const char *rel, const char **rest
 		return NULL;
 	*rest = end;
 	struct task *p = task_find((int)pid);
-	return p && p->state != TASK_ZOMBIE ? p : NULL;
+	/* A zombie keeps its directory, stat and status (state Z); the rest needs the mm or files it lost. */
+	bool zombie_ok = !*end || !strcmp(end, "/stat") || !strcmp(end, "/status");
+	return p && (p->state != TASK_ZOMBIE || zombie_ok) ? p : NULL;
 }
 
 /* A read-only fd holding text: a sealed memfd reopened O_RDONLY. */
@@ -111,12 +113,14 @@ static long gen_file(struct task *p, const char *what, char **out, size_t *len)
 	if (!(f = open_memstream(out, len)))
 		return -ENOMEM;
 	if (!strcmp(what, "/stat"))	/* proc_pid_stat(5): the first fields; the rest 0 */
-		fprintf(f, "%d (%.15s) R %d %d %d 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 "
-			   "0 0 0 0 0 0 0 0 0 0 0\n", p->pid, comm(p), p->proc->ppid, p->proc->pgid, p->proc->sid);
+		fprintf(f, "%d (%.15s) %c %d %d %d 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 "
+			   "0 0 0 0 0 0 0 0 0 0 0\n", p->pid, comm(p), task_state_name(p)[0], p->proc->ppid, p->proc->pgid,
+			p->proc->sid);
 	else
-		fprintf(f, "Name:\t%.15s\nState:\tR (running)\nTgid:\t%d\nPid:\t%d\nPPid:\t%d\nUid:\t%u\t%u\t%u\t%u\n"
+		fprintf(f, "Name:\t%.15s\nState:\t%s\nTgid:\t%d\nPid:\t%d\nPPid:\t%d\nUid:\t%u\t%u\t%u\t%u\n"
 			   "Gid:\t%u\t%u\t%u\t%u\nThreads:\t%d\nSigPnd:\t%016lx\nShdPnd:\t%016lx\nSigBlk:\t%016lx\n",
-			comm(p), p->pid, p->tid, p->proc->ppid, sandbox.uid, sandbox.uid, sandbox.uid, sandbox.uid,
+			comm(p), task_state_name(p), p->pid, p->tid, p->proc->ppid, sandbox.uid, sandbox.uid, sandbox.uid,
+			sandbox.uid,
 			sandbox.gid, sandbox.gid, sandbox.gid, sandbox.gid, MAX(p->proc->nr_threads, 1), p->sigpending,
 			p->proc->sigpending, p->sigmask);
 	return fclose(f) ? -ENOMEM : 0;
