@@ -8,7 +8,8 @@
  * outside the stub's code, and lets the stub's code make only the syscalls
  * it needs, arguments checked where BPF can (everything else and any
  * non-x86-64 arch: kill). x32 numbers (and negative ones: bit 30 is set)
- * trap wherever they come from, for the sentry to answer ENOSYS. The SIGSYS (or fault) handler runs on an
+ * trap wherever they come from, for the sentry to answer ENOSYS. The
+ * SIGSYS (or fault) handler runs on an
  * alternate stack inside a memfd region shared with the sentry, publishes
  * the registers and siginfo there and waits for commands: spin briefly,
  * then futex. See stub/stub.c for the other half.
