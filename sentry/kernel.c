@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The task table, task threads and the sentry lock (see include/pvx/kernel.h). */
+#include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 
@@ -18,6 +21,7 @@ static struct task *tasks[PVX_MAX_TASKS];	/* by tid - 1 */
 static int threads;		/* task threads still running */
 static int init_status = -1;	/* wait status of pid 1 once it exited */
 static int live_hint;		/* == threads, readable without the lock */
+static __thread struct task *current_task;	/* the task this sentry thread runs (NULL: main, timers) */
 
 int sentry_live_hint(void)
 {
@@ -44,9 +48,24 @@ __attribute__((constructor)) static void init_changed(void)
 	pthread_condattr_destroy(&attr);
 }
 
+void task_set_current(struct task *t)
+{
+	current_task = t;
+}
+
+/*
+ * Every wait of a task thread is a guest task's sleep (wait4, pause,
+ * sigsuspend, futex, vfork...): /proc shows it as one (task_state_name).
+ */
 void sentry_wait(void)
 {
+	struct task *t = current_task;
+
+	if (t)
+		t->sleeping = true;
 	pthread_cond_wait(&changed, &lock);
+	if (t)
+		t->sleeping = false;
 }
 
 void sentry_timedwait(uint64_t until_ns)
@@ -55,8 +74,66 @@ void sentry_timedwait(uint64_t until_ns)
 		sentry_wait();
 		return;
 	}
+	struct task *t = current_task;
 	struct timespec ts = { (time_t)(until_ns / 1000000000ULL), (long)(until_ns % 1000000000ULL) };
+
+	if (t)
+		t->sleeping = true;
 	pthread_cond_timedwait(&changed, &lock, &ts);
+	if (t)
+		t->sleeping = false;
+}
+
+/* The first field after the comm of a host /proc/self/task/TID file (stat: the state), or "". */
+static void host_task_field(pid_t tid, const char *file, char *buf, size_t size)
+{
+	char path[64];
+
+	buf[0] = 0;
+	snprintf(path, sizeof(path), "/proc/self/task/%d/%s", (int)tid, file);
+	int fd cleanup_close = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, size - 1);
+	buf[n > 0 ? n : 0] = 0;
+}
+
+/*
+ * A task in task_block sleeps only while its host call does: its thread
+ * is then asleep in that call (S, or D for disk I/O), not running it nor
+ * waiting for the sentry lock again (a futex: then the task is runnable).
+ */
+static char host_call_state(const struct task *t)
+{
+	char buf[512];
+
+	host_task_field(t->host_tid, "stat", buf, sizeof(buf));
+	const char *p = strrchr(buf, ')');
+	char st = p && p[1] == ' ' ? p[2] : 'S';
+	if (st != 'S' && st != 'D')
+		return 'R';
+	host_task_field(t->host_tid, "syscall", buf, sizeof(buf));
+	return strtol(buf, NULL, 10) == SYS_futex ? 'R' : st;
+}
+
+/*
+ * The state /proc/PID/stat and status show, as fs/proc/array.c names them:
+ * a task that runs guest code or is in the sentry for it is R; one asleep
+ * for the guest is S: in sentry_wait, or in task_block while the host call
+ * waits (D if the host says disk sleep); D for a vfork parent (Linux waits
+ * for the child TASK_KILLABLE); one done with guest code is a zombie, also
+ * a leader whose other threads still run. pvx has no job control stops,
+ * so never T.
+ */
+const char *task_state_name(const struct task *t)
+{
+	if (t->state == TASK_ZOMBIE || t->exited)
+		return "Z (zombie)";
+	if (t->in_host_call) {
+		char st = host_call_state(t);
+		return st == 'S' ? "S (sleeping)" : st == 'D' ? "D (disk sleep)" : "R (running)";
+	}
+	if (t->sleeping)
+		return t->in_vfork ? "D (disk sleep)" : "S (sleeping)";
+	return "R (running)";
 }
 
 pthread_mutex_t *sentry_mutex(void)
@@ -212,9 +289,11 @@ long task_block(struct task *t, struct addr_space *as, long nr, const long a[6],
 		if (signal_pending(t) && (!ready || t->exiting))
 			return -EINTR;
 		intr_arm();
+		t->in_host_call = true;
 		sentry_unlock();
 		long r = as ? as->ops->as_syscall(as, nr, a) : intr_syscall(nr, a);
 		sentry_lock();
+		t->in_host_call = false;
 		intr_disarm();
 		if (r != -EINTR)
 			return r;
@@ -329,6 +408,7 @@ void task_exit(struct task *t)
 {
 	struct process *pr = t->proc;
 
+	t->exited = true;
 	thread_exit(t);
 	if (pr->leader != t) {
 		thread_gone(t);

@@ -81,7 +81,8 @@ int task_run(struct task *t)
 			signal_deliver(t, NULL);
 			continue;
 		}
-		long nr = (long)t->regs.orig_rax;
+		/* do_syscall_64() takes the number as an int: the upper half of rax is not looked at. */
+		long nr = (int)t->regs.orig_rax;
 		const long a[6] = { (long)t->regs.rdi, (long)t->regs.rsi, (long)t->regs.rdx,
 				    (long)t->regs.r10, (long)t->regs.r8,  (long)t->regs.r9 };
 		if (sandbox.strace)
@@ -117,6 +118,7 @@ void *task_thread(void *arg)
 {
 	struct task *t = arg;
 
+	task_set_current(t);
 	sentry_lock();
 	t->host_tid = gettid();	/* vmexec: guest code runs on this thread (syscalls/sys_rusage.c) */
 	if (t->clone_parent) {

@@ -20,6 +20,7 @@
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 
+#include "pvx/open_block.h"
 #include "pvx/path.h"
 #include "syscalls/procfs.h"
 
@@ -129,18 +130,20 @@ long path_absolute(struct task *t, int dirfd, const char *path, char *out, size_
 /* O_TMPFILE without O_DIRECTORY (glibc's __O_TMPFILE includes O_DIRECTORY). */
 #define TMPFILE_BIT 020000000
 
-static long open_in_root(const char *abs, int flags, int mode)
+/* t: the guest's own open, whose wait (a FIFO's) drops the lock (syscalls/open_block.c); NULL: a lookup. */
+static long open_in_root_as(struct task *t, const char *abs, int flags, int mode)
 {
 	struct open_how how = {
 		.flags = (uint64_t)(flags | O_CLOEXEC),
 		.mode = flags & (O_CREAT | TMPFILE_BIT) ? (uint64_t)(mode & 07777) : 0,
 		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
 	};
-	long fd = syscall(SYS_openat2, sandbox.rootfd, abs, &how, sizeof(how));
+	long fd = t ? open_at_block(t, sandbox.rootfd, abs, &how)
+		    : syscall(SYS_openat2, sandbox.rootfd, abs, &how, sizeof(how));
 	struct statfs sfs;
 
 	if (fd < 0)
-		return neg_errno();
+		return t ? fd : neg_errno();
 	/*
 	 * The host's /proc is never the guest's, whichever way the walk got
 	 * there (/dev/fd -> /proc/self/fd, "..", a symlink): it shows the
@@ -151,6 +154,11 @@ static long open_in_root(const char *abs, int flags, int mode)
 		return -ENOENT;
 	}
 	return fd;
+}
+
+static long open_in_root(const char *abs, int flags, int mode)
+{
+	return open_in_root_as(NULL, abs, flags, mode);
 }
 
 /*
@@ -244,7 +252,7 @@ long path_open(struct task *t, int dirfd, const char *path, int flags, int mode)
 		flags |= O_NOCTTY;	/* the guest never gets a host controlling tty */
 	r = check_policy(abs, flags);
 	if (r >= 0)
-		r = open_in_root(abs, flags, mode);
+		r = open_in_root_as(t, abs, flags, mode);
 	if (r == -ENOENT || r == -EROFS) {	/* EROFS: the O_CREAT of a /dev/null the root lacks */
 		long dev = open_std_device(abs, flags);
 		if (dev != -ENOENT)

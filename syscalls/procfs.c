@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 
 #include "pvx/kernel.h"
+#include "pvx/open_block.h"
 #include "pvx/path.h"
 #include "syscalls/procfs.h"
 
@@ -39,7 +40,9 @@ static struct task *proc_task(struct task *t, const char *rel, const char **rest
 		return NULL;
 	*rest = end;
 	struct task *p = task_find((int)pid);
-	return p && p->state != TASK_ZOMBIE ? p : NULL;
+	/* A zombie keeps its directory, stat and status (state Z); the rest needs the mm or files it lost. */
+	bool zombie_ok = !*end || !strcmp(end, "/stat") || !strcmp(end, "/status");
+	return p && (p->state != TASK_ZOMBIE || zombie_ok) ? p : NULL;
 }
 
 /* A read-only fd holding text: a sealed memfd reopened O_RDONLY. */
@@ -110,12 +113,14 @@ static long gen_file(struct task *p, const char *what, char **out, size_t *len)
 	if (!(f = open_memstream(out, len)))
 		return -ENOMEM;
 	if (!strcmp(what, "/stat"))	/* proc_pid_stat(5): the first fields; the rest 0 */
-		fprintf(f, "%d (%.15s) R %d %d %d 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 "
-			   "0 0 0 0 0 0 0 0 0 0 0\n", p->pid, comm(p), p->proc->ppid, p->proc->pgid, p->proc->sid);
+		fprintf(f, "%d (%.15s) %c %d %d %d 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 "
+			   "0 0 0 0 0 0 0 0 0 0 0\n", p->pid, comm(p), task_state_name(p)[0], p->proc->ppid, p->proc->pgid,
+			p->proc->sid);
 	else
-		fprintf(f, "Name:\t%.15s\nState:\tR (running)\nTgid:\t%d\nPid:\t%d\nPPid:\t%d\nUid:\t%u\t%u\t%u\t%u\n"
+		fprintf(f, "Name:\t%.15s\nState:\t%s\nTgid:\t%d\nPid:\t%d\nPPid:\t%d\nUid:\t%u\t%u\t%u\t%u\n"
 			   "Gid:\t%u\t%u\t%u\t%u\nThreads:\t%d\nSigPnd:\t%016lx\nShdPnd:\t%016lx\nSigBlk:\t%016lx\n",
-			comm(p), p->pid, p->tid, p->proc->ppid, sandbox.uid, sandbox.uid, sandbox.uid, sandbox.uid,
+			comm(p), task_state_name(p), p->pid, p->tid, p->proc->ppid, sandbox.uid, sandbox.uid, sandbox.uid,
+			sandbox.uid,
 			sandbox.gid, sandbox.gid, sandbox.gid, sandbox.gid, MAX(p->proc->nr_threads, 1), p->sigpending,
 			p->proc->sigpending, p->sigmask);
 	return fclose(f) ? -ENOMEM : 0;
@@ -284,9 +289,10 @@ static long open_fd_link(struct task *t, struct task *p, const char *num, int fl
 		long r = path_of_fd(f->host_fd, path, sizeof(path));
 		return r < 0 ? r : path_open(t, AT_FDCWD, path, flags, 0);
 	}
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", f->host_fd);
-	long r = open(path, (flags & ~(O_CREAT | O_EXCL | O_DIRECTORY)) | O_CLOEXEC | O_NOCTTY);
-	return r < 0 ? neg_errno() : r;
+	file_get(f);	/* its host fd stays while a FIFO's open waits with the lock dropped */
+	long r = open_reopen(t, f->host_fd, (flags & ~(O_CREAT | O_EXCL | O_DIRECTORY)) | O_NOCTTY);
+	file_put(f);
+	return r;
 }
 
 long procfs_open(struct task *t, const char *orig, int flags)

@@ -342,6 +342,22 @@ long sys_pwritev2(struct task *t, const long a[6])
 	return do_writev(t, (int)a[0], (uint64_t)a[1], a[2], (off_t)a[3], (int)a[5]);
 }
 
+/*
+ * TCSETSW and TCSETSF wait until the output is written, which a stopped
+ * terminal (^S) may never do: with the lock dropped, as any wait. Linux's
+ * set_termios() answers -ERESTARTSYS when a signal is pending after that
+ * wait, whether or not it waited: so does task_block (ready false).
+ */
+static long tty_set_drained(struct task *t, struct file *f, unsigned long cmd, void *termios)
+{
+	const long a[6] = { f->host_fd, (long)cmd, (long)termios };
+
+	file_get(f);
+	long r = task_block(t, NULL, SYS_ioctl, a, false);
+	file_put(f);
+	return r == -EINTR ? -ERESTARTSYS : r;
+}
+
 #define KERNEL_TERMIOS_SIZE 36	/* struct termios of <asm/termbits.h>, not glibc's */
 
 /* ioctl(2): terminal requests are passed to a host tty; the rest is ENOTTY. */
@@ -382,7 +398,9 @@ long sys_ioctl(struct task *t, const long a[6])
 	case TCSETSF:
 		if ((r = copy_from_guest(t->mm, buf, arg, KERNEL_TERMIOS_SIZE)))
 			return r;
-		return ioctl(f->host_fd, cmd, buf) < 0 ? neg_errno() : 0;
+		if (cmd == TCSETS)
+			return ioctl(f->host_fd, cmd, buf) < 0 ? neg_errno() : 0;
+		return tty_set_drained(t, f, cmd, buf);
 	}
 	return -ENOTTY;
 }

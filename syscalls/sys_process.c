@@ -177,8 +177,14 @@ static long do_fork(struct task *t, unsigned long flags, uint64_t stack, uint64_
 	t->fork_result = 0;
 	c->fork_parent = t;
 	int pid = c->pid;
+	/* vfork: asleep until the child execs or exits, from before it can run (/proc shows D). */
+	if (flags & CLONE_VFORK) {
+		c->proc->vfork_parent = t->pid;
+		t->in_vfork = true;
+	}
 	r = task_start(c, task_thread);
 	if (r < 0) {
+		t->in_vfork = false;
 		if (mm_fork_prepare(t->mm, true) < 0)
 			pr_warn("fork: could not restore protections in the parent");
 		fdtable_release(c->files);
@@ -193,21 +199,17 @@ static long do_fork(struct task *t, unsigned long flags, uint64_t stack, uint64_
 		pr_warn("fork: could not restore protections in the parent");
 	if (t->fork_result < 0) {
 		pr_warn("fork: setting up the child failed: %s", strerror((int)-t->fork_result));
+		t->in_vfork = false;
 		return t->fork_result;	/* the child thread exits by itself */
 	}
 	if ((flags & CLONE_PARENT_SETTID) && copy_to_guest(t->mm, ptid, &pid, sizeof(pid)))
 		pr_debug("clone: bad parent_tid pointer");
 	if ((flags & CLONE_CHILD_SETTID) && (c = task_find(pid)) && copy_to_guest(c->mm, ctid, &pid, sizeof(pid)))
 		pr_debug("clone: bad child_tid pointer");
-	if (flags & CLONE_VFORK) {
-		c = task_find(pid);
-		if (c && c->state != TASK_ZOMBIE) {
-			c->proc->vfork_parent = t->pid;
-			t->in_vfork = true;
-			while (t->in_vfork && !t->exiting)
-				sentry_wait();
-		}
-	}
+	/* vfork_release() ends the wait when the child execs or exits (maybe already). */
+	while (t->in_vfork && !t->exiting)
+		sentry_wait();
+	t->in_vfork = false;
 	return pid;
 }
 

@@ -20,6 +20,10 @@ void sentry_wait(void);
 /* The same, until CLOCK_MONOTONIC reaches until_ns at the latest (0: no limit). */
 void sentry_timedwait(uint64_t until_ns);
 void sentry_wake_all(void);
+/* The task the calling sentry thread runs (its waits are that task's sleeps). */
+void task_set_current(struct task *t);
+/* "R (running)", "S (sleeping)", "D (disk sleep)" or "Z (zombie)": t's state for /proc. */
+const char *task_state_name(const struct task *t);
 /* The lock itself, for condition variables of other parts (sentry/timer.c). */
 pthread_mutex_t *sentry_mutex(void);
 

@@ -144,6 +144,9 @@ struct task {
 	uint64_t altstack_sp, altstack_size;
 	int altstack_flags;
 	bool exiting;
+	bool exited;		/* done with guest code (task_exit): a zombie for /proc */
+	bool sleeping;		/* in a wait for the guest (sentry_wait): S for /proc */
+	bool in_host_call;	/* in task_block's host call: S for /proc while the host thread sleeps in it */
 	int exit_status;	/* wait status: (code << 8) or signal number */
 
 	/* The sentry thread that runs this task (sentry/kernel.c). */

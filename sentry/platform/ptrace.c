@@ -312,9 +312,10 @@ static void ptrace_as_put_fd(struct addr_space *as, long as_fd)
 /*
  * Was this stop an x86-64 syscall? int $0x80 and sysenter from 64-bit code
  * stop like any syscall but use the i386 table (the kernel says so in the
- * syscall info's arch); x32 calls have bit 30 set in the number.
+ * syscall info's arch). x32 calls (bit 30 set in the number) are x86-64
+ * syscalls the sentry answers with ENOSYS, as a kernel without x32 does.
  */
-static bool native_syscall(pid_t pid, const struct pvx_regs *regs)
+static bool native_syscall(pid_t pid)
 {
 	struct {
 		uint8_t op, pad[3];
@@ -322,8 +323,6 @@ static bool native_syscall(pid_t pid, const struct pvx_regs *regs)
 		uint64_t ip, sp, nr, args[6];
 	} info;
 
-	if (regs->orig_rax & X32_SYSCALL_BIT)
-		return false;
 	if (ptrace(PTRACE_GET_SYSCALL_INFO, pid, sizeof(info), &info) < 0)
 		return true;	/* before Linux 5.3: no way to tell, assume 64-bit */
 	return info.arch == AUDIT_ARCH_X86_64_;
@@ -364,8 +363,8 @@ static long ptrace_run(struct platform_ctx *ctx, struct pvx_regs *regs, struct p
 	}
 	if (sig == (SIGTRAP | 0x80)) {
 		trap->kind = TRAP_SYSCALL;
-		if (!native_syscall(tid, regs)) {
-			/* int $0x80, sysenter or x32: never emulated as x86-64, killed like seccomp does. */
+		if (!native_syscall(tid)) {
+			/* int $0x80 or sysenter: never emulated as x86-64, killed like seccomp does. */
 			trap->kind = TRAP_SIGNAL;
 			trap->signo = SIGSYS;
 			trap->code = 0x80;	/* SI_KERNEL */

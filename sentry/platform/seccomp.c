@@ -6,8 +6,10 @@
  * The stub runs guest code in its only thread under a seccomp filter that
  * returns SECCOMP_RET_TRAP for every syscall whose instruction pointer lies
  * outside the stub's code, and lets the stub's code make only the syscalls
- * it needs, arguments checked where BPF can (everything else, any non-x86-64
- * arch and x32 numbers: kill). The SIGSYS (or fault) handler runs on an
+ * it needs, arguments checked where BPF can (everything else and any
+ * non-x86-64 arch: kill). x32 numbers (and negative ones: bit 30 is set)
+ * trap wherever they come from, for the sentry to answer ENOSYS. The
+ * SIGSYS (or fault) handler runs on an
  * alternate stack inside a memfd region shared with the sentry, publishes
  * the registers and siginfo there and waits for commands: spin briefly,
  * then futex. See stub/stub.c for the other half.
@@ -158,7 +160,7 @@ static long build_filter(struct stub_shared *sh)
 		/* 2 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
 		/* 3 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
 		/* 4 */ BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, X32_SYSCALL_BIT, 0, 1),
-		/* 5 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+		/* 5: x32 or negative: ENOSYS */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP),
 		/* 6 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, instruction_pointer) + 4),
 		/* 7 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, hi, 0, 3),
 		/* 8 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, instruction_pointer)),

@@ -257,8 +257,9 @@ static long vmexec_run(struct platform_ctx *pctx, struct pvx_regs *regs, struct 
 	}
 	if (si.si_signo == SIGSYS && si.si_code == SYS_USER_DISPATCH_) {
 		trap->kind = TRAP_SYSCALL;
-		if (si.si_arch != AUDIT_ARCH_X86_64_ || (ctx.orig_rax & 0x40000000UL)) {
-			trap->kind = TRAP_SIGNAL;	/* int $0x80, sysenter, x32: killed */
+		/* int $0x80, sysenter: killed; x32 numbers get ENOSYS from the table. */
+		if (si.si_arch != AUDIT_ARCH_X86_64_) {
+			trap->kind = TRAP_SIGNAL;
 			trap->signo = SIGSYS;
 			trap->code = 0x80;
 		}

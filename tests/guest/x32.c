@@ -1,7 +1,7 @@
 /*
  * An x32-ABI syscall (bit 30 set: getpid is 0x40000000|39) from a 64-bit
- * guest. pvx never runs x32 calls: the guest is killed with SIGSYS. Natively
- * (Debian kernels have x32 off) it returns -ENOSYS.
+ * guest. pvx never runs x32 calls: it answers -ENOSYS, as Linux does with x32
+ * off (Debian's default); see tests/guest/sec_block_nosys.c.
  */
 #include <stdio.h>
 

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Opens that may wait for something the guest controls (a FIFO's other
+ * end), made with the sentry lock dropped and cut short by a signal
+ * (-ERESTARTSYS), as Linux's fifo_open(); see syscalls/open_block.c. The
+ * caller holds the sentry lock and has checked its policy on the object:
+ * these functions open what they are given, nothing else.
+ */
+#ifndef PVX_OPEN_BLOCK_H
+#define PVX_OPEN_BLOCK_H
+
+#include <linux/openat2.h>
+#include "pvx/task.h"
+
+/*
+ * Open the object of host fd (an O_PATH fd, or any) anew with the guest's
+ * open flags, through /proc/self/fd/N; a host fd or -errno. fd must stay
+ * open while the lock is dropped (a local fd, or hold a file reference).
+ */
+long open_reopen(struct task *t, int fd, int flags) __must_check;
+
+/* openat2(2) of dirfd/path for t's own open: never waits with the lock held. A host fd or -errno. */
+long open_at_block(struct task *t, int dirfd, const char *path, const struct open_how *how) __must_check;
+
+#endif
