@@ -219,6 +219,10 @@ static int cmd_run(int argc, char **argv)
 	}
 	sandbox.uid = getuid();
 	sandbox.gid = getgid();
+	/* pvx's own working directory, even one nobody could not name: the guest starts there. */
+	int cwd = initial_cwd();
+	if (cwd < 0)
+		return 1;
 	/* Before any thread or stub: all of them inherit the identity (include/pvx/hostcred.h). */
 	if (geteuid() == 0 && !privileged && path_root_is_host()) {
 		long r = hostcred_drop_files();
@@ -253,9 +257,7 @@ static int cmd_run(int argc, char **argv)
 		return 1;
 	init->proc->umask = initial_umask;
 	cred_init(init->proc);
-	init->proc->cwd_fd = initial_cwd();
-	if (init->proc->cwd_fd < 0)
-		return 1;
+	init->proc->cwd_fd = cwd;
 
 	char found[PVX_PATH_MAX];
 	long fd = open_program(init, gargv[0], envp, found, sizeof(found));

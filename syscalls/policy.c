@@ -17,6 +17,7 @@
 #include <sys/sysmacros.h>
 #include <sys/vfs.h>
 
+#include "pvx/hostcred.h"
 #include "pvx/path.h"
 #include "pvx/policy.h"
 
@@ -48,6 +49,14 @@ void policy_init(void)
 			given_tty[nr_given_tty++] = st.st_rdev;
 }
 
+static bool given(dev_t rdev)
+{
+	for (int i = 0; i < nr_given_tty; i++)
+		if (given_tty[i] == rdev)
+			return true;
+	return false;
+}
+
 enum dev_verdict { DEV_ALLOW, DEV_HIDE, DEV_DENY };
 
 /*
@@ -68,10 +77,7 @@ static enum dev_verdict device_verdict(const struct stat *st)
 		return DEV_ALLOW;
 	if (!is_terminal(st->st_rdev))
 		return DEV_DENY;
-	for (int i = 0; i < nr_given_tty; i++)
-		if (given_tty[i] == st->st_rdev)
-			return DEV_ALLOW;
-	return DEV_HIDE;
+	return given(st->st_rdev) ? DEV_ALLOW : DEV_HIDE;
 }
 
 /* File systems that show the host: its processes, cgroups (every host pid), kernel internals. */
@@ -200,6 +206,12 @@ long policy_reopen(int fd, int flags, int mode, int held)
 	/* O_CREAT and O_EXCL were the lookup's business; the magic link itself must be followed. */
 	flags &= ~(O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC);
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
-	int nfd = open(proc, flags | O_CLOEXEC | (flags & O_PATH ? 0 : O_NOCTTY), mode);
+	flags |= O_CLOEXEC | (flags & O_PATH ? 0 : O_NOCTTY);
+	/*
+	 * The terminal pvx was given is the guest's already (it holds it as
+	 * stdin...): reopening it is not nobody's to refuse (a pts is 0620,
+	 * its user's) when the guest's file access is nobody's.
+	 */
+	int nfd = S_ISCHR(st.st_mode) && given(st.st_rdev) ? open_privileged(proc, flags) : open(proc, flags, mode);
 	return nfd < 0 ? neg_errno() : nfd;
 }
