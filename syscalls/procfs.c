@@ -483,9 +483,9 @@ long procfs_readlink(struct task *t, const char *orig, char *buf, size_t size)
 	if (!strcmp(rest, "/cwd"))
 		return path_of_fd(p->proc->cwd_fd, buf, size);
 	if (!strncmp(rest, "/fd/", 4)) {
-		char *end;
-		long fd = strtol(rest + 4, &end, 10);
-		struct file *f = *end || end == rest + 4 ? NULL : fd_lookup(p->files, (int)fd);
+		const char *end;
+		long fd = proc_number(rest + 4, &end, PVX_NR_OPEN - 1);
+		struct file *f = fd < 0 || *end ? NULL : fd_lookup(p->files, (int)fd);
 		if (!f)
 			return -ENOENT;
 		n = path_of_fd(f->host_fd, buf, size);

@@ -311,6 +311,8 @@ in_root() {
 		1024 2147483648 01 4294967297 "" 0a
 	grep -qx '0: ok chr' "$sandbox_out" || grep -qx '0: ok reg' "$sandbox_out"
 	grep -qx '4294967296: ENOENT' "$sandbox_out"
+	compare_native_status 0 "$G" readlink /proc/self/fd/4294967296 /proc/self/fd/00 /proc/self/fd/+0 /proc/self/fd/-1
+	grep -qx '/proc/self/fd/4294967296 -> ENOENT' "$sandbox_out"
 }
 
 @test "bad pointers to open, openat, O_PATH and execveat are EFAULT" {
