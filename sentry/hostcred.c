@@ -3,12 +3,18 @@
  * The sentry's host file identity: see include/pvx/hostcred.h. setfsuid(2)
  * and setfsgid(2) act on the calling thread only (raw syscalls here, as
  * glibc's wrappers are), and a new thread inherits its creator's, so a drop
- * on the main thread before the first pthread_create or fork reaches every
- * sentry thread and every stub's first moments (a stub's execve then sets
- * its fsuid back to its euid, which is what a stub needs).
+ * on the main thread before the first pthread_create reaches every sentry
+ * thread.
+ *
+ * A stub is not the guest's file access: the child of every fork() (the
+ * sentry forks only to make stubs) takes root's back at once. Its execve
+ * would set fsuid to its euid anyway, and that change of credentials would
+ * clear the PR_SET_PDEATHSIG the stub sets before exec: a stub would then
+ * outlive a killed pvx.
  */
 #include <fcntl.h>
 #include <grp.h>
+#include <pthread.h>
 #include <sys/syscall.h>
 
 #include "pvx/hostcred.h"
@@ -27,10 +33,20 @@ static unsigned fsgid_now(void)
 	return (unsigned)syscall(SYS_setfsgid, -1);
 }
 
+/* pthread_atfork child handler: async-signal-safe, raw syscalls only. */
+static void stub_child(void)
+{
+	syscall(SYS_setfsgid, 0);
+	syscall(SYS_setfsuid, 0);
+	raised = 0;
+}
+
 long hostcred_drop_files(void)
 {
 	if (setgroups(0, NULL) < 0)
 		return neg_errno();
+	if (pthread_atfork(NULL, NULL, stub_child))
+		return -ENOMEM;
 	syscall(SYS_setfsgid, PVX_NOBODY);
 	syscall(SYS_setfsuid, PVX_NOBODY);
 	/* setfsuid(2) reports no error: read the ids back. */

@@ -16,7 +16,7 @@
  *   sec_files cat PATH                 print PATH's first line or the error
  *   sec_files execfd PATH              execveat(O_PATH fd of PATH, "", AT_EMPTY_PATH) of "PATH open / path"
  *   sec_files ids                      uid, euid, gid, egid, fsuid, groups count
- *   sec_files holdproc SECONDS         open /proc as a directory and sleep, printing its readlink
+ *   sec_files holdproc FILE            open /proc as a directory, print its readlink, wait for FILE to exist
  *   sec_files swap A B SECONDS         (run natively) exchange names A and B again and again
  *   sec_files replaced F G             open F, rename G over F, reopen /proc/self/fd/N: whose content?
  */
@@ -297,7 +297,7 @@ static int do_ids(void)
 	return 0;
 }
 
-static int do_holdproc(int secs)
+static int do_holdproc(const char *until)
 {
 	char p[64], link[4096] = "";
 	int fd = open("/proc", O_RDONLY | O_DIRECTORY);
@@ -309,7 +309,8 @@ static int do_holdproc(int secs)
 	if (chdir("/proc/self/fd") == 0 && getcwd(link, sizeof(link)))
 		printf("cwd: %s\n", link);
 	fflush(stdout);
-	sleep(secs);
+	for (int i = 0; i < 1200 && access(until, F_OK) < 0; i++)
+		usleep(50000);
 	return 0;
 }
 
@@ -370,6 +371,6 @@ int main(int argc, char **argv)
 	if (!strcmp(m, "replaced") && argc == 4)
 		return do_replaced(argv[2], argv[3]);
 	if (!strcmp(m, "holdproc") && argc == 3)
-		return do_holdproc(atoi(argv[2]));
+		return do_holdproc(argv[2]);
 	return 2;
 }
