@@ -198,16 +198,19 @@ static void rm_tree(int dirfd)
 		while ((e = readdir(d))) {
 			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
 				continue;
-			if (unlinkat(dirfd, e->d_name, 0) < 0 && errno == EISDIR) {
-				int sub = openat(dirfd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-				if (sub >= 0) {
-					rm_tree(sub);
-					close(sub);
-				}
-				if (unlinkat(dirfd, e->d_name, AT_REMOVEDIR) < 0)
-					continue;
+			if (unlinkat(dirfd, e->d_name, 0) == 0) {
+				removed = true;
+				continue;
 			}
-			removed = true;
+			if (errno != EISDIR)
+				continue;
+			int sub = openat(dirfd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (sub >= 0) {
+				rm_tree(sub);
+				close(sub);
+			}
+			if (unlinkat(dirfd, e->d_name, AT_REMOVEDIR) == 0)
+				removed = true;
 		}
 		closedir(d);
 	}
@@ -429,6 +432,8 @@ long procfs_open(struct task *t, const char *orig, int flags)
 		if (n < 0)
 			return n;
 		link[n] = 0;
+		if ((flags & (O_NOFOLLOW | O_PATH)) == O_NOFOLLOW)
+			return -ELOOP;	/* the link itself, as on Linux */
 		return path_open(t, AT_FDCWD, link, flags & ~O_NOFOLLOW, 0);
 	}
 	if ((flags & O_ACCMODE) != O_RDONLY || (flags & (O_CREAT | O_TRUNC | PVX_O_TMPFILE_BIT)))

@@ -188,7 +188,7 @@ in_root() {
 	[[ -n $stage ]]
 	[[ $stage != *"$pid"* ]]
 	[[ $(stat -c %a "$stage") == 700 ]]
-	[[ -z $(ls -d /tmp/pvx-proc-* 2>/dev/null) ]]
+	[[ ! -e /tmp/pvx-proc-$pid ]]
 	grep -qx 'proc fd: /proc' hold.out
 	grep -qx 'cwd: /proc/1/fd' hold.out
 	touch done
