@@ -23,6 +23,7 @@
 static bool dropped;
 static __thread int raised;	/* nesting depth of hostcred_raise on this thread */
 
+/* The calling thread's fsuid and fsgid (setfs*id(-1) changes nothing and returns them). */
 static unsigned fsuid_now(void)
 {
 	return (unsigned)syscall(SYS_setfsuid, -1);
@@ -54,11 +55,6 @@ long hostcred_drop_files(void)
 		return -EPERM;
 	dropped = true;
 	return 0;
-}
-
-bool hostcred_dropped(void)
-{
-	return dropped;
 }
 
 void hostcred_raise(void)

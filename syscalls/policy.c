@@ -49,6 +49,7 @@ void policy_init(void)
 			given_tty[nr_given_tty++] = st.st_rdev;
 }
 
+/* Is rdev one of the terminals pvx was given (policy_init)? */
 static bool given(dev_t rdev)
 {
 	for (int i = 0; i < nr_given_tty; i++)
@@ -93,6 +94,7 @@ static bool hidden_fs(long type)
 	return false;
 }
 
+/* Is s one of the n strings of list? */
 static bool in_list(const char *s, const char *const list[], size_t n)
 {
 	for (size_t i = 0; i < n; i++)

@@ -22,8 +22,6 @@
 
 /* Take nobody's file identity; on the main thread before any other thread or stub exists. */
 long hostcred_drop_files(void) __must_check;
-/* Is the sentry's file access nobody's? */
-bool hostcred_dropped(void);
 
 /*
  * Root's file access again on the calling thread only (fsuid is per
