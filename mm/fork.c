@@ -15,6 +15,7 @@
 #include <sys/syscall.h>
 #include <sys/uio.h>
 
+#include "pvx/hostcred.h"
 #include "pvx/log.h"
 #include "pvx/mm.h"
 #include "sentry/platform/platform.h"
@@ -98,7 +99,7 @@ long mm_copy(struct mm *child, struct mm *parent)
 	child->brk_cur = parent->brk_cur;
 	child->mmap_base = parent->mmap_base;
 	snprintf(path, sizeof(path), "/proc/%d/pagemap", parent->as->pid);
-	int pagemap = open(path, O_RDONLY | O_CLOEXEC);
+	int pagemap = open_privileged(path, O_RDONLY | O_CLOEXEC);	/* 0400 root: not nobody's */
 	for (size_t i = 0; i < parent->vmas.n && !r; i++)
 		r = copy_vma(child, parent, pagemap, &parent->vmas.v[i]);
 	if (pagemap >= 0)

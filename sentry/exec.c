@@ -15,6 +15,7 @@
 #include "pvx/loader.h"
 #include "pvx/log.h"
 #include "pvx/path.h"
+#include "pvx/policy.h"
 #include "pvx/timer.h"
 #include "sentry/platform/platform.h"
 
@@ -148,15 +149,62 @@ static long exec_elf(struct task *t, int fd, const char *path, char *const argv[
 	return 0;
 }
 
+/*
+ * The file execveat(2) names, opened for reading, and the name the kernel
+ * gives it (bprm->filename): path itself when absolute or relative to the
+ * cwd, else "/dev/fd/N/path", or "/dev/fd/N" for AT_EMPTY_PATH.
+ */
+static long exec_open(struct task *t, int dirfd, const char *path, int at_flags, char *name, size_t size)
+{
+	struct stat st;
+	int held = O_PATH;
+	long r, fd;
+
+	if (!path[0] && (at_flags & AT_EMPTY_PATH)) {
+		int hfd = t->proc->cwd_fd;
+		struct file *f = NULL;
+		if (dirfd != AT_FDCWD && !(f = fd_lookup(t->files, dirfd)))
+			return -EBADF;
+		snprintf(name, size, "/dev/fd/%d", dirfd);
+		fd = fcntl(f ? f->host_fd : hfd, F_DUPFD_CLOEXEC, 0);
+		if (fd < 0)
+			return neg_errno();
+		held = f ? f->flags : O_PATH;
+	} else {
+		if (!path[0])
+			return -ENOENT;
+		if (dirfd == AT_FDCWD || path[0] == '/')
+			snprintf(name, size, "%s", path);
+		else
+			snprintf(name, size, "/dev/fd/%d/%s", dirfd, path);
+		fd = path_open(t, dirfd, path, O_PATH | (at_flags & AT_SYMLINK_NOFOLLOW ? O_NOFOLLOW : 0), 0);
+		if (fd < 0)
+			return fd;
+		held = -1;
+	}
+	/* do_open_execat(): "if (!S_ISREG(...)) goto exit; ... -EACCES", before any open that could wait. */
+	r = fstat((int)fd, &st) < 0 ? neg_errno() : S_ISREG(st.st_mode) ? 0 : S_ISLNK(st.st_mode) ? -ELOOP : -EACCES;
+	if (r == 0)
+		r = policy_reopen(NULL, (int)fd, O_RDONLY, 0, held);
+	close((int)fd);
+	return r;
+}
+
 long task_exec(struct task *t, const char *path, char *const argv[], char *const envp[], const char **why)
+{
+	return task_execveat(t, AT_FDCWD, path, 0, argv, envp, why);
+}
+
+long task_execveat(struct task *t, int dirfd, const char *path, int at_flags, char *const argv[],
+		   char *const envp[], const char **why)
 {
 	char interp[SHEBANG_MAX], arg[SHEBANG_MAX], cur[PVX_PATH_MAX];
 	char **args = NULL;
 	long r = -ELOOP;
 
-	snprintf(cur, sizeof(cur), "%s", path);
 	for (int depth = 0; depth <= MAX_INTERP_DEPTH; depth++) {
-		long fd = path_open(t, AT_FDCWD, cur, O_RDONLY, 0);
+		long fd = depth ? path_open(t, AT_FDCWD, cur, O_RDONLY, 0)
+				: exec_open(t, dirfd, path, at_flags, cur, sizeof(cur));
 		if (fd < 0) {
 			r = fd;
 			break;

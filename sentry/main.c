@@ -2,8 +2,8 @@
 /*
  * pvx: run an untrusted static x86-64 Linux binary in a user-mode kernel.
  *
- *   pvx run [--platform=auto|seccomp|ptrace] [--root DIR] [--rw] [--strace] [--debug]
- *           [--env K=V] -- PROG ARGS
+ *   pvx run [--platform=auto|seccomp|ptrace] [--root DIR] [--rw] [--privileged] [--strace]
+ *           [--debug] [--env K=V] -- PROG ARGS
  *   pvx syscalls | platforms
  */
 #include <fcntl.h>
@@ -14,9 +14,11 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
+#include "pvx/hostcred.h"
 #include "pvx/kernel.h"
 #include "pvx/log.h"
 #include "pvx/path.h"
+#include "pvx/policy.h"
 #include "sentry/platform/platform.h"
 #include "sentry/task_run.h"
 #include "syscalls/syscalls.h"
@@ -42,6 +44,8 @@ static void usage(FILE *f)
 	      "  --platform=NAME  auto (default: the fastest available), seccomp or ptrace\n"
 	      "  --root DIR       the guest's / (default: the host's /)\n"
 	      "  --rw             make the root writable (default: read-only)\n"
+	      "  --privileged     run as root on the host's /, keep root's file access\n"
+	      "                   (default: the guest's file access is nobody's)\n"
 	      "  --env K=V        set an environment variable for the guest\n"
 	      "  --strace         print every guest syscall on stderr\n"
 	      "  --debug          verbose sentry logging\n"
@@ -168,9 +172,11 @@ static int cmd_run(int argc, char **argv)
 		{ "platform", required_argument, NULL, 'p' }, { "root", required_argument, NULL, 'r' },
 		{ "rw", no_argument, NULL, 'w' },	      { "strace", no_argument, NULL, 's' },
 		{ "debug", no_argument, NULL, 'd' },	      { "env", required_argument, NULL, 'e' },
-		{ "help", no_argument, NULL, 'h' },	      { NULL, 0, NULL, 0 },
+		{ "privileged", no_argument, NULL, 'P' },     { "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
 	};
 	const char *platform = "auto", *root = "/";
+	bool privileged = false;
 	size_t envc = 0;
 	char **envp;
 	int c;
@@ -187,6 +193,7 @@ static int cmd_run(int argc, char **argv)
 		case 'p': platform = optarg; break;
 		case 'r': root = optarg; break;
 		case 'w': sandbox.rw = true; break;
+		case 'P': privileged = true; break;
 		case 's': sandbox.strace = true; break;
 		case 'd': pvx_log_level = LOG_DEBUG; break;
 		case 'e':
@@ -206,15 +213,29 @@ static int cmd_run(int argc, char **argv)
 	}
 	char **gargv = argv + optind;
 
-	sandbox.platform = platform_select(platform);
-	if (!sandbox.platform)
-		return 2;
 	if (path_set_root(root) < 0) {
 		fprintf(stderr, "pvx: --root %s: %s\n", root, strerror(errno));
 		return 2;
 	}
 	sandbox.uid = getuid();
 	sandbox.gid = getgid();
+	/* pvx's own working directory, even one nobody could not name: the guest starts there. */
+	int cwd = initial_cwd();
+	if (cwd < 0)
+		return 1;
+	/* Before any thread or stub: all of them inherit the identity (include/pvx/hostcred.h). */
+	if (geteuid() == 0 && !privileged && path_root_is_host()) {
+		long r = hostcred_drop_files();
+		if (r < 0) {
+			fprintf(stderr, "pvx: cannot give the guest nobody's file access: %s (--privileged keeps root's)\n",
+				strerror((int)-r));
+			return 1;
+		}
+		sandbox.uid = sandbox.gid = PVX_NOBODY;
+	}
+	sandbox.platform = platform_select(platform);
+	if (!sandbox.platform)
+		return 2;
 
 	/* execve(2) keeps ignored dispositions: the first guest inherits pvx's. */
 	uint64_t ignored = 0;
@@ -236,9 +257,7 @@ static int cmd_run(int argc, char **argv)
 		return 1;
 	init->proc->umask = initial_umask;
 	cred_init(init->proc);
-	init->proc->cwd_fd = initial_cwd();
-	if (init->proc->cwd_fd < 0)
-		return 1;
+	init->proc->cwd_fd = cwd;
 
 	char found[PVX_PATH_MAX];
 	long fd = open_program(init, gargv[0], envp, found, sizeof(found));
@@ -266,6 +285,7 @@ int main(int argc, char **argv)
 	/* Only the guest's umask (struct task) applies to what it creates. */
 	initial_umask = umask(0);
 	note_stdio();
+	policy_init();
 	if (argc < 2) {
 		usage(stderr);
 		return 2;

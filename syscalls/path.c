@@ -8,20 +8,19 @@
  * with RESOLVE_IN_ROOT: ".." at the root stays at the root and absolute
  * symlinks are resolved against it. RESOLVE_NO_MAGICLINKS refuses
  * /proc/self/root, /proc/self/fd/N and friends, which would jump out.
+ * What a lookup finds is an O_PATH fd; the policy (syscalls/policy.c)
+ * decides on that object, which is then opened itself, never looked up again.
  */
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/openat2.h>
 #include <stdio.h>
 #include <string.h>
-#include <linux/magic.h>
 #include <sys/stat.h>
-#include <sys/vfs.h>
 #include <sys/syscall.h>
-#include <sys/sysmacros.h>
 
-#include "pvx/open_block.h"
 #include "pvx/path.h"
+#include "pvx/policy.h"
 #include "syscalls/procfs.h"
 
 static char root_host[PATH_MAX];
@@ -37,6 +36,11 @@ long path_set_root(const char *host_root)
 		return neg_errno();
 	sandbox.rootfd = fd;
 	return 0;
+}
+
+bool path_root_is_host(void)
+{
+	return !root_len;
 }
 
 long path_of_fd(int host_fd, char *buf, size_t size)
@@ -127,90 +131,221 @@ long path_absolute(struct task *t, int dirfd, const char *path, char *out, size_
 	return dev_fd_alias(out, size);
 }
 
-/* O_TMPFILE without O_DIRECTORY (glibc's __O_TMPFILE includes O_DIRECTORY). */
-#define TMPFILE_BIT 020000000
-
-/* t: the guest's own open, whose wait (a FIFO's) drops the lock (syscalls/open_block.c); NULL: a lookup. */
-static long open_in_root_as(struct task *t, const char *abs, int flags, int mode)
+/* openat2(2) inside the root; no policy here: callers check what they get. */
+static long open_in_root(const char *abs, int flags, int mode)
 {
 	struct open_how how = {
 		.flags = (uint64_t)(flags | O_CLOEXEC),
-		.mode = flags & (O_CREAT | TMPFILE_BIT) ? (uint64_t)(mode & 07777) : 0,
+		.mode = flags & (O_CREAT | PVX_O_TMPFILE_BIT) ? (uint64_t)(mode & 07777) : 0,
 		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
 	};
-	long fd = t ? open_at_block(t, sandbox.rootfd, abs, &how)
-		    : syscall(SYS_openat2, sandbox.rootfd, abs, &how, sizeof(how));
-	struct statfs sfs;
+	long fd = syscall(SYS_openat2, sandbox.rootfd, abs, &how, sizeof(how));
 
-	if (fd < 0)
-		return t ? fd : neg_errno();
-	/*
-	 * The host's /proc is never the guest's, whichever way the walk got
-	 * there (/dev/fd -> /proc/self/fd, "..", a symlink): it shows the
-	 * sentry and every host process.
-	 */
-	if (fstatfs((int)fd, &sfs) == 0 && sfs.f_type == PROC_SUPER_MAGIC) {
-		close((int)fd);
-		return -ENOENT;
+	return fd < 0 ? neg_errno() : fd;
+}
+
+/*
+ * open(2)'s own checks of flags, made before any lookup: "EINVAL O_TMPFILE
+ * was specified in flags, but neither O_WRONLY nor O_RDWR was specified",
+ * O_CREAT with O_DIRECTORY (Linux 6.4 and later). O_PATH drops every flag
+ * but O_DIRECTORY and O_NOFOLLOW, as open(2) does.
+ */
+static long open_flags(int *flags)
+{
+	int f = *flags & ~O_CLOEXEC;
+
+	if (f & O_PATH)
+		f &= O_PATH | O_DIRECTORY | O_NOFOLLOW;
+	else if (f & PVX_O_TMPFILE_BIT) {
+		if ((f & (PVX_O_TMPFILE_BIT | O_DIRECTORY | O_CREAT)) != (PVX_O_TMPFILE_BIT | O_DIRECTORY) ||
+		    (f & O_ACCMODE) == O_RDONLY)
+			return -EINVAL;
+	} else if ((f & (O_CREAT | O_DIRECTORY)) == (O_CREAT | O_DIRECTORY))
+		return -EINVAL;
+	*flags = f;
+	return 0;
+}
+
+/* An O_PATH fd found by the lookup: the guest gets it as it is, if the policy allows. */
+static long keep_opath(int fd, int flags)
+{
+	struct stat st;
+	long r = fstat(fd, &st) < 0 ? neg_errno() : policy_check(fd, &st, flags, -1);
+
+	if (r < 0) {
+		close(fd);
+		return r;
 	}
 	return fd;
 }
 
-static long open_in_root(const char *abs, int flags, int mode)
+/*
+ * abs names nothing; is it a dangling symlink? O_CREAT follows it and
+ * creates its target, so abs becomes the target (resolved against the
+ * link's directory, or the root for an absolute one): 1. 0 when abs is not
+ * a symlink (then it is created itself).
+ */
+static long dangling_target(char *abs, size_t size)
 {
-	return open_in_root_as(NULL, abs, flags, mode);
+	char target[PVX_PATH_MAX];
+	struct stat st;
+	size_t n = strlen(abs);
+	ssize_t len;
+
+	if (!n || abs[n - 1] == '/')
+		return 0;
+	long fd = open_in_root(abs, O_PATH | O_NOFOLLOW, 0);
+	if (fd < 0)
+		return fd == -ENOENT ? 0 : fd;
+	if (fstat((int)fd, &st) < 0 || !S_ISLNK(st.st_mode)) {
+		close((int)fd);
+		return 1;	/* it is there now: look again */
+	}
+	len = readlinkat((int)fd, "", target, sizeof(target) - 1);
+	long err = len < 0 ? neg_errno() : 0;
+	close((int)fd);
+	if (len <= 0)
+		return err ? err : -ENOENT;
+	target[len] = 0;
+	if (target[0] != '/') {
+		*strrchr(abs, '/') = 0;	/* abs is absolute: there is a '/' */
+		n = strlen(abs);
+		if (n + 1 + (size_t)len >= size)
+			return -ENAMETOOLONG;
+		abs[n] = '/';
+		memcpy(abs + n + 1, target, (size_t)len + 1);
+	} else {
+		if ((size_t)len >= size)
+			return -ENAMETOOLONG;
+		strcpy(abs, target);
+	}
+	return 1;
+}
+
+/* A directory on the way to a name, as an O_PATH fd: hidden ones (/sys...) are ENOENT. */
+static long open_dir_checked(const char *abs)
+{
+	long fd = open_in_root(abs, O_PATH | O_DIRECTORY, 0);
+	long r = fd < 0 ? fd : policy_check_dir((int)fd);
+
+	if (r < 0 && fd >= 0)
+		close((int)fd);
+	return r < 0 ? r : fd;
+}
+
+/* path_parent for an absolute guest path (abs is cut to its directory part). */
+static long parent_of(char *abs, char *last, size_t size, enum path_last *type)
+{
+	size_t start, end;
+
+	for (end = strlen(abs); end > 0 && abs[end - 1] == '/'; end--)
+		;
+	if (!end) {
+		/* "/", "//": the root has no parent; "." names it for the host call. */
+		*type = PATH_LAST_ROOT;
+		if (size < 2)
+			return -ENAMETOOLONG;
+		strcpy(last, ".");
+		return open_dir_checked("/");
+	}
+	for (start = end; abs[start - 1] != '/'; start--)
+		;	/* abs is absolute: a '/' precedes every component */
+	if (strlen(abs + start) >= size)
+		return -ENAMETOOLONG;
+	strcpy(last, abs + start);
+	if (end - start == 1 && abs[start] == '.')
+		*type = PATH_LAST_DOT;
+	else if (end - start == 2 && abs[start] == '.' && abs[start + 1] == '.')
+		*type = PATH_LAST_DOTDOT;
+	else
+		*type = PATH_LAST_NORM;
+	abs[start] = 0;	/* the directory part, ending in '/' */
+	return open_dir_checked(abs);
 }
 
 /*
- * Device nodes the guest may open: null, zero, full, random, urandom, tty,
- * console and pseudo-terminals. Everything else (disks, /dev/mem...) is EACCES.
+ * Create abs (nothing is there): in its directory, checked like any other,
+ * with O_EXCL, so whatever appeared there meanwhile is not opened (EEXIST
+ * for the caller to look again). The new file is checked too.
  */
-static bool device_allowed(dev_t rdev)
+static long create_file(const char *abs, int flags, int mode)
 {
-	unsigned ma = major(rdev), mi = minor(rdev);
-
-	if (ma == 1)
-		return mi == 3 || mi == 5 || mi == 7 || mi == 8 || mi == 9;
-	if (ma == 5)
-		return mi == 0 || mi == 1;
-	return ma >= 136 && ma <= 143;
-}
-
-/* Read-only root and device policy, checked on what the path names now. */
-static long check_policy(const char *abs, int flags)
-{
-	bool tmpfile = flags & TMPFILE_BIT;
-	bool creates = (flags & O_CREAT) || tmpfile;
-	bool writes = (flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC) || tmpfile;
+	char dirpart[PVX_PATH_MAX], last[PVX_PATH_MAX];
+	enum path_last type;
 	struct stat st;
 
-	if (!writes && !creates && (flags & O_PATH))
-		return 0;
-	long fd = open_in_root(abs, O_PATH | (flags & O_NOFOLLOW), 0);
-	if (fd == -ENOENT && creates && !tmpfile)
-		return sandbox.rw ? 0 : -EROFS;
-	if (fd == -ELOOP && (flags & O_NOFOLLOW))
-		return 0;	/* let the real open say ELOOP */
-	if (fd < 0)
-		return fd;
-	int err = fstat((int)fd, &st) < 0 ? -errno : 0;
-	close((int)fd);
-	if (err)
-		return err;
-	if ((S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) && !(S_ISCHR(st.st_mode) && device_allowed(st.st_rdev)))
-		return -EACCES;
-	if (sandbox.rw || S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) || S_ISDIR(st.st_mode))
-		return 0;
-	if ((flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL))
-		return -EEXIST;
-	return writes ? -EROFS : 0;
+	snprintf(dirpart, sizeof(dirpart), "%s", abs);
+	long dir = parent_of(dirpart, last, sizeof(last), &type);
+
+	if (dir < 0)
+		return dir;
+	if (type != PATH_LAST_NORM || strchr(last, '/')) {
+		close((int)dir);
+		return -EISDIR;	/* "pathname refers to a directory" (a trailing slash) */
+	}
+	if (!sandbox.rw) {
+		close((int)dir);
+		return -EROFS;
+	}
+	int fd = openat((int)dir, last, flags | O_CREAT | O_EXCL | O_NOCTTY | O_CLOEXEC, PVX_MODE_NOSUID(mode) & 07777);
+	long r = fd < 0 ? neg_errno() : 0;
+	close((int)dir);
+	if (r < 0)
+		return r;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (r = policy_check(fd, &st, flags & ~O_TRUNC, -1)) < 0) {
+		close(fd);
+		return r < 0 ? r : -EIO;
+	}
+	return fd;
+}
+
+#define CREATE_TRIES 16	/* a name that keeps appearing and vanishing under an O_CREAT */
+
+/*
+ * Open guest path abs (not under /proc) with checked flags: look it up with
+ * O_PATH inside the root, check that object (policy_check), open that
+ * object (policy_reopen). O_CREAT of a missing name creates it (with
+ * O_EXCL: nothing that appears meanwhile is opened unchecked). When O_CREAT
+ * meets a dangling symlink, abs becomes its target and *again is set.
+ * A FIFO's open waits for t with the sentry lock dropped (policy_reopen).
+ */
+static long open_checked(struct task *t, char *abs, size_t size, int flags, int mode, bool *again)
+{
+	bool excl = (flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL);
+	int look = O_PATH | (flags & O_DIRECTORY) | (excl || (flags & O_NOFOLLOW) ? O_NOFOLLOW : 0);
+
+	for (int tries = 0; tries < CREATE_TRIES; tries++) {
+		long fd = open_in_root(abs, look, 0);
+		if (fd >= 0) {
+			if (excl) {
+				close((int)fd);
+				return -EEXIST;
+			}
+			if (flags & O_PATH)
+				return keep_opath((int)fd, flags);
+			long r = policy_reopen(t, (int)fd, flags, mode, -1);
+			close((int)fd);
+			return r;
+		}
+		if (fd != -ENOENT || !(flags & O_CREAT))
+			return fd;
+		if (!excl && !(flags & O_NOFOLLOW)) {
+			long r = dangling_target(abs, size);
+			if (r)
+				return (*again = r > 0) ? 0 : r;
+		}
+		fd = create_file(abs, flags, mode);
+		if (fd != -EEXIST || excl)
+			return fd;
+	}
+	return -EAGAIN;
 }
 
 /*
  * Devices every Linux system has. A root without its own (a bare --root
  * directory) gets the host's, as a container runtime mounts a /dev: busybox
  * sh opens /dev/null for background jobs. Returns -ENOENT when abs is not
- * one of them or the root has its own.
+ * one of them or the root has its own. The host's node meets the policy too.
  */
 static long open_std_device(const char *abs, int flags)
 {
@@ -226,33 +361,43 @@ static long open_std_device(const char *abs, int flags)
 				close((int)own);
 			return -ENOENT;
 		}
-		long fd = open(abs, flags | O_CLOEXEC | O_NOCTTY, 0);
-		return fd < 0 ? neg_errno() : fd;
+		int fd = open(abs, O_PATH | O_CLOEXEC);
+		if (fd < 0)
+			return neg_errno();
+		if (flags & O_PATH)
+			return keep_opath(fd, flags);
+		long r = policy_reopen(NULL, fd, flags & ~(O_CREAT | O_EXCL | O_TRUNC), 0, -1);
+		close(fd);
+		return r;
 	}
 	return -ENOENT;
 }
 
+#define MAX_CREATE_LINKS 40	/* MAXSYMLINKS */
+
 long path_open(struct task *t, int dirfd, const char *path, int flags, int mode)
 {
 	char abs[PVX_PATH_MAX];
-	long r;
+	bool again = false;
+	long r = open_flags(&flags);
 
+	if (r < 0)
+		return r;
 	if (!path[0])
 		return -ENOENT;
 	r = path_absolute(t, dirfd, path, abs, sizeof(abs));
-	if (r < 0)
-		return r;
-	/* The guest's /proc is the sentry's own (syscalls/procfs.c), never the host's. */
-	if (path_in_proc(abs))
-		return procfs_open(t, abs + 5, flags & ~(O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC | O_LARGEFILE));
-	flags &= ~O_CLOEXEC;
-	if (flags & O_PATH)	/* open(2) ignores other flags with O_PATH; openat2(2) refuses them */
-		flags &= O_PATH | O_DIRECTORY | O_NOFOLLOW;
-	else
-		flags |= O_NOCTTY;	/* the guest never gets a host controlling tty */
-	r = check_policy(abs, flags);
-	if (r >= 0)
-		r = open_in_root_as(t, abs, flags, mode);
+	for (int links = 0; r >= 0 && links <= MAX_CREATE_LINKS; links++) {
+		/* The guest's /proc is the sentry's own (syscalls/procfs.c), never the host's. */
+		if (path_in_proc(abs))
+			return procfs_open(t, abs + 5, flags);
+		again = false;
+		r = open_checked(t, abs, sizeof(abs), flags, mode, &again);
+		if (!again)
+			break;
+		r = dev_fd_alias(abs, sizeof(abs));
+	}
+	if (again && r >= 0)
+		return -ELOOP;
 	if (r == -ENOENT || r == -EROFS) {	/* EROFS: the O_CREAT of a /dev/null the root lacks */
 		long dev = open_std_device(abs, flags);
 		if (dev != -ENOENT)
@@ -274,37 +419,11 @@ long path_open_user(struct task *t, int dirfd, uint64_t upath, int flags, int mo
 long path_parent(struct task *t, int dirfd, const char *path, char *last, size_t size, enum path_last *type)
 {
 	char abs[PVX_PATH_MAX];
-	size_t start, end;
-	long r;
 
 	if (!path[0])
 		return -ENOENT;
-	r = path_absolute(t, dirfd, path, abs, sizeof(abs));
-	if (r < 0)
-		return r;
-	for (end = strlen(abs); end > 0 && abs[end - 1] == '/'; end--)
-		;
-	if (!end) {
-		/* "/", "//": the root has no parent; "." names it for the host call. */
-		*type = PATH_LAST_ROOT;
-		if (size < 2)
-			return -ENAMETOOLONG;
-		strcpy(last, ".");
-		return open_in_root("/", O_PATH | O_DIRECTORY, 0);
-	}
-	for (start = end; abs[start - 1] != '/'; start--)
-		;	/* abs is absolute: a '/' precedes every component */
-	if (strlen(abs + start) >= size)
-		return -ENAMETOOLONG;
-	strcpy(last, abs + start);
-	if (end - start == 1 && abs[start] == '.')
-		*type = PATH_LAST_DOT;
-	else if (end - start == 2 && abs[start] == '.' && abs[start + 1] == '.')
-		*type = PATH_LAST_DOTDOT;
-	else
-		*type = PATH_LAST_NORM;
-	abs[start] = 0;	/* the directory part, ending in '/' */
-	return open_in_root(abs, O_PATH | O_DIRECTORY, 0);
+	long r = path_absolute(t, dirfd, path, abs, sizeof(abs));
+	return r < 0 ? r : parent_of(abs, last, size, type);
 }
 
 long path_lookup(struct task *t, int dirfd, const char *path, int at_flags)

@@ -7,26 +7,48 @@
  * (meminfo, cpuinfo, stat, uptime, loadavg, version). Everything else under
  * /proc is ENOENT. Links: /proc/self, /proc/PID/{exe,cwd,root,fd/N}.
  */
+#include <dirent.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 
+#include "pvx/hostcred.h"
 #include "pvx/kernel.h"
-#include "pvx/open_block.h"
 #include "pvx/path.h"
+#include "pvx/policy.h"
 #include "syscalls/procfs.h"
 
 static const char *const host_files[] = { "meminfo", "cpuinfo", "stat", "uptime", "loadavg", "version",
 					   "sys/kernel/osrelease", "sys/kernel/ostype", "sys/kernel/version" };
 
+/*
+ * A /proc name that is a number (a pid, an fd): decimal digits only, no
+ * sign, no leading zero, at most max, as the kernel's name_to_int() wants.
+ * Returns it and sets *end after it, or -1.
+ */
+static long proc_number(const char *s, const char **end, long max)
+{
+	long n = 0;
+	const char *c = s;
+
+	if (*c == '0' && c[1] >= '0' && c[1] <= '9')
+		return -1;
+	for (; *c >= '0' && *c <= '9'; c++) {
+		n = n * 10 + (*c - '0');
+		if (n > max)
+			return -1;
+	}
+	*end = c;
+	return c == s ? -1 : n;
+}
+
 /* "/self/x" or "/PID/x" -> the task and the rest ("x"); NULL when no such guest task. */
 static struct task *proc_task(struct task *t, const char *rel, const char **rest)
 {
-	char *end;
+	const char *end;
 	long pid;
 
 	if (!strncmp(rel, "/self", 5) && (rel[5] == '/' || !rel[5])) {
@@ -35,8 +57,8 @@ static struct task *proc_task(struct task *t, const char *rel, const char **rest
 	}
 	if (rel[0] != '/')
 		return NULL;
-	pid = strtol(rel + 1, &end, 10);
-	if (end == rel + 1 || (*end != '/' && *end))
+	pid = proc_number(rel + 1, &end, PVX_MAX_TASKS);
+	if (pid < 0 || (*end != '/' && *end))
 		return NULL;
 	*rest = end;
 	struct task *p = task_find((int)pid);
@@ -63,6 +85,33 @@ static long text_fd(const char *text, size_t len)
 	r = r < 0 ? neg_errno() : r;
 	close(fd);
 	return r;
+}
+
+/*
+ * /proc/loadavg is the host's but for its last field, "the PID of the
+ * process that was most recently created on the system": a pid of the
+ * host. The sandbox's own highest live pid stands in for it, as a pid
+ * namespace shows its own.
+ */
+static long gen_loadavg(void)
+{
+	char buf[256], out[300];
+	int fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC), last = 1;
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return -EIO;
+	buf[n] = 0;
+	char *sp = strrchr(buf, ' ');
+	if (!sp)
+		return -EIO;
+	*sp = 0;
+	for (struct task *p = task_next(NULL); p; p = task_next(p))
+		last = MAX(last, p->pid);
+	n = snprintf(out, sizeof(out), "%s %d\n", buf, last);
+	return text_fd(out, (size_t)n);
 }
 
 /* The thread's name: the program's file name at exec, or prctl(PR_SET_NAME)'s. */
@@ -126,17 +175,114 @@ static long gen_file(struct task *p, const char *what, char **out, size_t *len)
 	return fclose(f) ? -ENOMEM : 0;
 }
 
-/* Where directory listings are staged: one private dir per sentry, gone at exit. */
+/*
+ * Where directory listings are staged: a private directory made by
+ * mkdtemp(3) (mode 0700, a random name: nothing to predict or plant) at the
+ * first listing, and everything in it made relative to its fd, never
+ * following a symlink. Made with the sentry's own file access (root's when
+ * the guest's is nobody's), so a guest cannot reach it by its host name.
+ */
 static char stage[64];
+static int stage_fd = -1;
 
-static int rm_entry(const char *path, const struct stat *st __unused, int flag __unused, struct FTW *ftw __unused)
+/* Empty the directory dirfd (made here: no symlinks followed, depth small). */
+static void rm_tree(int dirfd)
 {
-	return remove(path);
+	bool removed = true;
+
+	fchmod(dirfd, 0700);
+	while (removed) {
+		int dup_fd = fcntl(dirfd, F_DUPFD_CLOEXEC, 3);
+		DIR *d = dup_fd < 0 ? NULL : fdopendir(dup_fd);
+		struct dirent *e;
+		if (!d)
+			return;
+		rewinddir(d);
+		removed = false;
+		while ((e = readdir(d))) {
+			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+				continue;
+			if (unlinkat(dirfd, e->d_name, 0) == 0) {
+				removed = true;
+				continue;
+			}
+			if (errno != EISDIR)
+				continue;
+			int sub = openat(dirfd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (sub >= 0) {
+				rm_tree(sub);
+				close(sub);
+			}
+			if (unlinkat(dirfd, e->d_name, AT_REMOVEDIR) == 0)
+				removed = true;
+		}
+		closedir(d);
+	}
 }
 
 static void stage_cleanup(void)
 {
-	nftw(stage, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	hostcred_raise();
+	rm_tree(stage_fd);
+	close(stage_fd);
+	rmdir(stage);
+	hostcred_lower();
+}
+
+static long stage_init(void)
+{
+	snprintf(stage, sizeof(stage), "/tmp/pvx-XXXXXX");
+	if (!mkdtemp(stage))
+		return neg_errno();
+	stage_fd = open(stage, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (stage_fd < 0) {
+		long err = neg_errno();
+		rmdir(stage);
+		stage[0] = 0;
+		return err;
+	}
+	atexit(stage_cleanup);
+	return 0;
+}
+
+/* Make directory name in dirfd and open it. */
+static long subdir(int dirfd, const char *name)
+{
+	if (mkdirat(dirfd, name, 0755) < 0)
+		return neg_errno();
+	int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	return fd < 0 ? neg_errno() : fd;
+}
+
+static long make_listing(const char *guest_dir, const char *const names[], size_t n)
+{
+	static unsigned seq;
+	char comp[PVX_PATH_MAX];
+	long r;
+
+	if (stage_fd < 0 && (r = stage_init()) < 0)
+		return r;
+	snprintf(comp, sizeof(comp), "%u", seq++);
+	r = subdir(stage_fd, comp);
+	/* one level per component: /proc, /proc/5, ... */
+	for (const char *c = guest_dir; r >= 0 && *c;) {
+		const char *next = strchr(c + 1, '/');
+		size_t clen = next ? (size_t)(next - c) : strlen(c);
+		snprintf(comp, sizeof(comp), "%.*s", (int)clen - 1, c + 1);
+		long fd = subdir((int)r, comp);
+		close((int)r);
+		r = fd;
+		c += clen;
+	}
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < n; i++) {
+		int e = openat((int)r, names[i], O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0444);
+		if (e >= 0)
+			close(e);
+	}
+	fchmod((int)r, 0555);
+	return r;
 }
 
 /*
@@ -148,38 +294,10 @@ static void stage_cleanup(void)
  */
 static long dir_fd(const char *guest_dir, const char *const names[], size_t n)
 {
-	static unsigned seq;
-	char dir[PVX_PATH_MAX + 96];
-
-	if (!stage[0]) {
-		snprintf(stage, sizeof(stage), "/tmp/pvx-proc-%d", getpid());
-		if (mkdir(stage, 0700) < 0 && errno != EEXIST)
-			return neg_errno();
-		atexit(stage_cleanup);
-	}
-	int len = snprintf(dir, sizeof(dir), "%s/%u", stage, seq++);
-	if (mkdir(dir, 0755) < 0)
-		return neg_errno();
-	for (const char *c = guest_dir; *c;) {	/* one level per component: /proc, /proc/5, ... */
-		const char *next = strchr(c + 1, '/');
-		size_t clen = next ? (size_t)(next - c) : strlen(c);
-		len += snprintf(dir + len, sizeof(dir) - (size_t)len, "%.*s", (int)clen, c);
-		if ((size_t)len >= sizeof(dir))
-			return -ENAMETOOLONG;
-		if (mkdir(dir, 0755) < 0)
-			return neg_errno();
-		c += clen;
-	}
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return neg_errno();
-	for (size_t i = 0; i < n; i++) {
-		int e = openat(fd, names[i], O_CREAT | O_WRONLY | O_CLOEXEC, 0444);
-		if (e >= 0)
-			close(e);
-	}
-	fchmod(fd, 0555);
-	return fd;
+	hostcred_raise();
+	long r = make_listing(guest_dir, names, n);
+	hostcred_lower();
+	return r;
 }
 
 long procfs_dir_path(const char *host, char *buf, size_t size)
@@ -268,29 +386,36 @@ static long normalize(const char *rel, char *out, size_t size)
 }
 
 /*
- * Opening /proc/PID/fd/N opens that file anew, as Linux does. Files and
- * directories the guest holds read-only go through the guest path (the
- * read-only policy holds); the rest (pipes, terminals, files the guest may
- * write anyway) are reopened through the sentry's own fd.
+ * Opening /proc/PID/fd/N opens that file anew, as Linux does: the very
+ * object the guest holds, through the policy (syscalls/policy.c) with the
+ * guest's flags on that fd, so an O_PATH fd of a device or of a read-only
+ * file gives no more than the device allow-list and the read-only root
+ * allow. "/proc/PID/fd/N/name" looks name up in directory N.
  */
 static long open_fd_link(struct task *t, struct task *p, const char *num, int flags)
 {
-	char *end, path[PVX_PATH_MAX];
-	long fd = strtol(num, &end, 10);
-	struct file *f = *end || end == num ? NULL : fd_lookup(p->files, (int)fd);
-	struct stat st;
+	char path[PVX_PATH_MAX];
+	const char *end;
+	long fd = proc_number(num, &end, PVX_NR_OPEN - 1);
+	struct file *f = fd < 0 || (*end && *end != '/') ? NULL : fd_lookup(p->files, (int)fd);
 
 	if (!f)
 		return -ENOENT;
-	if (fstat(f->host_fd, &st) < 0)
-		return neg_errno();
-	/* A file the guest holds for writing it may reopen as it is; others obey the policy. */
-	if ((S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)) && (f->flags & O_ACCMODE) == O_RDONLY) {
+	if (*end) {
 		long r = path_of_fd(f->host_fd, path, sizeof(path));
-		return r < 0 ? r : path_open(t, AT_FDCWD, path, flags, 0);
+		if (r < 0)
+			return r == -ERANGE ? -ENAMETOOLONG : -ENOENT;
+		if (strlen(path) + strlen(end) >= sizeof(path))
+			return -ENAMETOOLONG;
+		strcat(path, end);
+		return path_open(t, AT_FDCWD, path, flags, 0);
 	}
+	if ((flags & (O_NOFOLLOW | O_PATH)) == O_NOFOLLOW)
+		return -ELOOP;	/* the link itself, as on Linux */
+	if ((flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL))
+		return -EEXIST;
 	file_get(f);	/* its host fd stays while a FIFO's open waits with the lock dropped */
-	long r = open_reopen(t, f->host_fd, (flags & ~(O_CREAT | O_EXCL | O_DIRECTORY)) | O_NOCTTY);
+	long r = policy_reopen(t, f->host_fd, flags, 0, f->flags);
 	file_put(f);
 	return r;
 }
@@ -314,9 +439,11 @@ long procfs_open(struct task *t, const char *orig, int flags)
 		if (n < 0)
 			return n;
 		link[n] = 0;
-		return path_open(t, AT_FDCWD, link, flags, 0);
+		if ((flags & (O_NOFOLLOW | O_PATH)) == O_NOFOLLOW)
+			return -ELOOP;	/* the link itself, as on Linux */
+		return path_open(t, AT_FDCWD, link, flags & ~O_NOFOLLOW, 0);
 	}
-	if ((flags & O_ACCMODE) != O_RDONLY || (flags & (O_CREAT | O_TRUNC)))
+	if ((flags & O_ACCMODE) != O_RDONLY || (flags & (O_CREAT | O_TRUNC | PVX_O_TMPFILE_BIT)))
 		return -EACCES;
 	if (!rel[0])
 		return list_root(t);
@@ -324,6 +451,8 @@ long procfs_open(struct task *t, const char *orig, int flags)
 		return dir_fd("/proc/sys", (const char *const[]){ "kernel" }, 1);
 	if (!strcmp(rel, "/sys/kernel"))
 		return dir_fd("/proc/sys/kernel", (const char *const[]){ "osrelease", "ostype", "version" }, 3);
+	if (!strcmp(rel, "/loadavg"))
+		return gen_loadavg();
 	for (size_t i = 0; i < ARRAY_SIZE(host_files); i++) {
 		if (rel[0] == '/' && !strcmp(rel + 1, host_files[i])) {
 			snprintf(link, sizeof(link), "/proc/%s", host_files[i]);
@@ -366,9 +495,9 @@ long procfs_readlink(struct task *t, const char *orig, char *buf, size_t size)
 	if (!strcmp(rest, "/cwd"))
 		return path_of_fd(p->proc->cwd_fd, buf, size);
 	if (!strncmp(rest, "/fd/", 4)) {
-		char *end;
-		long fd = strtol(rest + 4, &end, 10);
-		struct file *f = *end || end == rest + 4 ? NULL : fd_lookup(p->files, (int)fd);
+		const char *end;
+		long fd = proc_number(rest + 4, &end, PVX_NR_OPEN - 1);
+		struct file *f = fd < 0 || *end ? NULL : fd_lookup(p->files, (int)fd);
 		if (!f)
 			return -ENOENT;
 		n = path_of_fd(f->host_fd, buf, size);

@@ -14,6 +14,11 @@
  * Without --rw the root behaves like a read-only mount: every change fails
  * with EROFS, after the errors Linux reports before it (a missing parent,
  * an existing name for calls that create one, "." and ".." ...).
+ *
+ * Setuid and setgid bits never reach a host file: chmod, fchmod, mkdir and
+ * mknod (as open and creat, syscalls/path.c) succeed without them, as Linux
+ * itself drops S_ISGID for a caller outside the file's group. chown cannot
+ * make them either: the kernel clears both on every chown of a non-directory.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -27,6 +32,7 @@
 #include <utime.h>
 
 #include "pvx/path.h"
+#include "pvx/policy.h"
 #include "syscalls/syscalls.h"
 
 #ifndef RENAME_NOREPLACE
@@ -165,7 +171,8 @@ long sys_mkdirat(struct task *t, const long a[6])
 		return r;
 	if (!sandbox.rw)
 		return create_check(&p, true);
-	return mkdirat(p.fd, p.last, (mode_t)(a[2] & 07777 & ~(long)t->proc->umask)) < 0 ? neg_errno() : 0;
+	mode_t mode = PVX_MODE_NOSUID((mode_t)(a[2] & 07777 & ~(long)t->proc->umask));
+	return mkdirat(p.fd, p.last, mode) < 0 ? neg_errno() : 0;
 }
 
 long sys_mkdir(struct task *t, const long a[6])
@@ -206,7 +213,7 @@ long sys_mknodat(struct task *t, const long a[6])
 		return r;
 	if (type != S_IFREG && type != S_IFIFO)
 		return -EPERM;
-	mode = type | (mode & 07777 & ~t->proc->umask);
+	mode = type | PVX_MODE_NOSUID(mode & 07777 & ~t->proc->umask);
 	return mknodat(p.fd, p.last, mode, 0) < 0 ? neg_errno() : 0;
 }
 
@@ -422,7 +429,7 @@ long sys_fchmodat2(struct task *t, const long a[6])
 	if (S_ISLNK(st.st_mode))
 		return -EOPNOTSUPP;
 	proc_fd_path(proc, sizeof(proc), hfd);
-	return chmod(proc, (mode_t)a[2] & 07777) < 0 ? neg_errno() : 0;
+	return chmod(proc, PVX_MODE_NOSUID((mode_t)a[2] & 07777)) < 0 ? neg_errno() : 0;
 }
 
 long sys_fchmodat(struct task *t, const long a[6])
@@ -449,7 +456,7 @@ long sys_fchmod(struct task *t, const long a[6])
 	long r = ro_check((int)hfd);
 	if (r < 0)
 		return r;
-	return fchmod((int)hfd, (mode_t)a[1] & 07777) < 0 ? neg_errno() : 0;
+	return fchmod((int)hfd, PVX_MODE_NOSUID((mode_t)a[1] & 07777)) < 0 ? neg_errno() : 0;
 }
 
 /*

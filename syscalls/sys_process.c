@@ -305,19 +305,25 @@ fail_r:
 	return 0;
 }
 
-/* execve(2): on success the new image starts; "on error, -1 is returned". */
-long sys_execve(struct task *t, const long a[6])
+/*
+ * execve(2)/execveat(2): on success the new image starts; "on error, -1 is
+ * returned". execveat: "EINVAL Invalid flag specified in flags".
+ */
+static long do_execveat(struct task *t, int dirfd, uint64_t upath, uint64_t uargv, uint64_t uenvp, int flags)
 {
 	char path[PVX_PATH_MAX];
 	char **argv = NULL, **envp = NULL;
 	size_t budget = ARG_MAX_GUEST;
-	long r = strncpy_from_guest(t->mm, path, (uint64_t)a[0], sizeof(path));
+	long r;
 
+	if (flags & ~(AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW))
+		return -EINVAL;
+	r = strncpy_from_guest(t->mm, path, upath, sizeof(path));
 	if (r < 0)
 		return r;
-	if (!path[0])
+	if (!path[0] && !(flags & AT_EMPTY_PATH))
 		return -ENOENT;
-	if ((r = get_strv(t, (uint64_t)a[1], &argv, &budget)) || (r = get_strv(t, (uint64_t)a[2], &envp, &budget)))
+	if ((r = get_strv(t, uargv, &argv, &budget)) || (r = get_strv(t, uenvp, &envp, &budget)))
 		goto out;
 	/* de_thread(): the other threads end first; the caller becomes the leader. */
 	if (t->proc->nr_threads > 1 || t->proc->leader != t) {
@@ -340,7 +346,7 @@ long sys_execve(struct task *t, const long a[6])
 			goto out;
 		}
 	}
-	r = task_exec(t, path, argv, envp, NULL);
+	r = task_execveat(t, dirfd, path, flags, argv, envp, NULL);
 	if (r == 0)
 		vfork_release(t);
 out:
@@ -349,14 +355,14 @@ out:
 	return r;
 }
 
+long sys_execve(struct task *t, const long a[6])
+{
+	return do_execveat(t, AT_FDCWD, (uint64_t)a[0], (uint64_t)a[1], (uint64_t)a[2], 0);
+}
+
 long sys_execveat(struct task *t, const long a[6])
 {
-	if (a[0] != AT_FDCWD || a[4] != 0) {
-		pr_warn("execveat with a dirfd or flags is not supported yet");
-		return -ENOSYS;
-	}
-	const long b[6] = { a[1], a[2], a[3] };
-	return sys_execve(t, b);
+	return do_execveat(t, (int)a[0], (uint64_t)a[1], (uint64_t)a[2], (uint64_t)a[3], (int)a[4]);
 }
 
 /* Does child c match wait4's pid argument for parent t? */

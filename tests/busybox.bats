@@ -137,6 +137,8 @@ bb() {
 	[[ $(<"$sandbox_out") == "$TREE" ]]
 	env -i PVXT_ONLY=1 "$PVX" run --platform="$PVX_PLATFORM" -- "$BUSYBOX" env >"$BATS_TEST_TMPDIR/env.out"
 	[[ $(<"$BATS_TEST_TMPDIR/env.out") == "PVXT_ONLY=1" ]]
+	# as root the guest is nobody unless --privileged (tests/security_files.bats tests that)
+	PVX_OPTS=(--privileged)
 	bb id -u
 }
 

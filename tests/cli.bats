@@ -173,6 +173,8 @@ _syscall_elf() {
 
 @test "missing program: 127 and a message" {
 	expect_reject 127 "no such file|not found" "$BATS_TEST_TMPDIR/does-not-exist"
+	# a PATH of searchable directories: one nobody cannot search (/root/bin as root) makes it EACCES, as execvp
+	PVX_OPTS=(--env PATH=/usr/local/bin:/usr/bin:/bin)
 	expect_reject 127 "no such file|not found" does-not-exist-anywhere-in-path
 	# natively bash agrees
 	run -127 "$BATS_TEST_TMPDIR/does-not-exist"

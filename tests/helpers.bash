@@ -19,6 +19,17 @@ LINES=$DATA_DIR/lines.txt
 BUSYBOX=${BUSYBOX:-/bin/busybox}
 BASH_STATIC=${BASH_STATIC:-/bin/bash-static}
 
+# pvx run as root on the host's / gives the guest nobody's file access (README "Security"): as root, let
+# nobody reach and write the test's scratch directory, as it could a user's. Tests of root's own file
+# access pass --privileged.
+if [[ $EUID == 0 && -n ${BATS_RUN_TMPDIR:-} ]]; then
+	chmod o+x "$BATS_RUN_TMPDIR" "$BATS_RUN_TMPDIR/test" "$BATS_RUN_TMPDIR/file" 2>/dev/null
+	for _d in "${BATS_TEST_TMPDIR:-}" "${BATS_FILE_TMPDIR:-}"; do
+		[[ -z $_d || ! -d $_d ]] || chmod 0777 "$_d"
+	done
+	unset _d
+fi
+
 # Extra options for `pvx run` used by compare_native/pvx_run (e.g. PVX_OPTS=(--rw)).
 PVX_OPTS=()
 # File fed to stdin of both runs in compare_native (default /dev/null).

@@ -12,4 +12,12 @@
 long task_exec(struct task *t, const char *path, char *const argv[], char *const envp[],
 	       const char **why) __must_check;
 
+/*
+ * execveat(2): path relative to guest fd dirfd; with AT_EMPTY_PATH and ""
+ * the file dirfd refers to (fexecve), reopened through the file policy;
+ * AT_SYMLINK_NOFOLLOW refuses a final symlink (ELOOP).
+ */
+long task_execveat(struct task *t, int dirfd, const char *path, int at_flags, char *const argv[],
+		   char *const envp[], const char **why) __must_check;
+
 #endif

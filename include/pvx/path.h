@@ -13,11 +13,14 @@
 
 /* Set the root (an O_PATH directory fd) and remember its host path. */
 long path_set_root(const char *host_root) __must_check;
+/* Is the guest's root the host's / ? */
+bool path_root_is_host(void);
 
 /*
  * Open guest path `path` relative to guest dirfd (AT_FDCWD = cwd) with host
- * open flags; returns a host fd or -errno. Writes are refused with EROFS on a
- * read-only root, device nodes outside a small allow-list with EACCES.
+ * open flags; returns a host fd or -errno. What the name leads to is opened
+ * with O_PATH, checked by the file policy (include/pvx/policy.h: read-only
+ * root, devices, hidden /sys) and opened itself, never looked up twice.
  */
 long path_open(struct task *t, int dirfd, const char *path, int flags, int mode) __must_check;
 

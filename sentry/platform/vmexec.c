@@ -21,6 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "pvx/hostcred.h"
 #include "pvx/interrupt.h"
 #include "pvx/log.h"
 #include "pvx/sigframe.h"
@@ -141,7 +142,7 @@ static bool in_pause(pid_t pid)
 	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%d/syscall", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open_privileged(path, O_RDONLY | O_CLOEXEC);	/* 0400 root: not nobody's */
 	if (fd < 0)
 		return false;
 	ssize_t n = read(fd, buf, sizeof(buf) - 1);

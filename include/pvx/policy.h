@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The file policy: the one check between a guest and a host file. It is made
+ * on the object actually opened (an fstat of a host fd, usually an O_PATH fd
+ * from the lookup), never on a name, and that very object is then opened
+ * through the sentry's /proc/self/fd/N: nothing is looked up twice.
+ */
+#ifndef PVX_POLICY_H
+#define PVX_POLICY_H
+
+#include <stdbool.h>
+#include <sys/stat.h>
+
+#include "pvx/common.h"
+
+struct task;
+
+/* O_TMPFILE without O_DIRECTORY (glibc's O_TMPFILE includes O_DIRECTORY). */
+#define PVX_O_TMPFILE_BIT 020000000
+
+/* Setuid and setgid bits never reach a host file (chmod, open, mkdir, mknod strip them). */
+#define PVX_MODE_NOSUID(mode) ((mode) & ~(mode_t)(S_ISUID | S_ISGID))
+
+/* Remember the terminals pvx was given on fd 0-2: the only ones a guest may open by name. */
+void policy_init(void);
+
+/*
+ * May the guest have the object behind host fd fd (st: its fstat) open with
+ * open flags flags? held is the guest's open flags on the fd being reopened
+ * (/proc/PID/fd/N, /dev/stdin, execveat), -1 for an open by path.
+ *
+ *  - the host's /proc, /sys and kernel pseudo file systems: ENOENT, except
+ *    /sys/devices/system/cpu/{online,possible,present} (read-only) and the
+ *    directories above them (for lookups only: listing them is EACCES);
+ *  - devices: null, zero, full, random, urandom and /dev/tty (pvx's own
+ *    controlling terminal) may be opened; the pseudo-terminal pvx was given
+ *    on its stdin/stdout/stderr too. Other terminals (/dev/console, ptmx,
+ *    every other pty, virtual consoles, serial lines) do not exist (ENOENT);
+ *    other devices are EACCES. An O_PATH open of a device is allowed (it
+ *    gives no access), every later open of it meets this check again;
+ *  - writing a regular file, O_TRUNC and O_TMPFILE: EROFS on a read-only
+ *    root, unless a reopen is of an fd the guest already holds for writing;
+ *    a file outside the root the guest holds read-only stays read-only.
+ */
+long policy_check(int fd, const struct stat *st, int flags, int held) __must_check;
+
+/* The check for a directory on the way to a name (mkdir, unlink... in it): ENOENT when hidden. */
+long policy_check_dir(int fd) __must_check;
+
+/*
+ * Open the object behind host fd fd anew with the guest's open flags (mode
+ * for O_TMPFILE) after policy_check; held as there. Returns a new host fd.
+ * t: the guest task whose open this is, for a FIFO's wait with the sentry
+ * lock dropped (pvx/open_block.h); NULL only where the object cannot wait
+ * (the caller checked it is not a FIFO).
+ */
+long policy_reopen(struct task *t, int fd, int flags, int mode, int held) __must_check;
+
+#endif
