@@ -28,6 +28,7 @@ run_bounded() {
 
 @test "3: the guest cannot map a page into the stub's range through the stub's syscall instructions" {
 	run_bounded "$(guest sec_stub_gadget)" window
+	[[ $output != "no stub" || $PVX_PLATFORM != vmexec ]] || skip "vmexec: the stub's range is empty"
 	assert_not_contains "$output" ESCAPE
 	# contained: the call was refused (1) or the filter killed the stub (SIGSYS)
 	[[ $status == 1 || $status == 159 ]]
@@ -92,7 +93,8 @@ stub_ids() {
 	kill "$dog" 2>/dev/null || true
 	cat scan.out scan.err >&2
 	[[ $st == 0 ]]
-	grep -q "scanned [1-9][0-9]* pages" scan.out
+	# vmexec leaves nothing of the stub in the guest's reach
+	[[ $PVX_PLATFORM == vmexec ]] || grep -q "scanned [1-9][0-9]* pages" scan.out
 	! grep -q found scan.out
 }
 
@@ -136,10 +138,11 @@ stub_ids() {
 signal_pvx() {
 	local reaper i t0 t1
 	reaper=$(guest sec_stub_reaper)
+	rm -f pvx.pid reaper.out
 	"$reaper" pvx.pid "$PVX" run --platform="$PVX_PLATFORM" -- "$(guest sec_stub_sigblock)" wait >reaper.out 2>&1 &
 	local rp=$!
 	for ((i = 0; i < 200; i++)); do
-		grep -q ready reaper.out && break
+		grep -qs ready reaper.out && break
 		sleep 0.1
 	done
 	grep -q ready reaper.out
