@@ -132,7 +132,7 @@ void process_exit_group(struct task *t, int status)
 			continue;
 		o->exiting = true;
 		if (o != t) {
-			others |= o->state == TASK_LIVE;
+			others = true;
 			task_interrupt(o, false);
 		}
 	}
