@@ -198,6 +198,7 @@ void thread_attach(struct task *t, struct process *p)
 void process_exit_group(struct task *t, int status)
 {
 	struct process *p = t->proc;
+	bool others = false;
 
 	if (!p->group_exit) {
 		p->group_exit = true;
@@ -207,8 +208,19 @@ void process_exit_group(struct task *t, int status)
 		if (o->proc != p || o->state == TASK_ZOMBIE)
 			continue;
 		o->exiting = true;
-		if (o != t)
+		if (o != t) {
+			others = true;
 			task_interrupt(o, false);
+		}
+	}
+	/*
+	 * zap_other_threads(): the other threads die now. A kick is not enough:
+	 * a guest thread can keep its stub thread from taking any (seccomp), and
+	 * nothing of the stub is needed any more.
+	 */
+	if (others && p->as) {
+		usage_keep_maxrss(p);
+		kill(p->as->pid, SIGKILL);
 	}
 	sentry_wake_all();
 }

@@ -8,6 +8,8 @@
  */
 #include <fcntl.h>
 #include <getopt.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -166,6 +168,41 @@ static long setup_stdio(struct fdtable *files)
 	return 0;
 }
 
+/*
+ * SIGTERM, SIGINT or SIGHUP to pvx: the sandbox ends at once, as the default
+ * action would end pvx, but with every stub SIGKILLed and reaped first (a
+ * stub whose guest thread ignores our kicks must not outlive us, nor be
+ * left for someone else to reap). Then pvx dies of the same signal.
+ */
+static void on_terminate(int sig)
+{
+	sigset_t set;
+
+	if (getpid() != sentry_pid())
+		_exit(128 + sig);	/* a child between fork and the exec of its stub */
+	terminate_stubs(1000);
+	signal(sig, SIG_DFL);
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+	raise(sig);
+	_exit(128 + sig);
+}
+
+/* on_terminate for the terminating signals pvx was not started with ignored. */
+static void catch_terminate(uint64_t ignored)
+{
+	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP };
+	struct sigaction sa = { .sa_handler = on_terminate };
+
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < ARRAY_SIZE(sigs); i++)
+		sigaddset(&sa.sa_mask, sigs[i]);
+	for (size_t i = 0; i < ARRAY_SIZE(sigs); i++)
+		if (!(ignored & (1UL << (sigs[i] - 1))))
+			sigaction(sigs[i], &sa, NULL);
+}
+
 static int cmd_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -245,6 +282,7 @@ static int cmd_run(int argc, char **argv)
 			ignored |= 1UL << (sig - 1);
 	}
 	signal(SIGPIPE, SIG_IGN);	/* a guest writing to a closed pipe gets EPIPE/SIGPIPE itself */
+	catch_terminate(ignored);
 	sentry_lock();
 	struct task *init = task_new();
 	if (!init || !process_new(init))

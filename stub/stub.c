@@ -3,64 +3,46 @@
  * The stub: a tiny freestanding program whose only job is to own a guest
  * address space. It is linked at PVX_STUB_BASE (stub/stub.lds) so the guest
  * keeps the normal low address range, and uses no libc and no writable data.
+ * Its syscall instructions are all in stub/sites.S, at fixed places.
  *
  * ptrace platform: started stopped at exec (PTRACE_TRACEME); _start never
- * runs. The sentry points the stub's registers at the gadget below to run a
- * syscall in this mm, or at guest code to run the guest.
+ * runs. The sentry points the stub's registers at a gadget of sites.S to
+ * run a syscall in this mm, or at guest code to run the guest.
  *
  * vmexec platform ("pvx-stub vmexec"): the stub only sleeps; see vmexec_main().
  *
- * seccomp platform ("pvx-stub seccomp"): seccomp_main() maps the region
- * shared with the sentry, installs a SIGSYS/fault handler on an alternate
- * stack inside it, drops privileges and installs the sentry's filter, which
- * traps every syscall made outside this code. The handler reports each trap
- * through the shared region and serves the sentry's commands until told to
- * resume the guest (like gVisor's systrap stub and UML's seccomp mode).
+ * seccomp platform ("pvx-stub seccomp"): seccomp_main() maps the shared
+ * regions and the control page, installs a SIGSYS/fault handler for every
+ * thread, drops privileges, installs the sentry's filter and becomes K, the
+ * thread maker (sites.S), which never runs guest code. Each guest thread is
+ * a thread K makes when the sentry asks; it installs a second filter that
+ * denies it K's syscall sites, then traps for the sentry. The handler runs
+ * on an alternate stack inside the thread's region, reports each trap there
+ * and serves the sentry's commands until told to resume the guest (like
+ * gVisor's systrap stub and UML's seccomp mode).
  */
 #include <stddef.h>
 #include "pvx/sigframe.h"
 #include "pvx/stub_abi.h"
 
-/* syscall; int3 -- placed first in .text by stub.lds, see STUB_SYSCALL_GADGET. */
-__asm__(".section .text.gadget,\"ax\",@progbits\n"
-	".globl stub_syscall_gadget\n"
-	"stub_syscall_gadget:\n"
-	"	syscall\n"
-	"	int3\n"
-	"	.balign 16\n"
-	"stub_clone_gadget:\n"	/* STUB_CLONE_GADGET */
-	"	syscall\n"
-	"	test %rax, %rax\n"
-	"	jz 1f\n"
-	"	int3\n"
-	"1:	mov $34, %eax\n"	/* pause() until seized by the new thread's tracer */
-	"	syscall\n"
-	"	jmp 1b\n"
-	".previous\n");
-
 #define SHARED ((struct stub_shared *)STUB_SHARED_ADDR)
+#define CTL ((const struct stub_ctl *)STUB_CTL_ADDR)
 
 /* x86-64 numbers and constants, spelled out: there are no libc headers here. */
 enum {
-	NR_close = 3, NR_mmap = 9, NR_rt_sigaction = 13, NR_rt_sigprocmask = 14, NR_rt_sigreturn = 15,
+	NR_close = 3, NR_mmap = 9, NR_rt_sigaction = 13, NR_rt_sigprocmask = 14,
 	NR_sigaltstack = 131, NR_prctl = 157, NR_arch_prctl = 158, NR_futex = 202, NR_capset = 126,
 	NR_exit_group = 231, NR_seccomp = 317, NR_pause = 34, NR_exit = 60,
 	SIGSYS_ = 31, SYS_SECCOMP_ = 1, FUTEX_WAIT_ = 0, FUTEX_WAKE_ = 1,
-	ARCH_SET_GS_ = 0x1001, ARCH_SET_FS_ = 0x1002,
+	ARCH_SET_GS_ = 0x1001, ARCH_SET_FS_ = 0x1002, PR_SET_DUMPABLE_ = 4, PR_SET_NO_NEW_PRIVS_ = 38,
 };
 
-static inline long sys6(long nr, long a0, long a1, long a2, long a3, long a4, long a5)
-{
-	register long r10 __asm__("r10") = a3, r8 __asm__("r8") = a4, r9 __asm__("r9") = a5;
-	long ret;
+/* sites.S */
+long stub_sc(long nr, long a0, long a1, long a2, long a3, long a4, long a5);
+extern char stub_restorer[];
+__attribute__((noreturn)) void stub_k_ready(void);
 
-	__asm__ volatile("syscall"
-			 : "=a"(ret)
-			 : "a"(nr), "D"(a0), "S"(a1), "d"(a2), "r"(r10), "r"(r8), "r"(r9)
-			 : "rcx", "r11", "memory");
-	return ret;
-}
-#define sys(nr, a0, a1, a2) sys6(nr, (long)(a0), (long)(a1), (long)(a2), 0, 0, 0)
+#define sys(nr, a0, a1, a2) stub_sc(nr, (long)(a0), (long)(a1), (long)(a2), 0, 0, 0)
 
 static __attribute__((noreturn)) void die(int code)
 {
@@ -110,7 +92,7 @@ static void park(struct stub_shared *sh)
 		}
 		__atomic_store_n(&sh->stub_sleeping, 1, __ATOMIC_SEQ_CST);
 		if (__atomic_load_n(&sh->state, __ATOMIC_SEQ_CST) != STUB_CMD)
-			sys6(NR_futex, (long)&sh->state, FUTEX_WAIT_, STUB_PARKED, 0, 0, 0);
+			stub_sc(NR_futex, (long)&sh->state, FUTEX_WAIT_, STUB_PARKED, 0, 0, 0);
 		__atomic_store_n(&sh->stub_sleeping, 0, __ATOMIC_RELAXED);
 	}
 }
@@ -125,25 +107,6 @@ static struct stub_shared *region_of(uint64_t addr)
 	return (struct stub_shared *)(STUB_SHARED_ADDR + i * STUB_SHARED_SIZE);
 }
 
-/*
- * clone(flags, stack, ptid, ctid): the child pops its region off the new
- * stack and runs stub_thread_main(region); the parent returns the tid.
- */
-long stub_clone(unsigned long flags, uint64_t *stack, int32_t *ptid, int32_t *ctid);
-__asm__(".text\n"
-	"stub_clone:\n"
-	"	mov %rcx, %r10\n"
-	"	xor %r8d, %r8d\n"
-	"	mov $56, %eax\n"
-	"	syscall\n"
-	"	test %rax, %rax\n"
-	"	jnz 1f\n"
-	"	pop %rdi\n"
-	"	and $-16, %rsp\n"
-	"	call stub_thread_main\n"
-	"	hlt\n"
-	"1:	ret\n");
-
 static void set_altstack(struct stub_shared *sh)
 {
 	struct { uint64_t sp; int32_t flags, pad; uint64_t size; } ss = {
@@ -152,26 +115,20 @@ static void set_altstack(struct stub_shared *sh)
 		die(STUB_EXIT_ALTSTACK);
 }
 
-/* A new stub thread (a new guest thread): its altstack, no blocked signals, then the boot trap. */
+/*
+ * A new stub thread (a new guest thread), made by K with its own filter in
+ * place, on the top of its region's altstack: its altstack, no blocked
+ * signals (K blocks them all), then the boot trap the sentry waits for.
+ */
 __attribute__((used, noreturn)) void stub_thread_main(struct stub_shared *sh)
 {
 	uint64_t none = 0;
 
 	set_altstack(sh);
-	sys6(NR_rt_sigprocmask, 2 /* SIG_SETMASK */, (long)&none, 0, 8, 0, 0);
+	stub_sc(NR_rt_sigprocmask, 2 /* SIG_SETMASK */, (long)&none, 0, 8, 0, 0);
 	__asm__ volatile("ud2");
 	for (;;)
 		sys(NR_exit, 0, 0, 0);
-}
-
-static long start_thread(uint64_t index)
-{
-	if (index >= STUB_MAX_THREADS)
-		return -22;	/* EINVAL */
-	struct stub_shared *child = (struct stub_shared *)(STUB_SHARED_ADDR + index * STUB_SHARED_SIZE);
-	uint64_t *sp = (uint64_t *)(child->altstack + sizeof(child->altstack));
-	*--sp = (uint64_t)child;
-	return stub_clone(STUB_THREAD_CLONE_FLAGS_TID, sp, &child->tid, &child->tid);
 }
 
 /* Report to the sentry, then run its commands until it says STUB_CMD_RUN. */
@@ -183,15 +140,11 @@ static void serve(struct stub_shared *sh)
 			__atomic_store_n(&sh->state, STUB_RUNNING, __ATOMIC_RELAXED);
 			return;
 		}
-		if (sh->cmd == STUB_CMD_CLONE) {
-			sh->sys_ret = start_thread((uint64_t)sh->sys_args[0]);
-			continue;
-		}
 		if (sh->cmd == STUB_CMD_EXIT)
 			for (;;)
 				sys(NR_exit, 0, 0, 0);
-		sh->sys_ret = sys6(sh->sys_nr, sh->sys_args[0], sh->sys_args[1], sh->sys_args[2],
-				   sh->sys_args[3], sh->sys_args[4], sh->sys_args[5]);
+		sh->sys_ret = stub_sc(sh->sys_nr, sh->sys_args[0], sh->sys_args[1], sh->sys_args[2],
+				      sh->sys_args[3], sh->sys_args[4], sh->sys_args[5]);
 	}
 }
 
@@ -216,7 +169,10 @@ static void trap_handler(int sig, struct k_siginfo *si, struct k_ucontext *uc)
 	sh->trap_signo = sig;
 	sh->trap_code = si->code;
 	sh->trap_syscall = si->sys.syscall;
-	sh->trap_addr = si->addr;
+	/* A signal sent by a process (code <= 0) names its sender: a host pid the guest must not read. */
+	sh->trap_addr = si->code > 0 ? si->addr : 0;
+	if (si->code <= 0)
+		si->kill.pid = 0, si->kill.uid = 0;
 	sh->ucontext = (uint64_t)uc;
 
 	serve(sh);
@@ -234,46 +190,45 @@ static void trap_handler(int sig, struct k_siginfo *si, struct k_ucontext *uc)
 	sh->cur_gs_base = r->gs_base;
 }
 
-/* The sa_restorer: return from trap_handler into (possibly new) guest state. */
-__asm__(".text\n"
-	"stub_restorer:\n"
-	"	mov $15, %eax\n"
-	"	syscall\n"
-	"	hlt\n");
-extern char stub_restorer[];
-
-static void seccomp_main(void)
+/*
+ * The seccomp stub's main thread: map what the sentry shares, set up the
+ * handlers every guest thread will use, drop privileges, install the
+ * filter, and become K for good (sites.S). All signals stay blocked here:
+ * K takes the sentry's requests with rt_sigtimedwait and runs no handler.
+ */
+static void seccomp_main(int nodump)
 {
-	struct stub_shared *sh = SHARED;
+	uint64_t all = ~0UL;
 
-	if (sys6(NR_mmap, STUB_SHARED_ADDR, STUB_SHARED_TOTAL, 3 /* RW */, 0x11 /* SHARED|FIXED */,
-		 STUB_FD_SHARED, 0) != (long)STUB_SHARED_ADDR)
+	if (stub_sc(NR_mmap, STUB_SHARED_ADDR, STUB_SHARED_TOTAL, 3 /* RW */, 0x11 /* SHARED|FIXED */,
+		    STUB_FD_SHARED, 0) != (long)STUB_SHARED_ADDR)
 		die(STUB_EXIT_SHARED_MAP);
+	if (stub_sc(NR_mmap, STUB_CTL_ADDR, STUB_CTL_SIZE, 1 /* R */, 0x11 /* SHARED|FIXED */, STUB_FD_CTL, 0) !=
+	    (long)STUB_CTL_ADDR)
+		die(STUB_EXIT_CTL_MAP);
 	sys(NR_close, STUB_FD_SHARED, 0, 0);
+	sys(NR_close, STUB_FD_CTL, 0, 0);
+	stub_sc(NR_rt_sigprocmask, 2 /* SIG_SETMASK */, (long)&all, 0, 8, 0, 0);
 
-	set_altstack(sh);
 	/* Every catchable signal is a trap; the handler runs with all signals blocked. */
 	struct k_sigaction sa = { (void *)trap_handler, 0x4 | 0x08000000 | 0x04000000,
 				  stub_restorer, ~0UL };	/* SA_SIGINFO|SA_ONSTACK|SA_RESTORER */
 	for (long sig = 1; sig <= 64; sig++)
-		if (sig != 9 && sig != 19 && sys6(NR_rt_sigaction, sig, (long)&sa, 0, 8, 0, 0))
+		if (sig != 9 && sig != 19 && stub_sc(NR_rt_sigaction, sig, (long)&sa, 0, 8, 0, 0))
 			die(STUB_EXIT_SIGACTION);
-	uint64_t none = 0;
-	sys6(NR_rt_sigprocmask, 2 /* SIG_SETMASK */, (long)&none, 0, 8, 0, 0);
 
-	if (sys6(NR_prctl, 38 /* PR_SET_NO_NEW_PRIVS */, 1, 0, 0, 0, 0))
+	if (stub_sc(NR_prctl, PR_SET_NO_NEW_PRIVS_, 1, 0, 0, 0, 0))
 		die(STUB_EXIT_NO_NEW_PRIVS);
 	struct { uint32_t version; int pid; } caphdr = { 0x20080522, 0 };
 	uint32_t capdata[6] = { 0 };
 	if (sys(NR_capset, &caphdr, capdata, 0))
 		die(STUB_EXIT_CAPS);
-	struct { uint16_t len; uint64_t filter; } prog = { sh->filter_len, (uint64_t)sh->filter };
-	if (sys(NR_seccomp, 1 /* SECCOMP_SET_MODE_FILTER */, 0, &prog))
+	/* No core of guest memory, ever (RLIMIT_CORE is 0 too, see stub_exec). */
+	if (nodump)
+		stub_sc(NR_prctl, PR_SET_DUMPABLE_, 0, 0, 0, 0, 0);
+	if (sys(NR_seccomp, 1 /* SECCOMP_SET_MODE_FILTER */, 0, &CTL->c_prog))
 		die(STUB_EXIT_SECCOMP);
-
-	/* The first trap: the sentry sees it as "booted" and sends the guest's registers. */
-	__asm__ volatile("ud2");
-	die(STUB_EXIT_NOT_TRACED);
+	stub_k_ready();
 }
 
 /*
@@ -281,11 +236,13 @@ static void seccomp_main(void)
  * process_vm_exec(2) from its own threads; this process only keeps the mm
  * alive. It blocks every signal and sleeps until the sentry kills it.
  */
-static void vmexec_main(void)
+static void vmexec_main(int nodump)
 {
 	uint64_t all = ~0UL;
 
-	sys6(NR_rt_sigprocmask, 2 /* SIG_SETMASK */, (long)&all, 0, 8, 0, 0);
+	if (nodump)
+		stub_sc(NR_prctl, PR_SET_DUMPABLE_, 0, 0, 0, 0, 0);
+	stub_sc(NR_rt_sigprocmask, 2 /* SIG_SETMASK */, (long)&all, 0, 8, 0, 0);
 	for (;;)
 		sys(NR_pause, 0, 0, 0);
 }
@@ -297,17 +254,19 @@ static int streq(const char *a, const char *b)
 	return *a == *b;
 }
 
+/* argv: pvx-stub MODE [nodump] */
 __attribute__((noreturn, used)) void stub_main(long *sp)
 {
 	long argc = sp[0];
 	char **argv = (char **)(sp + 1);
+	int nodump = argc > 2 && streq(argv[2], "nodump");
 
 	if (argc < 2)
 		die(STUB_EXIT_NOT_TRACED);
 	if (streq(argv[1], "seccomp"))
-		seccomp_main();
+		seccomp_main(nodump);
 	if (streq(argv[1], "vmexec"))
-		vmexec_main();
+		vmexec_main(nodump);
 	die(STUB_EXIT_BAD_MODE);
 }
 

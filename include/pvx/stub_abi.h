@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What the sentry and the stub share: where the stub is linked, where its
- * entry points are, and (seccomp platform) the layout of the shared memory
- * page through which traps and commands pass. stub/stub.lds places
- * .text.gadget first so the fixed offsets below hold; platform code checks
- * them at start-up.
+ * syscall instructions are (include/pvx/stub_layout.h), and (seccomp
+ * platform) the control page and the shared regions through which traps
+ * and commands pass.
  *
- * Everything the stub writes here is untrusted by the sentry once guest code
- * has run: guest code can write this memory too. The sentry copies values
- * out once and validates them like syscall arguments.
+ * Everything in a shared region is untrusted by the sentry once guest code
+ * has run: guest code can write it too. The sentry copies values out once
+ * and validates them like syscall arguments, and takes no host id from
+ * there: the stub never writes one (it would tell the guest host pids).
+ * The control page is the other way round: only the sentry writes it (the
+ * stub maps it read-only from a memfd sealed against new writable
+ * mappings), so the stub's thread maker may act on what it says.
  */
 #ifndef PVX_STUB_ABI_H
 #define PVX_STUB_ABI_H
@@ -17,28 +20,28 @@
 #include <stdint.h>
 #include "pvx/mm.h"
 #include "pvx/regs.h"
+#include "pvx/stub_layout.h"
+
+_Static_assert(STUB_BASE_ADDR == PVX_STUB_BASE, "stub_layout.h and mm.h agree");
 
 /* "syscall; int3": run one syscall, then stop the tracer-visible way (ptrace). */
-#define STUB_SYSCALL_GADGET (PVX_STUB_BASE + 0x1000UL)
+#define STUB_SYSCALL_GADGET ((uint64_t)STUB_TEXT_ADDR + STUB_OFF_SYSCALL_GADGET)
 #define STUB_SYSCALL_GADGET_BYTES "\x0f\x05\xcc"
 /*
  * "syscall; test rax; jz 1f; int3; 1: pause loop" (ptrace): a clone(2) run
  * here leaves the parent stopped at int3 and the new thread idling in
  * pause() until its own tracer seizes it.
  */
-#define STUB_CLONE_GADGET (PVX_STUB_BASE + 0x1010UL)
+#define STUB_CLONE_GADGET ((uint64_t)STUB_TEXT_ADDR + STUB_OFF_CLONE_GADGET)
 #define STUB_CLONE_GADGET_BYTES "\x0f\x05\x48\x85\xc0"
-/* clone(2) flags of a stub thread: a thread of the stub, sharing everything. */
-#define STUB_THREAD_CLONE_FLAGS 0x50f00UL	/* VM|FS|FILES|SIGHAND|THREAD|SYSVSEM */
-#define STUB_THREAD_CLONE_FLAGS_TID 0x350f00UL	/* ... |PARENT_SETTID|CHILD_CLEARTID */
-/* The stub's code: the only instruction pointers the seccomp filter lets through. */
-#define STUB_TEXT_START (PVX_STUB_BASE + 0x1000UL)
-#define STUB_TEXT_MAX 0x10000UL
+
+/* The seccomp stub's syscall instructions ("sites"): a syscall made there reports this instruction_pointer. */
+#define STUB_SITE_IP(off) ((uint64_t)STUB_TEXT_ADDR + (off) + 2)
 
 /* Exit codes of the stub when it cannot do its job (distinct per step). */
 enum stub_exit {
 	STUB_EXIT_NOT_TRACED = 100,	/* run directly instead of by pvx */
-	STUB_EXIT_SHARED_MAP = 101,	/* mapping the shared region failed */
+	STUB_EXIT_SHARED_MAP = 101,	/* mapping the shared regions failed */
 	STUB_EXIT_ALTSTACK = 102,	/* sigaltstack failed */
 	STUB_EXIT_SIGACTION = 103,	/* installing the trap handler failed */
 	STUB_EXIT_NO_NEW_PRIVS = 104,	/* prctl(PR_SET_NO_NEW_PRIVS) failed */
@@ -46,11 +49,9 @@ enum stub_exit {
 	STUB_EXIT_SECCOMP = 106,	/* installing the seccomp filter failed */
 	STUB_EXIT_BAD_MODE = 107,	/* unknown argv[1] */
 	STUB_EXIT_REGION = 108,		/* a trap on a stack outside every thread's region */
+	/* 109: STUB_EXIT_THREAD_FILTER (stub_layout.h), a new thread's own filter failed */
+	STUB_EXIT_CTL_MAP = 110,	/* mapping the control page failed */
 };
-
-/* fds the seccomp stub starts with (set up by the sentry before exec). */
-#define STUB_FD_SOCK 3		/* SOCK_SEQPACKET end for SCM_RIGHTS fd passing */
-#define STUB_FD_SHARED 4	/* memfd of struct stub_shared, closed once mapped */
 
 /* Who owns struct stub_shared right now; a futex word (not private: two processes). */
 enum stub_state {
@@ -62,13 +63,43 @@ enum stub_state {
 enum stub_cmd {
 	STUB_CMD_RUN = 1,	/* load regs and return to guest code */
 	STUB_CMD_SYSCALL = 2,	/* run sys_nr(sys_args) in the stub, result in sys_ret */
-	STUB_CMD_CLONE = 3,	/* start a thread on region sys_args[0]; its tid in sys_ret */
-	STUB_CMD_EXIT = 4,	/* end this thread (its region's tid word is cleared) */
+	STUB_CMD_EXIT = 4,	/* end this thread */
 };
 
-#define STUB_FILTER_MAX 1024	/* struct sock_filter entries */
-#define STUB_ALTSTACK_SIZE (256UL << 10)
+#define STUB_FILTER_MAX 1024	/* struct sock_filter entries of the stub's filter */
+#define STUB_FILTER2_MAX 32	/* ... of the per-thread filter */
 
+/* struct sock_fprog, as the kernel reads it. */
+struct stub_fprog {
+	uint16_t len;
+	uint16_t pad[3];
+	uint64_t filter;	/* stub address of struct sock_filter[len] */
+};
+
+/*
+ * The control page (seccomp): the sentry's requests to the stub's thread
+ * maker and the filters it installs. Read-only in the stub.
+ */
+struct stub_ctl {
+	uint64_t clone_seq;	/* bumped by the sentry for each thread it wants */
+	uint64_t clone_region;	/* the region of that thread */
+	uint64_t k_set;		/* sigset of STUB_SIG_CTL, for rt_sigtimedwait */
+	uint64_t pad;
+	struct stub_fprog c_prog;	/* the stub's filter, installed by its main thread */
+	struct stub_fprog g_prog;	/* each stub thread's own filter on top */
+	uint64_t c_filter[STUB_FILTER_MAX];
+	uint64_t g_filter[STUB_FILTER2_MAX];
+};
+#define STUB_CTL_SIZE ((sizeof(struct stub_ctl) + 4095) & ~4095UL)
+
+_Static_assert(offsetof(struct stub_ctl, clone_seq) == STUB_CTL_OFF_SEQ, "layout");
+_Static_assert(offsetof(struct stub_ctl, clone_region) == STUB_CTL_OFF_REGION, "layout");
+_Static_assert(offsetof(struct stub_ctl, k_set) == STUB_CTL_OFF_KSET, "layout");
+_Static_assert(offsetof(struct stub_ctl, c_prog) == STUB_CTL_OFF_CPROG, "layout");
+_Static_assert(offsetof(struct stub_ctl, g_prog) == STUB_CTL_OFF_GPROG, "layout");
+_Static_assert(STUB_CTL_ADDR + STUB_CTL_SIZE <= STUB_SHARED_ADDR, "control page below the regions");
+
+/* One region per stub thread (guest thread); the first fields keep their offsets of old. */
 struct stub_shared {
 	uint32_t state;		/* enum stub_state; futex */
 	uint32_t cmd;		/* enum stub_cmd */
@@ -76,8 +107,7 @@ struct stub_shared {
 	uint32_t sentry_sleeping;	/* set while the sentry is in FUTEX_WAIT: wake it */
 	uint32_t has_fsgsbase;	/* the CPU and kernel allow rdfsbase/wrfsbase */
 	uint32_t spin;		/* pause-loop iterations before futex wait (0 on one CPU) */
-	int32_t tid;		/* host tid of the region's thread; 0 once it exited (CLONE_CHILD_CLEARTID) */
-	uint32_t pad0;
+	uint32_t unused0, pad0;	/* once the host tid: no host id is written here any more */
 	uint64_t cur_fs_base;	/* what the stub last loaded, when it cannot rdfsbase */
 	uint64_t cur_gs_base;
 	int64_t sys_nr, sys_args[6], sys_ret;
@@ -86,7 +116,7 @@ struct stub_shared {
 	int32_t trap_signo, trap_code;
 	int32_t trap_syscall;	/* SIGSYS: the syscall number */
 	uint32_t pad1;
-	uint64_t trap_addr;	/* si_addr (fault) or si_call_addr (SIGSYS) */
+	uint64_t trap_addr;	/* si_addr (fault) or si_call_addr (SIGSYS); 0 for a sent signal */
 	uint64_t ucontext;	/* stub address of the trap's ucontext (on the altstack below) */
 	struct pvx_regs regs;	/* guest registers at the trap; loaded on STUB_CMD_RUN */
 
@@ -96,23 +126,16 @@ struct stub_shared {
 	uint64_t cmsg[4];	/* struct cmsghdr + one int */
 	char byte;
 
-	uint16_t filter_len;
-	uint64_t filter[STUB_FILTER_MAX] __attribute__((aligned(8)));	/* struct sock_filter */
-	char altstack[STUB_ALTSTACK_SIZE] __attribute__((aligned(64)));
+	char altstack[STUB_ALTSTACK_SIZE] __attribute__((aligned(4096)));
 };
-
-/*
- * Where the stub maps the shared regions, one struct stub_shared per stub
- * thread (guest thread), after its text, inside the stub range. A handler
- * finds its thread's region from its stack pointer (the region's altstack).
- */
-#define STUB_SHARED_ADDR (PVX_STUB_BASE + 0x100000UL)
-#define STUB_SHARED_SIZE ((sizeof(struct stub_shared) + 4095) & ~4095UL)
-#define STUB_MAX_THREADS 256	/* guest threads per process on seccomp (sparse memfd: address space only) */
-#define STUB_SHARED_TOTAL (STUB_SHARED_SIZE * STUB_MAX_THREADS)
+#define STUB_SHARED_TOTAL ((size_t)STUB_SHARED_SIZE * STUB_MAX_THREADS)
 
 _Static_assert(offsetof(struct stub_shared, state) == 0, "futex word first");
+_Static_assert(offsetof(struct stub_shared, sys_nr) == 48 && offsetof(struct stub_shared, sys_ret) == 104,
+	       "offsets of old");
 _Static_assert(offsetof(struct stub_shared, regs) % 8 == 0, "regs aligned");
+_Static_assert(offsetof(struct stub_shared, altstack) == STUB_ALTSTACK_OFF, "altstack where sites.S puts sp");
+_Static_assert(sizeof(struct stub_shared) == STUB_SHARED_SIZE, "one region");
 _Static_assert(sizeof(struct pvx_regs) == 216, "pvx_regs layout");
 
 #endif

@@ -83,10 +83,18 @@ struct platform_ctx *ctx_self(struct addr_space *as)
 /*
  * ptrace and seccomp: signal the context's own stub thread (a signal for the
  * process could land in any of them). vmexec stubs block every signal: the
- * caller kicks the sentry thread instead.
+ * caller kicks the sentry thread instead. Queued with a siginfo of our own,
+ * not tgkill(2)'s: that one names the sender, and the seccomp stub's signal
+ * frame is memory the guest reads (no host pid for the guest).
  */
 void ctx_kick(struct platform_ctx *ctx, int sig)
 {
-	if (ctx && ctx->tid > 0)
-		syscall(SYS_tgkill, ctx->as->pid, ctx->tid, sig);
+	siginfo_t si;
+
+	if (!ctx || ctx->tid <= 0)
+		return;
+	memset(&si, 0, sizeof(si));
+	si.si_signo = sig;
+	si.si_code = SI_QUEUE;
+	syscall(SYS_rt_tgsigqueueinfo, ctx->as->pid, ctx->tid, sig, &si);
 }

@@ -125,9 +125,23 @@ int platform_list(void);
 /* How many guest tasks are running (sentry/kernel.c); read without the lock. */
 int sentry_live_hint(void);
 
-/* Create the stub process image (a memfd) once; returns its fd or -errno. */
+/* Create the stub process image (a memfd) once; returns its fd or -errno. Call before any fork. */
 long stub_memfd(void);
 /* In a forked child: exec the stub in mode (argv[1]) with fds[] as fds 3, 4, ... */
 __attribute__((noreturn)) void stub_exec(int memfd, const char *mode, const int *fds, int n);
+/* Stubs make themselves undumpable (PR_SET_DUMPABLE 0): only when the sentry can still trace them. */
+bool stub_nodump(void);
+/* Copy n bytes of the stub image at stub address addr: 0, or -errno when it has none there. */
+long stub_image_peek(uint64_t addr, void *buf, size_t n);
+/* The process that forks the stubs. */
+pid_t sentry_pid(void);
+/*
+ * Track a new stub (right after fork) for terminate_stubs(). stub_unregister
+ * says whether the caller took it out of the list, so owns its kill and reap.
+ */
+void stub_register(pid_t pid);
+bool stub_unregister(pid_t pid);
+/* pvx is terminating: SIGKILL and reap every stub, within ms (async-signal-safe). */
+void terminate_stubs(int ms);
 
 #endif

@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -86,6 +87,8 @@ static long wait_stop(pid_t pid)
 	}
 }
 
+static long gadget_syscall(struct ptrace_ctx *pc, uint64_t gadget, long nr, const long args[6]);
+
 static long ptrace_as_new(struct addr_space **out)
 {
 	long memfd = stub_memfd();
@@ -116,6 +119,7 @@ static long ptrace_as_new(struct addr_space **out)
 		stub_exec((int)memfd, "ptrace", NULL, 0);	/* stops at exec: _start never runs */
 	}
 	pas->as.pid = pid;
+	stub_register(pid);
 	first->ctx.tid = pid;
 
 	long sig = wait_stop(pid);
@@ -142,11 +146,19 @@ static long ptrace_as_new(struct addr_space **out)
 		pr_err("stub image has no clone gadget at %#lx", STUB_CLONE_GADGET);
 		goto fail;
 	}
+	/* No core of guest memory (see stub_nodump); the stub never runs its own code to do it. */
+	const long nd[6] = { PR_SET_DUMPABLE, 0 };
+	if (stub_nodump() && gadget_syscall(first, STUB_SYSCALL_GADGET, SYS_prctl, nd) != 0) {
+		pr_err("ptrace: cannot make stub %d undumpable", pid);
+		goto fail;
+	}
 	*out = &pas->as;
 	return 0;
 fail:
-	kill(pid, SIGKILL);
-	waitpid(pid, NULL, __WALL);
+	if (stub_unregister(pid)) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, __WALL);
+	}
 	free(pas);
 	free(first);
 	return -ECHILD;
@@ -156,6 +168,8 @@ static void ptrace_as_release(struct addr_space *as)
 {
 	if (!as)
 		return;
+	if (!stub_unregister(as->pid))
+		goto free;	/* terminate_stubs() has it */
 	kill(as->pid, SIGKILL);
 	/* A traced thread is reaped by its tracer, and the leader only after its threads (execve from a thread). */
 	for (struct platform_ctx *c = as->ctxs; c; c = c->next)
@@ -164,6 +178,7 @@ static void ptrace_as_release(struct addr_space *as)
 				;
 	while (waitpid(as->pid, NULL, __WALL) < 0 && errno == EINTR)
 		;
+free:
 	while (as->ctxs) {
 		struct platform_ctx *c = as->ctxs;
 		ctx_unlink(c);

@@ -2,20 +2,47 @@
 /*
  * The stub program is linked into pvx (stub_blob.S) and exec'd from a sealed
  * memfd, so pvx needs no install path to find it and the guest cannot swap it.
+ * Also here: how every platform starts a stub (stub_exec), and the list of
+ * live stubs that pvx kills and reaps when it is told to terminate.
  */
+#include <elf.h>
 #include <fcntl.h>
+#include <linux/capability.h>
 #include <string.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/personality.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "pvx/kernel.h"
 #include "pvx/log.h"
 #include "platform.h"
 
 extern const char pvx_stub_blob[], pvx_stub_blob_end[];
+
+static bool nodump;	/* stubs make themselves undumpable (stub_memfd decides) */
+static pid_t sentry;	/* the process that forks the stubs */
+
+/*
+ * PR_SET_DUMPABLE 0 keeps any core of guest memory from being written, but
+ * it also keeps whoever lacks CAP_SYS_PTRACE from process_vm_readv(2) and
+ * /proc/PID/{mem,syscall} on the stub, which the sentry needs. So only a
+ * sentry with that capability asks for it; RLIMIT_CORE 0 holds for all.
+ */
+static bool may_nodump(void)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2];
+
+	if (syscall(SYS_capget, &h, d) < 0)
+		return false;
+	return d[CAP_TO_INDEX(CAP_SYS_PTRACE)].effective & CAP_TO_MASK(CAP_SYS_PTRACE);
+}
 
 long stub_memfd(void)
 {
@@ -25,6 +52,8 @@ long stub_memfd(void)
 
 	if (fd >= 0)
 		return fd;
+	sentry = getpid();
+	nodump = may_nodump();
 	int mfd = memfd_create("pvx-stub", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (mfd < 0)
 		return neg_errno();
@@ -43,22 +72,54 @@ long stub_memfd(void)
 	return fd;
 }
 
+bool stub_nodump(void)
+{
+	return nodump;
+}
+
+/* The bytes of the stub image at stub address addr (its PT_LOAD segments). */
+long stub_image_peek(uint64_t addr, void *buf, size_t n)
+{
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)pvx_stub_blob;
+	size_t len = (size_t)(pvx_stub_blob_end - pvx_stub_blob);
+
+	if (len < sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_phoff > len ||
+	    eh->e_phnum > (len - eh->e_phoff) / sizeof(Elf64_Phdr))
+		return -ENOEXEC;
+	for (int i = 0; i < eh->e_phnum; i++) {
+		Elf64_Phdr ph;
+		memcpy(&ph, pvx_stub_blob + eh->e_phoff + i * sizeof(ph), sizeof(ph));
+		if (ph.p_type != PT_LOAD || addr < ph.p_vaddr || addr - ph.p_vaddr > ph.p_filesz ||
+		    n > ph.p_filesz - (addr - ph.p_vaddr) || ph.p_offset > len || ph.p_filesz > len - ph.p_offset)
+			continue;
+		memcpy(buf, pvx_stub_blob + ph.p_offset + (addr - ph.p_vaddr), n);
+		return 0;
+	}
+	return -EFAULT;
+}
+
 /*
  * In a fresh child of the sentry: become the stub. It dies with the sentry
- * thread that made it, gets a fixed layout (its own stack and vdso stay
- * above the guest range), and keeps no fd but fds[0..n) moved to 3, 4, ...
- * (only async-signal-safe calls here: this runs between fork and exec).
+ * thread that made it, never dumps core, gets a fixed layout (its own stack
+ * and vdso stay above the guest range), and keeps no fd but fds[0..n) moved
+ * to 3, 4, ... (only async-signal-safe calls here: this runs between fork
+ * and exec).
  */
 void stub_exec(int memfd, const char *mode, const int *fds, int n)
 {
-	char *const argv[] = { "pvx-stub", (char *)mode, NULL };
+	char *const argv[] = { "pvx-stub", (char *)mode, nodump ? "nodump" : NULL, NULL };
 	static char *const envp[] = { NULL };
+	const struct rlimit nocore = { 0, 0 };
 	int moved[8], m;
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != sentry_pid())
+		_exit(126);	/* the sentry thread is already gone: no death signal would come */
+	if (setrlimit(RLIMIT_CORE, &nocore) < 0)
+		_exit(126);
 	personality(ADDR_NO_RANDOMIZE);
 	/* Out of the way of the target numbers first, then into place. */
-	m = fcntl(memfd, F_DUPFD, 16);
+	m = fcntl(memfd, F_DUPFD_CLOEXEC, 16);
 	for (int i = 0; i < n && i < 8; i++)
 		moved[i] = fcntl(fds[i], F_DUPFD, 16);
 	for (int i = 0; i < n && i < 8; i++)
@@ -71,4 +132,63 @@ void stub_exec(int memfd, const char *mode, const int *fds, int n)
 	syscall(SYS_close_range, m + 1, ~0U, 0);
 	syscall(SYS_execveat, m, "", argv, envp, AT_EMPTY_PATH);
 	_exit(127);
+}
+
+/*
+ * The live stubs, for terminate_stubs(): a slot per stub, claimed and
+ * released with atomic exchanges, so a signal handler can read it. Whoever
+ * takes a pid out of the list (stub_unregister, terminate_stubs) is the one
+ * to kill and reap it: a pid is never signalled after it was reaped.
+ */
+#define STUB_SLOTS (2 * PVX_MAX_TASKS)
+static pid_t stub_slots[STUB_SLOTS];
+
+pid_t sentry_pid(void)
+{
+	return sentry ? sentry : getpid();
+}
+
+void stub_register(pid_t pid)
+{
+	for (int i = 0; i < STUB_SLOTS; i++) {
+		pid_t free_slot = 0;
+		if (__atomic_compare_exchange_n(&stub_slots[i], &free_slot, pid, false, __ATOMIC_SEQ_CST,
+						__ATOMIC_SEQ_CST))
+			return;
+	}
+	pr_warn("too many stubs to track: stub %d will not be reaped on SIGTERM", pid);
+}
+
+bool stub_unregister(pid_t pid)
+{
+	for (int i = 0; i < STUB_SLOTS; i++) {
+		pid_t p = pid;
+		if (__atomic_compare_exchange_n(&stub_slots[i], &p, 0, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * pvx is told to terminate: SIGKILL every stub and reap it (and any stub
+ * thread a tracer would have reaped), for at most ms milliseconds.
+ * Async-signal-safe. Stubs forked meanwhile die with pvx (PDEATHSIG).
+ */
+void terminate_stubs(int ms)
+{
+	for (int i = 0; i < STUB_SLOTS; i++) {
+		pid_t p = __atomic_exchange_n(&stub_slots[i], 0, __ATOMIC_SEQ_CST);
+		if (p > 0)
+			kill(p, SIGKILL);
+	}
+	for (int waited = 0; waited < ms;) {
+		pid_t r = waitpid(-1, NULL, WNOHANG | __WALL);
+		if (r < 0 && errno != EINTR)
+			return;	/* ECHILD: all reaped */
+		if (r == 0) {
+			struct timespec ts = { 0, 5000000 };
+			nanosleep(&ts, NULL);
+			waited += 5;
+		}
+	}
 }

@@ -78,7 +78,7 @@ static void vmexec_as_release(struct addr_space *as)
 {
 	if (!as)
 		return;
-	if (as->pid > 0) {
+	if (as->pid > 0 && stub_unregister(as->pid)) {
 		kill(as->pid, SIGKILL);
 		while (waitpid(as->pid, NULL, 0) < 0 && errno == EINTR)
 			;
@@ -176,6 +176,7 @@ static long vmexec_as_new(struct addr_space **out)
 	if (pid == 0)
 		stub_exec((int)memfd, "vmexec", NULL, 0);
 	as->pid = pid;
+	stub_register(pid);
 	/*
 	 * The stub must have exec'd before its mm is the guest's: until then it
 	 * is a copy of ours. A harmless syscall in its mm tells us when the

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The stub's fixed layout as plain numbers, for its assembly (stub/sites.S)
+ * and for stub_abi.h, which checks them against the C structures. Every
+ * address here is above the guest's range (PVX_GUEST_TASK_SIZE).
+ *
+ * The seccomp filter trusts a syscall only at the exact address of one of
+ * the stub's own syscall instructions below (the "sites"), and at each site
+ * only the calls that site makes; stub/sites.S places each at its offset
+ * (.org fails the build if code outgrows its slot), and the sentry checks
+ * the bytes there before it trusts them (seccomp_filter.c).
+ */
+#ifndef PVX_STUB_LAYOUT_H
+#define PVX_STUB_LAYOUT_H
+
+#define STUB_BASE_ADDR 0x7ff000000000	/* == PVX_STUB_BASE */
+#define STUB_TEXT_ADDR (STUB_BASE_ADDR + 0x1000)	/* .text.gadget starts here (stub/stub.lds) */
+
+/* Offsets in .text.gadget. */
+#define STUB_OFF_SYSCALL_GADGET 0x0	/* ptrace: syscall; int3 */
+#define STUB_OFF_CLONE_GADGET 0x10	/* ptrace: a clone that leaves the child in pause() */
+#define STUB_OFF_SC 0x40		/* stub_sc(): the C code's only way to make a syscall */
+#define STUB_OFF_SITE_GENERIC 0x60	/* its syscall instruction */
+#define STUB_OFF_RESTORER 0x6b		/* the signal restorer: mov $15,%eax; syscall */
+#define STUB_OFF_SITE_SIGRETURN 0x70
+#define STUB_OFF_K_READY 0x80		/* the main thread's loop (the stub's thread maker, "K") */
+#define STUB_OFF_SITE_WAIT 0xc0		/* K: rt_sigtimedwait for the sentry's signal */
+#define STUB_OFF_SITE_CLONE 0x120	/* K: clone of a stub thread */
+#define STUB_OFF_SITE_REPORT 0x160	/* K: write(2) of its result to the sentry */
+#define STUB_OFF_SITE_SECCOMP 0x1a0	/* a new thread: the filter that denies it K's sites */
+
+/* The control page: written by the sentry only, mapped read-only (and sealed) in the stub. */
+#define STUB_CTL_ADDR (STUB_BASE_ADDR + 0x80000)
+#define STUB_CTL_OFF_SEQ 0		/* a new clone request when this changes */
+#define STUB_CTL_OFF_REGION 8		/* ... for this region */
+#define STUB_CTL_OFF_KSET 16		/* K's sigset: STUB_SIG_CTL */
+#define STUB_CTL_OFF_CPROG 32		/* struct sock_fprog of the stub's filter */
+#define STUB_CTL_OFF_GPROG 48		/* struct sock_fprog of the per-thread filter */
+
+/* The shared regions: one per stub thread, read and written by guest code too. */
+#define STUB_SHARED_ADDR (STUB_BASE_ADDR + 0x100000)
+#define STUB_SHARED_SIZE 0x41000
+#define STUB_ALTSTACK_OFF 0x1000	/* the signal stack of the region's thread */
+#define STUB_ALTSTACK_SIZE 0x40000
+#define STUB_MAX_THREADS 256
+
+#define STUB_SIG_CTL 12			/* SIGUSR2: the sentry asks K for a thread */
+#define STUB_FD_SOCK 3			/* SOCK_SEQPACKET: fds in, K's reports out */
+#define STUB_FD_SHARED 4		/* memfd of the shared regions, closed once mapped */
+#define STUB_FD_CTL 5			/* memfd of the control page, closed once mapped */
+#define STUB_THREAD_CLONE_FLAGS 0x50f00	/* VM|FS|FILES|SIGHAND|THREAD|SYSVSEM */
+#define STUB_EXIT_THREAD_FILTER 109	/* a new thread could not install its filter */
+
+#endif

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The seccomp platform's internals, shared by seccomp.c (the platform
+ * operations), seccomp_stub.c (talking to the stub, with bounds) and
+ * seccomp_filter.c (the stub's filters).
+ */
+#ifndef PVX_SECCOMP_H
+#define PVX_SECCOMP_H
+
+#include <stdbool.h>
+#include "pvx/stub_abi.h"
+#include "platform.h"
+
+struct seccomp_as {
+	struct addr_space as;
+	char *regions;			/* the sentry's mapping of the shared regions */
+	struct stub_ctl *ctl;		/* the sentry's (writable) mapping of the control page */
+	bool used[STUB_MAX_THREADS];	/* regions of live contexts */
+	pid_t tids[STUB_MAX_THREADS];	/* host tid of each region's thread (from /proc) until it is gone */
+	int sock;			/* our end of the socketpair: fds out, K's reports in */
+	int taskdir;			/* /proc/PID/task of the stub */
+	uint64_t cs, ss;		/* the stub's selectors, from the boot trap */
+	int dead_sig;			/* the stub died of this signal (filter kill: SIGSYS); atomic */
+	uint32_t spin;			/* spin budget when this is the only task (place_cpus) */
+	bool pinned;			/* place_cpus pinned K (so the first thread too) */
+	bool no_kcmp;			/* kcmp(2) unavailable: fds received are checked for range only */
+};
+
+/* A guest thread: a stub thread and its shared region. */
+struct seccomp_ctx {
+	struct platform_ctx ctx;
+	int index;
+	struct stub_shared *sh;		/* the sentry's mapping of region index */
+	long cmd_nr;			/* the syscall of the command in flight, for the watchdog */
+};
+
+/* What a wait for the stub is bounded by. */
+enum stub_wait {
+	WAIT_RUN,	/* guest code runs: as long as the stub thread lives (no sentry lock held) */
+	WAIT_CMD,	/* a command, under the sentry lock: a deadline, unless the host call is still going */
+	WAIT_BOOT,	/* a new stub thread's first trap: a deadline */
+};
+
+static inline struct seccomp_as *to_sas(struct addr_space *as)
+{
+	return (struct seccomp_as *)as;
+}
+
+static inline struct seccomp_ctx *to_sctx(struct platform_ctx *ctx)
+{
+	return (struct seccomp_ctx *)ctx;
+}
+
+static inline struct stub_shared *region(struct seccomp_as *sas, int i)
+{
+	return (struct stub_shared *)(sas->regions + (size_t)i * STUB_SHARED_SIZE);
+}
+
+/* seccomp_stub.c */
+bool stub_alive(struct seccomp_as *sas);
+bool stub_thread_alive(struct seccomp_as *sas, pid_t tid);
+void stub_break(struct seccomp_as *sas, const char *why);
+void stub_post(struct seccomp_as *sas, struct stub_shared *sh, uint32_t cmd);
+long stub_wait_parked(struct seccomp_as *sas, struct seccomp_ctx *sc, enum stub_wait how) __must_check;
+long stub_command(struct seccomp_as *sas, struct seccomp_ctx *sc, uint32_t cmd, enum stub_wait how) __must_check;
+long stub_wait_report(struct seccomp_as *sas) __must_check;
+long stub_spawn(struct seccomp_as *sas, int index) __must_check;
+
+/* seccomp_filter.c: the filters and the rest of a fresh control page. */
+long seccomp_fill_ctl(struct stub_ctl *ctl) __must_check;
+
+#endif

@@ -1,0 +1,267 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The seccomp platform's side of the protocol with its stub (stub/stub.c,
+ * stub/sites.S): posting commands, waiting for answers, having K make
+ * stub threads.
+ *
+ * Guest code writes the shared regions too, and can make any stub thread
+ * run code of its choosing. So no value read back from a region is trusted
+ * (the host tid of a new thread comes from /proc/PID/task, a thread's life
+ * from tgkill(2), the stub's from waitid(2)), and no wait depends on the
+ * guest's cooperation without a bound: a wait checks the stub and its
+ * thread every LIVENESS_NS, a command under the sentry lock gives up after
+ * CMD_SOFT_NS unless /proc shows the thread still inside the host call it
+ * was asked to make (CMD_HARD_NS at most), and a thread that never boots,
+ * or a K that never answers, is given up too. Giving up on a command or on
+ * K means the stub is broken: it is killed, and its guest process with it.
+ */
+#include <dirent.h>
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "pvx/log.h"
+#include "seccomp.h"
+
+#define LIVENESS_NS 100000000L		/* how often a waiting sentry checks on the stub */
+#define CMD_SOFT_NS 2000000000UL	/* a command this old must show its host call in /proc */
+#define CMD_HARD_NS 60000000000UL	/* ... and no command gets longer */
+#define BOOT_NS 10000000000UL		/* a new stub thread's first trap, K's answer */
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000UL + (uint64_t)ts.tv_nsec;
+}
+
+/* Is the stub process still there? Records how it died; it stays a zombie for as_release to reap. */
+bool stub_alive(struct seccomp_as *sas)
+{
+	siginfo_t si;
+
+	if (__atomic_load_n(&sas->dead_sig, __ATOMIC_RELAXED))
+		return false;
+	memset(&si, 0, sizeof(si));
+	if (waitid(P_PID, (id_t)sas->as.pid, &si, WEXITED | WNOHANG | WNOWAIT | __WALL) < 0)
+		return errno == EINTR;
+	if (si.si_pid == 0)
+		return true;
+	if (si.si_code == CLD_EXITED)
+		pr_err("stub exited with status %d", si.si_status);
+	int sig = si.si_code == CLD_EXITED ? SIGKILL : si.si_status, zero = 0;
+	__atomic_compare_exchange_n(&sas->dead_sig, &zero, sig, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+	return false;
+}
+
+/* Is tid still a thread of the stub? (the kernel checks it belongs to the stub's thread group) */
+bool stub_thread_alive(struct seccomp_as *sas, pid_t tid)
+{
+	return tid > 0 && (syscall(SYS_tgkill, sas->as.pid, tid, 0) == 0 || errno != ESRCH);
+}
+
+/* The stub cannot be trusted to answer any more: kill it (it is our unreaped child). */
+void stub_break(struct seccomp_as *sas, const char *why)
+{
+	int zero = 0;
+
+	pr_warn("seccomp stub %d: %s: killing it", sas->as.pid, why);
+	kill(sas->as.pid, SIGKILL);
+	__atomic_compare_exchange_n(&sas->dead_sig, &zero, SIGKILL, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+}
+
+/* Post a command for the parked stub thread of sh. */
+void stub_post(struct seccomp_as *sas, struct stub_shared *sh, uint32_t cmd)
+{
+	/* Spinning pays only while one task runs: with more, CPUs are shared. */
+	sh->spin = sentry_live_hint() > 1 ? 0 : sas->spin;
+	sh->cmd = cmd;
+	__atomic_store_n(&sh->state, STUB_CMD, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&sh->stub_sleeping, __ATOMIC_SEQ_CST))
+		syscall(SYS_futex, &sh->state, FUTEX_WAKE, 1, NULL, NULL, 0);
+}
+
+/*
+ * Is the thread of sc inside the host call it was told to make, at the
+ * stub's generic syscall instruction? (/proc/PID/task/TID/syscall: "NR
+ * ARGS... SP PC" while in a syscall, "running" otherwise.)
+ */
+static bool in_command(struct seccomp_as *sas, struct seccomp_ctx *sc)
+{
+	char path[64], buf[256];
+	unsigned long pc = 0;
+	long nr = -1;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", sas->as.pid, sc->ctx.tid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = 0;
+	const char *last = strrchr(buf, ' ');
+	if (sscanf(buf, "%ld", &nr) != 1 || !last || sscanf(last, " %lx", &pc) != 1)
+		return false;
+	return nr == sc->cmd_nr && pc == STUB_SITE_IP(STUB_OFF_SITE_GENERIC);
+}
+
+/* Every LIVENESS_NS of waiting: 0 to wait on, or why to stop. */
+static long check_wait(struct seccomp_as *sas, struct seccomp_ctx *sc, enum stub_wait how, uint64_t waited)
+{
+	if (!stub_alive(sas))
+		return -ESRCH;
+	if (sc->ctx.tid > 0 && !stub_thread_alive(sas, sc->ctx.tid)) {
+		pr_debug("seccomp: stub thread %d is gone", sc->ctx.tid);
+		return -ESRCH;
+	}
+	switch (how) {
+	case WAIT_RUN:
+		return 0;
+	case WAIT_BOOT:
+		return waited < BOOT_NS ? 0 : -ETIMEDOUT;
+	case WAIT_CMD:
+		if (waited < CMD_SOFT_NS || (waited < CMD_HARD_NS && in_command(sas, sc)))
+			return 0;
+		stub_break(sas, "a stub thread does not answer its command");
+		return -ESRCH;
+	}
+	return -EINVAL;
+}
+
+/* Wait until the stub thread of sc parks (reports a trap or a result): spin, then futex. */
+long stub_wait_parked(struct seccomp_as *sas, struct seccomp_ctx *sc, enum stub_wait how)
+{
+	struct stub_shared *sh = sc->sh;
+	struct timespec to = { 0, LIVENESS_NS };
+	uint64_t start = 0, checked = 0;
+
+	for (uint32_t spin = sh->spin;;) {
+		uint32_t v = __atomic_load_n(&sh->state, __ATOMIC_ACQUIRE);
+		if (v == STUB_PARKED)
+			return 0;
+		if (spin) {
+			spin--;
+			__asm__ volatile("" ::: "memory");	/* no pause: it exits to the hypervisor */
+			continue;
+		}
+		/* See park() in stub/stub.c for the sleeping-flag protocol. */
+		__atomic_store_n(&sh->sentry_sleeping, 1, __ATOMIC_SEQ_CST);
+		v = __atomic_load_n(&sh->state, __ATOMIC_SEQ_CST);
+		if (v != STUB_PARKED)
+			syscall(SYS_futex, &sh->state, FUTEX_WAIT, v, &to, NULL, 0);
+		__atomic_store_n(&sh->sentry_sleeping, 0, __ATOMIC_RELAXED);
+		/* By the clock, not by timeouts: the guest can keep waking us. */
+		uint64_t now = now_ns();
+		if (!start)
+			start = checked = now;
+		if (now - checked >= (uint64_t)LIVENESS_NS) {
+			checked = now;
+			long r = check_wait(sas, sc, how, now - start);
+			if (r)
+				return r;
+		}
+	}
+}
+
+long stub_command(struct seccomp_as *sas, struct seccomp_ctx *sc, uint32_t cmd, enum stub_wait how)
+{
+	if (__atomic_load_n(&sas->dead_sig, __ATOMIC_RELAXED))
+		return -ESRCH;
+	stub_post(sas, sc->sh, cmd);
+	return stub_wait_parked(sas, sc, how);
+}
+
+/*
+ * K's next report on the socket: its length (1: done; 1 + errno: failed).
+ * Only K can write there (the filters), and it sends nothing else.
+ */
+long stub_wait_report(struct seccomp_as *sas)
+{
+	uint64_t start = now_ns();
+
+	for (;;) {
+		struct pollfd pfd = { sas->sock, POLLIN, 0 };
+		int r = poll(&pfd, 1, LIVENESS_NS / 1000000);
+		if (r > 0) {
+			char b;
+			ssize_t n = recv(sas->sock, &b, 1, MSG_DONTWAIT | MSG_TRUNC);
+			if (n > 0)
+				return n;
+			if (n == 0)
+				return -ESRCH;
+			if (errno != EAGAIN && errno != EINTR)
+				return neg_errno();
+		} else if (r < 0 && errno != EINTR) {
+			return neg_errno();
+		}
+		if (!stub_alive(sas))
+			return -ESRCH;
+		if (now_ns() - start >= BOOT_NS)
+			return -ETIMEDOUT;
+	}
+}
+
+/* The one thread of the stub that is neither K nor a thread we know of: the one K just made. */
+static long new_tid(struct seccomp_as *sas)
+{
+	char buf[4096];
+	long found = 0, n;
+
+	if (lseek(sas->taskdir, 0, SEEK_SET) < 0)
+		return neg_errno();
+	while ((n = syscall(SYS_getdents64, sas->taskdir, buf, sizeof(buf))) > 0) {
+		for (long off = 0; off < n;) {
+			struct dirent64 *d = (struct dirent64 *)(buf + off);
+			char *end;
+			long tid = strtol(d->d_name, &end, 10);
+			bool known = *end || tid <= 0 || tid == sas->as.pid;
+			for (int i = 0; i < STUB_MAX_THREADS && !known; i++)
+				known = sas->tids[i] == tid;
+			if (!known && found) {
+				pr_err("seccomp stub %d: threads %ld and %ld, both new", sas->as.pid, found, tid);
+				return -EAGAIN;
+			}
+			if (!known)
+				found = tid;
+			off += d->d_reclen;
+		}
+	}
+	if (n < 0)
+		return neg_errno();
+	return found ? found : -EAGAIN;
+}
+
+/*
+ * Have K make a stub thread on region index (stub/sites.S): the control
+ * page says which, a signal says now, K's report says done. The tid is the
+ * kernel's word (/proc), never the guest's.
+ */
+long stub_spawn(struct seccomp_as *sas, int index)
+{
+	struct stub_ctl *ctl = sas->ctl;
+
+	__atomic_store_n(&ctl->clone_region, (uint64_t)index, __ATOMIC_RELAXED);
+	__atomic_store_n(&ctl->clone_seq, ctl->clone_seq + 1, __ATOMIC_RELEASE);
+	if (syscall(SYS_tgkill, sas->as.pid, sas->as.pid, STUB_SIG_CTL) < 0)
+		return neg_errno();
+	long n = stub_wait_report(sas);
+	if (n == -ETIMEDOUT) {
+		stub_break(sas, "its thread maker does not answer");
+		return -EAGAIN;
+	}
+	if (n < 0)
+		return n;
+	if (n > 1)
+		return n - 1 < 4096 ? -(n - 1) : -EIO;
+	return new_tid(sas);
+}

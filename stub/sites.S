@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Every syscall instruction of the stub, each at its fixed place
+ * (include/pvx/stub_layout.h); stub.lds puts this section first in .text.
+ *
+ * The seccomp filter trusts a syscall only at these exact addresses, and at
+ * each only what the stub makes there. Guest code shares the address space
+ * and can jump to any of them with registers of its choosing, so what a site
+ * allows must be harmless in the guest's hands, with one exception: the
+ * sites of K (the stub's main thread, which makes the stub's threads) are
+ * denied to every other thread by a second filter each thread installs
+ * before it runs anything the guest can touch. K itself never runs guest
+ * code, keeps its state in registers, takes its orders from the control
+ * page (read-only to the stub) and never uses its stack: nothing the guest
+ * can write steers it.
+ */
+#include "pvx/stub_layout.h"
+
+	.section .text.gadget,"ax",@progbits
+
+/* ptrace: run one syscall, stop at int3 */
+	.globl stub_syscall_gadget
+stub_syscall_gadget:
+	syscall
+	int3
+
+/* ptrace: clone; the parent stops at int3, the child idles in pause() until seized */
+	.org STUB_OFF_CLONE_GADGET, 0xcc
+stub_clone_gadget:
+	syscall
+	test %rax, %rax
+	jz 1f
+	int3
+1:	mov $34, %eax
+	syscall
+	jmp 1b
+
+/* long stub_sc(long nr, long a0, ..., long a5): the syscall of all the stub's C code */
+	.org STUB_OFF_SC, 0xcc
+	.globl stub_sc
+	.type stub_sc, @function
+stub_sc:
+	mov %rdi, %rax
+	mov %rsi, %rdi
+	mov %rdx, %rsi
+	mov %rcx, %rdx
+	mov %r8, %r10
+	mov %r9, %r8
+	mov 8(%rsp), %r9
+	.org STUB_OFF_SITE_GENERIC, 0x90
+stub_site_generic:
+	syscall
+	ret
+
+/* The sa_restorer of the trap handler: rt_sigreturn into the (possibly new) guest state. */
+	.org STUB_OFF_RESTORER, 0xcc
+	.globl stub_restorer
+stub_restorer:
+	mov $15, %eax
+	.org STUB_OFF_SITE_SIGRETURN, 0x90
+	syscall
+	hlt
+
+/*
+ * K, entered once the main thread's filter is in (seccomp_main): report
+ * "ready", then for each STUB_SIG_CTL with a new clone_seq clone a thread on
+ * region clone_region and report 1 byte (done) or 1 + errno bytes (failed).
+ * r13: the last clone_seq served; r12: the region of the next thread.
+ */
+	.org STUB_OFF_K_READY, 0xcc
+	.globl stub_k_ready
+	.type stub_k_ready, @function
+stub_k_ready:
+	xor %r13d, %r13d
+	mov $1, %edx
+	jmp k_report
+k_loop:
+	mov $128, %eax				/* rt_sigtimedwait(&ctl->k_set, NULL, NULL, 8) */
+	movabs $(STUB_CTL_ADDR + STUB_CTL_OFF_KSET), %rdi
+	xor %esi, %esi
+	xor %edx, %edx
+	mov $8, %r10d
+	.org STUB_OFF_SITE_WAIT, 0x90
+	syscall
+	cmp $STUB_SIG_CTL, %eax
+	jne k_loop
+	movabs $(STUB_CTL_ADDR + STUB_CTL_OFF_SEQ), %rax
+	mov (%rax), %rax
+	cmp %rax, %r13
+	je k_loop				/* no new request: a stray signal */
+	mov %rax, %r13
+	movabs $(STUB_CTL_ADDR + STUB_CTL_OFF_REGION), %rax
+	mov (%rax), %r12
+	mov $-22, %rax				/* EINVAL */
+	cmp $STUB_MAX_THREADS, %r12
+	jae k_failed
+	mov $56, %eax				/* clone(flags, 0, 0, 0, 0): the child starts on our sp */
+	mov $STUB_THREAD_CLONE_FLAGS, %edi
+	xor %esi, %esi
+	xor %edx, %edx
+	xor %r10d, %r10d
+	xor %r8d, %r8d
+	.org STUB_OFF_SITE_CLONE, 0x90
+	syscall
+	test %rax, %rax
+	jz k_child
+	mov $1, %edx
+	jns k_report
+k_failed:
+	mov %rax, %rdx
+	neg %rdx
+	inc %rdx
+k_report:
+	mov $1, %eax				/* write(STUB_FD_SOCK, ctl, len): only the length says something */
+	mov $STUB_FD_SOCK, %edi
+	movabs $STUB_CTL_ADDR, %rsi
+	.org STUB_OFF_SITE_REPORT, 0x90
+	syscall
+	jmp k_loop
+
+/* A new stub thread, still on K's registers and touching no memory: its own filter first. */
+k_child:
+	mov $317, %eax				/* seccomp(SECCOMP_SET_MODE_FILTER, 0, &ctl->g_prog) */
+	mov $1, %edi
+	xor %esi, %esi
+	movabs $(STUB_CTL_ADDR + STUB_CTL_OFF_GPROG), %rdx
+	.org STUB_OFF_SITE_SECCOMP, 0x90
+	syscall
+	test %rax, %rax
+	jnz 1f
+	imul $STUB_SHARED_SIZE, %r12, %rdi	/* its region, and sp at the top of the region's altstack */
+	movabs $STUB_SHARED_ADDR, %rax
+	add %rax, %rdi
+	lea (STUB_ALTSTACK_OFF + STUB_ALTSTACK_SIZE)(%rdi), %rsp
+	call stub_thread_main
+1:	mov $231, %eax				/* exit_group: a thread without its filter must not live */
+	mov $STUB_EXIT_THREAD_FILTER, %edi
+	jmp stub_site_generic
+
+	.section .note.GNU-stack,"",@progbits

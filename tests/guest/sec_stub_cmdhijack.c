@@ -1,0 +1,51 @@
+/* sec_stub_cmdhijack: a hostile guest that rewrites the command pvx posts to its seccomp stub (issue 11,
+ * finding 5): a thread keeps turning the main thread's next stub command into futex(FUTEX_WAIT) on a word
+ * that never changes, while the main thread maps and unmaps memory. pvx waits for that command with its
+ * lock held: it must give up within a bound (and end the process) instead of waiting for good.
+ * Exit status 9 if every mapping completed. */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+
+#include "guest.h"
+#include "stubgadget.h"
+
+#define NR_OFF 48	/* struct stub_shared: sys_nr, then sys_args[6] */
+
+static volatile int stop;
+static int word;
+
+static void *hijacker(void *arg)
+{
+	(void)arg;
+	volatile int64_t *cmd = (volatile int64_t *)(STUB_SHARED + NR_OFF);
+	while (!stop) {
+		cmd[1] = (int64_t)(uintptr_t)&word;
+		cmd[2] = 0;	/* FUTEX_WAIT */
+		cmd[3] = 0;	/* while word == 0 */
+		cmd[4] = 0;	/* no timeout */
+		cmd[0] = SYS_futex;
+	}
+	return NULL;
+}
+
+int main(void)
+{
+	pthread_t t;
+
+	probe_init();
+	if (!readable(STUB_SHARED)) {
+		say("no shared region\n");
+		return 2;
+	}
+	pthread_create(&t, NULL, hijacker, NULL);
+	for (int i = 0; i < 2000; i++) {
+		void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p != MAP_FAILED)
+			munmap(p, 4096);
+	}
+	stop = 1;
+	say("all mapped\n");
+	_exit(9);
+}

