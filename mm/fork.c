@@ -99,8 +99,8 @@ long mm_copy(struct mm *child, struct mm *parent)
 	child->mmap_base = parent->mmap_base;
 	snprintf(path, sizeof(path), "/proc/%d/pagemap", parent->as->pid);
 	int pagemap = open(path, O_RDONLY | O_CLOEXEC);
-	for (size_t i = 0; i < parent->vmas.n && !r; i++)
-		r = copy_vma(child, parent, pagemap, &parent->vmas.v[i]);
+	for (const struct vma *v = vma_first(&parent->vmas); v && !r; v = vma_next(&parent->vmas, v))
+		r = copy_vma(child, parent, pagemap, v);
 	if (pagemap >= 0)
 		close(pagemap);
 	return r;
@@ -113,8 +113,7 @@ long mm_copy(struct mm *child, struct mm *parent)
  */
 long mm_fork_prepare(struct mm *parent, bool undo)
 {
-	for (size_t i = 0; i < parent->vmas.n; i++) {
-		const struct vma *v = &parent->vmas.v[i];
+	vma_for_each(v, &parent->vmas) {
 		if ((v->prot & PROT_READ) || (v->flags & MAP_TYPE) != MAP_PRIVATE)
 			continue;
 		long r = as_call3(parent, SYS_mprotect, (long)v->start, (long)(v->end - v->start),

@@ -52,6 +52,26 @@ static uint64_t pick_addr(struct mm *mm, uint64_t hint, uint64_t len, int flags)
 	return addr;
 }
 
+/*
+ * "ENOMEM The process's maximum number of mappings would have been
+ * exceeded": vm.max_map_count, counting the VMAs a change would split. It
+ * bounds what the sentry keeps per address space, as it bounds the kernel.
+ */
+static bool too_many_maps(struct mm *mm, uint64_t start, uint64_t end, int adds)
+{
+	int more = vma_splits(&mm->vmas, start, end) + adds;
+
+	return more && vma_count(&mm->vmas) + more > PVX_MAX_MAP_COUNT;
+}
+
+/* What a VMA records of mmap's flags: those that last (VM_* in Linux), so that neighbours merge. */
+static int vma_flags(int flags)
+{
+	int type = (flags & MAP_TYPE) == MAP_PRIVATE ? MAP_PRIVATE : MAP_SHARED;
+
+	return type | (flags & (MAP_ANONYMOUS | MAP_GROWSDOWN | MAP_LOCKED | MAP_NORESERVE | MAP_STACK));
+}
+
 #define MAP_KNOWN_FLAGS                                                                       \
 	(MAP_SHARED | MAP_PRIVATE | MAP_SHARED_VALIDATE | MAP_ANONYMOUS | MAP_FIXED |          \
 	 MAP_FIXED_NOREPLACE | MAP_NORESERVE | MAP_POPULATE | MAP_STACK | MAP_GROWSDOWN |       \
@@ -108,6 +128,8 @@ long mm_mmap(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flags, in
 		if (!addr)
 			return -ENOMEM;
 	}
+	if (too_many_maps(mm, addr, addr + len, 1))
+		return -ENOMEM;
 	/*
 	 * The VMA keeps the file so fork can map it again: a dup of the guest's
 	 * host fd, or for shared anonymous memory a memfd, so that parent and
@@ -135,7 +157,7 @@ long mm_mmap(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flags, in
 		return -ENOMEM;
 	ret = mm_map_vma(mm, addr, len, prot, flags, file, off);
 	if (ret >= 0 && (vma_remove(&mm->vmas, addr, addr + len) ||
-			 vma_insert(&mm->vmas, addr, addr + len, prot, flags, file, off)))
+			 vma_insert(&mm->vmas, addr, addr + len, prot, vma_flags(flags), file, off)))
 		ret = -ENOMEM;
 	vma_file_put(file);
 	return ret < 0 ? ret : (long)addr;
@@ -148,6 +170,8 @@ long mm_munmap(struct mm *mm, uint64_t addr, uint64_t len)
 	len = PAGE_ALIGN_UP(len);
 	if (!in_guest_range(addr, len))
 		return -EINVAL;
+	if (too_many_maps(mm, addr, addr + len, 0))
+		return -ENOMEM;
 	long ret = as_call(mm, SYS_munmap, (long)addr, (long)len, 0, 0, 0, 0);
 	if (ret < 0)
 		return ret;
@@ -165,7 +189,8 @@ long mm_mprotect(struct mm *mm, uint64_t addr, uint64_t len, int prot)
 	len = PAGE_ALIGN_UP(len);
 	if (len == 0)
 		return 0;
-	if (!in_guest_range(addr, len) || !vma_range_mapped(&mm->vmas, addr, addr + len))
+	if (!in_guest_range(addr, len) || !vma_range_mapped(&mm->vmas, addr, addr + len) ||
+	    too_many_maps(mm, addr, addr + len, 0))
 		return -ENOMEM;
 	long ret = as_call(mm, SYS_mprotect, (long)addr, (long)len, prot, 0, 0, 0);
 	if (ret < 0)
@@ -180,6 +205,8 @@ static long remap_to(struct mm *mm, const struct vma *v, uint64_t old, uint64_t 
 	struct vma keep = *v;	/* v dies with the removal below: hold its file */
 	long ret;
 
+	if (too_many_maps(mm, old, old + old_len, 1 + vma_splits(&mm->vmas, to, to + new_len)))
+		return -ENOMEM;
 	if (keep.file)
 		keep.file->refs++;
 	keep.off += old - v->start;

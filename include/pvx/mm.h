@@ -38,19 +38,33 @@ struct vma {
 	uint64_t off;		/* file offset of start */
 };
 
+/* The guest's VMAs, ordered and non-overlapping, in a balanced tree (mm/vma.c). */
+struct vma_node;
 struct vma_set {
-	struct vma *v;	/* sorted by start, non-overlapping */
-	size_t n, cap;
+	struct vma_node *root;
+	size_t n;
 };
 
-/* Pure bookkeeping (mm/vma.c): no host calls, unit tested. */
+/* vm.max_map_count's default: "ENOMEM The process's maximum number of mappings would have been exceeded". */
+#define PVX_MAX_MAP_COUNT 65530
+
+/* Pure bookkeeping (mm/vma.c): no host calls, unit tested. Every call is O(log n). */
 void vma_set_free(struct vma_set *s);
+size_t vma_count(const struct vma_set *s);
 const struct vma *vma_lookup(const struct vma_set *s, uint64_t addr);
+/* In address order: the lowest VMA, the one after v, the first one ending above addr (NULL: none). */
+const struct vma *vma_first(const struct vma_set *s);
+const struct vma *vma_next(const struct vma_set *s, const struct vma *v);
+const struct vma *vma_first_above(const struct vma_set *s, uint64_t addr);
+/* Every VMA of s in address order; the set must not change inside the loop. */
+#define vma_for_each(v, s) for (const struct vma *v = vma_first(s); v; v = vma_next(s, v))
 bool vma_range_free(const struct vma_set *s, uint64_t start, uint64_t end);
 bool vma_range_mapped(const struct vma_set *s, uint64_t start, uint64_t end);
+/* How many VMAs a change to [start, end) would split (0-2): what it adds to vma_count at most. */
+int vma_splits(const struct vma_set *s, uint64_t start, uint64_t end);
 /* Highest free gap of len below top and >= bottom; 0 when none. */
 uint64_t vma_find_free(const struct vma_set *s, uint64_t len, uint64_t bottom, uint64_t top);
-/* Takes a new reference to file (may be NULL). */
+/* Takes a new reference to file (may be NULL); merges with neighbours as Linux would. */
 long vma_insert(struct vma_set *s, uint64_t start, uint64_t end, int prot, int flags, struct vma_file *file,
 		uint64_t off) __must_check;
 struct vma_file *vma_file_new(int fd);	/* takes ownership of fd */
