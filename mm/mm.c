@@ -5,7 +5,9 @@
  * platform (as_syscall) and recorded only when the host call succeeded.
  */
 #include <fcntl.h>
+#include <linux/kcmp.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 
@@ -99,6 +101,61 @@ long mm_map_vma(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flags,
 	return ret;
 }
 
+/* A vma_file of fd (owned), with its inode's identity; -errno (fd closed) on failure. */
+static long new_vma_file(int fd, struct vma_file **out)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0) {
+		long r = neg_errno();
+		close(fd);
+		return r;
+	}
+	if (!(*out = vma_file_new(fd)))
+		return -ENOMEM;
+	(*out)->dev = st.st_dev;
+	(*out)->ino = st.st_ino;
+	return 0;
+}
+
+/*
+ * The file of a mapping of the guest's host_fd at [start, end): the one a
+ * neighbouring VMA holds when it is the same open file description (so
+ * that the two merge, as on Linux, and a guest mapping a file page by page
+ * costs the sentry one fd), else a new dup. A reference for the caller.
+ */
+static long get_vma_file(struct mm *mm, int host_fd, uint64_t start, uint64_t end, struct vma_file **out)
+{
+	const struct vma *next[2] = { vma_lookup(&mm->vmas, start - 1), vma_lookup(&mm->vmas, end) };
+	pid_t self = getpid();
+
+	for (int i = 0; i < 2; i++) {
+		struct vma_file *f = next[i] ? next[i]->file : NULL;
+		if (f && syscall(SYS_kcmp, self, self, KCMP_FILE, f->fd, host_fd) == 0) {
+			f->refs++;
+			*out = f;
+			return 0;
+		}
+	}
+	int fd = fcntl(host_fd, F_DUPFD_CLOEXEC, 3);
+	return fd < 0 ? neg_errno() : new_vma_file(fd, out);
+}
+
+/* The memfd behind a shared anonymous mapping of len bytes. */
+static long new_shmem_file(uint64_t len, struct vma_file **out)
+{
+	int fd = memfd_create("pvx-shmem", MFD_CLOEXEC);
+
+	if (fd < 0)
+		return neg_errno();
+	if (ftruncate(fd, (off_t)len) < 0) {
+		long r = neg_errno();
+		close(fd);
+		return r;
+	}
+	return new_vma_file(fd, out);
+}
+
 /* mmap(2): "If addr is NULL, the kernel chooses the (page-aligned) address". */
 long mm_mmap(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flags, int host_fd,
 	     uint64_t off)
@@ -137,24 +194,16 @@ long mm_mmap(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flags, in
 	 */
 	struct vma_file *file = NULL;
 	if (!(flags & MAP_ANONYMOUS)) {
-		int fd = fcntl(host_fd, F_DUPFD_CLOEXEC, 3);
-		if (fd < 0)
-			return neg_errno();
-		file = vma_file_new(fd);
-	} else if (type != MAP_PRIVATE) {
-		int fd = memfd_create("pvx-shmem", MFD_CLOEXEC);
-		if (fd < 0 || ftruncate(fd, (off_t)len) < 0) {
-			ret = neg_errno();
-			if (fd >= 0)
-				close(fd);
+		ret = get_vma_file(mm, host_fd, addr, addr + len, &file);
+		if (ret)
 			return ret;
-		}
-		file = vma_file_new(fd);
+	} else if (type != MAP_PRIVATE) {
+		ret = new_shmem_file(len, &file);
+		if (ret)
+			return ret;
 		flags &= ~MAP_ANONYMOUS;
 		off = 0;
 	}
-	if (!(flags & MAP_ANONYMOUS) && !file)
-		return -ENOMEM;
 	ret = mm_map_vma(mm, addr, len, prot, flags, file, off);
 	if (ret >= 0 && (vma_remove(&mm->vmas, addr, addr + len) ||
 			 vma_insert(&mm->vmas, addr, addr + len, prot, vma_flags(flags), file, off)))

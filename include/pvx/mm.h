@@ -24,10 +24,15 @@
 #define PVX_MMAP_BASE (PVX_STACK_TOP - PVX_STACK_SIZE - (256UL << 20))
 #define PVX_ET_DYN_BASE 0x555555554000UL	/* where static-pie images load */
 
-/* What a VMA maps: a host fd the sentry keeps (a file, or a memfd for shared anonymous memory). */
+/*
+ * What a VMA maps: a host fd the sentry keeps (a dup of the guest's file, or
+ * a memfd for shared anonymous memory), and the identity of its inode, which
+ * shared futexes are keyed on as Linux's get_futex_key() keys them.
+ */
 struct vma_file {
 	int refs;
 	int fd;
+	uint64_t dev, ino;
 };
 
 struct vma {
