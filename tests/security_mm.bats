@@ -19,3 +19,10 @@ setup() {
 @test "mm: neighbouring mappings merge into one VMA as on Linux: /proc/self/maps and mremap see one" {
 	compare_flavours 0 sec_mm_merge "$LINES"
 }
+
+# LTP setpgid03's checkpoints: the futex word lives in a file that each process opened and mapped itself.
+@test "mm: a shared futex in a file mapped separately by two processes (fork+exec) is woken" {
+	PVX_OPTS=(--rw)
+	compare_flavours 0 sec_mm_futex "$BATS_TEST_TMPDIR/futex-file"
+	grep -qx 'parent: the wait was woken' "$sandbox_out"
+}
