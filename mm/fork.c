@@ -74,19 +74,24 @@ static long copy_vma(struct mm *child, struct mm *parent, int pagemap, const str
 	int map_prot = shared ? v->prot : v->prot | PROT_READ | PROT_WRITE;
 	int flags = (v->flags & ~(MAP_TYPE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE | MAP_POPULATE)) | MAP_FIXED |
 		    (shared ? MAP_SHARED : MAP_PRIVATE) | (v->file ? 0 : MAP_ANONYMOUS);
-	long r = mm_map_vma(child, v->start, v->end - v->start, map_prot, flags, v->file, v->off);
+	uint64_t charge = vma_charge(v->prot, v->flags, v->file, v->end - v->start);
+	long r = mm_charge(charge);	/* the child's copy commits memory of its own, as dup_mmap() charges */
 
-	if (r < 0)
+	if (r)
 		return r;
-	if (!shared) {
-		if ((r = copy_touched(child, parent, pagemap, v->start, v->end)))
-			return r;
-		if (map_prot != v->prot &&
-		    (r = as_call3(child, SYS_mprotect, (long)v->start, (long)(v->end - v->start), v->prot)) < 0)
-			return r;
+	r = mm_map_vma(child, v->start, v->end - v->start, map_prot, flags, v->file, v->off);
+	if (r < 0) {
+		mm_uncharge(charge);
+		return r;
 	}
+	if (!shared && !(r = copy_touched(child, parent, pagemap, v->start, v->end)) && map_prot != v->prot)
+		r = as_call3(child, SYS_mprotect, (long)v->start, (long)(v->end - v->start), v->prot);
 	/* Record what the guest asked for (its flags), not how we mapped it. */
-	return vma_insert(&child->vmas, v->start, v->end, v->prot, v->flags, v->file, v->off);
+	if (r >= 0)
+		r = vma_insert(&child->vmas, v->start, v->end, v->prot, v->flags, v->file, v->off);
+	if (r < 0)
+		mm_uncharge(charge);	/* not recorded: mm_release will not give it back */
+	return r < 0 ? r : 0;
 }
 
 long mm_copy(struct mm *child, struct mm *parent)

@@ -6,6 +6,7 @@
  */
 #include <fcntl.h>
 #include <linux/kcmp.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/mman.h>
@@ -15,17 +16,58 @@
 #include "pvx/mm.h"
 #include "sentry/platform/platform.h"
 
+/*
+ * Memory the commit accounting cannot see (a guest's files in a tmpfs,
+ * memfds it writes, page tables) can still press the host: make the stub
+ * the host OOM killer's first choice, so that it kills a guest process
+ * (SIGKILL, as under a memcg limit), never the sentry or a host process.
+ * Best effort: a stub that is not ours to write (not dumpable) keeps 0.
+ */
+static void oom_victim_first(pid_t pid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/oom_score_adj", pid);
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (write(fd, "1000", 4) != 4)
+		pr_debug("%s: %m", path);
+	close(fd);
+}
+
 long mm_init(struct mm *mm, struct addr_space *as)
 {
 	memset(mm, 0, sizeof(*mm));
 	mm->as = as;
 	mm->mmap_base = PVX_MMAP_BASE;
+	if (as && as->pid > 0)
+		oom_victim_first(as->pid);
 	return 0;
 }
 
 void mm_release(struct mm *mm)
 {
+	mm_uncharge(vma_range_charge(&mm->vmas, 0, UINT64_MAX, -1));
 	vma_set_free(&mm->vmas);
+}
+
+/*
+ * A change that makes the sandbox's commitment go from old to new bytes:
+ * growth is charged before the host call (ENOMEM past --memory), a
+ * shrink is given back once the call succeeded (commit_end).
+ */
+static long commit_begin(uint64_t old, uint64_t new)
+{
+	return new > old ? mm_charge(new - old) : 0;
+}
+
+static void commit_end(uint64_t old, uint64_t new, bool done)
+{
+	if (done && new < old)
+		mm_uncharge(old - new);
+	if (!done && new > old)
+		mm_uncharge(new - old);
 }
 
 static long as_call(struct mm *mm, long nr, long a0, long a1, long a2, long a3, long a4, long a5)
@@ -144,16 +186,24 @@ static long get_vma_file(struct mm *mm, int host_fd, uint64_t start, uint64_t en
 /* The memfd behind a shared anonymous mapping of len bytes. */
 static long new_shmem_file(uint64_t len, struct vma_file **out)
 {
-	int fd = memfd_create("pvx-shmem", MFD_CLOEXEC);
+	long r = mm_charge(len);	/* its pages, once, however many map it */
 
-	if (fd < 0)
-		return neg_errno();
-	if (ftruncate(fd, (off_t)len) < 0) {
-		long r = neg_errno();
-		close(fd);
+	if (r)
+		return r;
+	int fd = memfd_create("pvx-shmem", MFD_CLOEXEC);
+	if (fd < 0 || ftruncate(fd, (off_t)len) < 0) {
+		r = neg_errno();
+		if (fd >= 0)
+			close(fd);
+	} else {
+		r = new_vma_file(fd, out);	/* closes fd on failure */
+	}
+	if (r) {
+		mm_uncharge(len);
 		return r;
 	}
-	return new_vma_file(fd, out);
+	(*out)->charge = len;
+	return 0;
 }
 
 /* mmap(2): "If addr is NULL, the kernel chooses the (page-aligned) address". */
@@ -204,10 +254,15 @@ long mm_mmap(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flags, in
 		flags &= ~MAP_ANONYMOUS;
 		off = 0;
 	}
-	ret = mm_map_vma(mm, addr, len, prot, flags, file, off);
+	uint64_t old = vma_range_charge(&mm->vmas, addr, addr + len, -1);
+	uint64_t new = vma_charge(prot, vma_flags(flags), file, len);
+	ret = commit_begin(old, new);
+	if (!ret)
+		ret = mm_map_vma(mm, addr, len, prot, flags, file, off);
 	if (ret >= 0 && (vma_remove(&mm->vmas, addr, addr + len) ||
 			 vma_insert(&mm->vmas, addr, addr + len, prot, vma_flags(flags), file, off)))
 		ret = -ENOMEM;
+	commit_end(old, new, ret >= 0);
 	vma_file_put(file);
 	return ret < 0 ? ret : (long)addr;
 }
@@ -221,9 +276,11 @@ long mm_munmap(struct mm *mm, uint64_t addr, uint64_t len)
 		return -EINVAL;
 	if (too_many_maps(mm, addr, addr + len, 0))
 		return -ENOMEM;
+	uint64_t old = vma_range_charge(&mm->vmas, addr, addr + len, -1);
 	long ret = as_call(mm, SYS_munmap, (long)addr, (long)len, 0, 0, 0, 0);
 	if (ret < 0)
 		return ret;
+	commit_end(old, 0, true);
 	return vma_remove(&mm->vmas, addr, addr + len);
 }
 
@@ -241,7 +298,12 @@ long mm_mprotect(struct mm *mm, uint64_t addr, uint64_t len, int prot)
 	if (!in_guest_range(addr, len) || !vma_range_mapped(&mm->vmas, addr, addr + len) ||
 	    too_many_maps(mm, addr, addr + len, 0))
 		return -ENOMEM;
-	long ret = as_call(mm, SYS_mprotect, (long)addr, (long)len, prot, 0, 0, 0);
+	uint64_t old = vma_range_charge(&mm->vmas, addr, addr + len, -1);
+	uint64_t new = vma_range_charge(&mm->vmas, addr, addr + len, prot);
+	long ret = commit_begin(old, new);
+	if (!ret)
+		ret = as_call(mm, SYS_mprotect, (long)addr, (long)len, prot, 0, 0, 0);
+	commit_end(old, new, ret >= 0);
 	if (ret < 0)
 		return ret;
 	return vma_protect(&mm->vmas, addr, addr + len, prot);
@@ -256,6 +318,12 @@ static long remap_to(struct mm *mm, const struct vma *v, uint64_t old, uint64_t 
 
 	if (too_many_maps(mm, old, old + old_len, 1 + vma_splits(&mm->vmas, to, to + new_len)))
 		return -ENOMEM;
+	/* What goes: the old range and, moving, what the new one replaces; what comes: the new range. */
+	uint64_t was = vma_range_charge(&mm->vmas, old, old + old_len, -1) +
+		       (to != old ? vma_range_charge(&mm->vmas, to, to + new_len, -1) : 0);
+	uint64_t will = vma_charge(keep.prot, keep.flags, keep.file, new_len);
+	if ((ret = commit_begin(was, will)))
+		return ret;
 	if (keep.file)
 		keep.file->refs++;
 	keep.off += old - v->start;
@@ -267,6 +335,7 @@ static long remap_to(struct mm *mm, const struct vma *v, uint64_t old, uint64_t 
 	if (ret >= 0 && (vma_remove(&mm->vmas, old, old + old_len) || vma_remove(&mm->vmas, to, to + new_len) ||
 	    vma_insert(&mm->vmas, to, to + new_len, keep.prot, keep.flags, keep.file, keep.off)))
 		ret = -ENOMEM;
+	commit_end(was, will, ret >= 0);
 	vma_file_put(keep.file);
 	return ret < 0 ? ret : (long)to;
 }

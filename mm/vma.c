@@ -26,8 +26,7 @@ struct vma_file *vma_file_new(int fd)
 		close(fd);
 		return NULL;
 	}
-	f->refs = 1;
-	f->fd = fd;
+	*f = (struct vma_file){ .refs = 1, .fd = fd };
 	return f;
 }
 
@@ -41,6 +40,7 @@ static struct vma_file *file_get(struct vma_file *f)
 void vma_file_put(struct vma_file *f)
 {
 	if (f && --f->refs == 0) {
+		mm_uncharge(f->charge);
 		close(f->fd);
 		free(f);
 	}
@@ -145,6 +145,29 @@ uint64_t vma_find_free(const struct vma_set *s, uint64_t len, uint64_t bottom, u
 	if (!b)
 		b = vt_leftmost(s->root);	/* the hole below every VMA */
 	return b->v.start >= bottom + len ? b->v.start - len : 0;
+}
+
+/*
+ * Linux's accountable_mapping() under overcommit_memory=2: private writable
+ * memory (MAP_NORESERVE too). Private anonymous memory that can only be
+ * read is charged as well: reading it maps the zero page, and the page
+ * tables that costs would otherwise be unbounded. Shared memory is a file's
+ * pages or a memfd charged once for its size (vma_file.charge).
+ */
+uint64_t vma_charge(int prot, int flags, const struct vma_file *file, uint64_t len)
+{
+	if ((flags & MAP_TYPE) != MAP_PRIVATE)
+		return 0;
+	return (prot & PROT_WRITE) || (!file && prot) ? len : 0;
+}
+
+uint64_t vma_range_charge(const struct vma_set *s, uint64_t start, uint64_t end, int prot)
+{
+	uint64_t sum = 0;
+
+	for (const struct vma *v = vma_first_above(s, start); v && v->start < end; v = vma_next(s, v))
+		sum += vma_charge(prot >= 0 ? prot : v->prot, v->flags, v->file, MIN(v->end, end) - MAX(v->start, start));
+	return sum;
 }
 
 /* Would Linux merge b into a, its lower neighbour (vma_merge's can_vma_merge_after)? */

@@ -43,6 +43,8 @@ static void usage(FILE *f)
 	      "  --root DIR       the guest's / (default: the host's /)\n"
 	      "  --rw             make the root writable (default: read-only)\n"
 	      "  --env K=V        set an environment variable for the guest\n"
+	      "  --memory=SIZE    bound the memory the guest commits (K/M/G suffixes; default: 3/4 of RAM\n"
+	      "                   plus swap); past it the guest gets ENOMEM, as under overcommit_memory=2\n"
 	      "  --strace         print every guest syscall on stderr\n"
 	      "  --debug          verbose sentry logging\n"
 	      "\n"
@@ -168,7 +170,8 @@ static int cmd_run(int argc, char **argv)
 		{ "platform", required_argument, NULL, 'p' }, { "root", required_argument, NULL, 'r' },
 		{ "rw", no_argument, NULL, 'w' },	      { "strace", no_argument, NULL, 's' },
 		{ "debug", no_argument, NULL, 'd' },	      { "env", required_argument, NULL, 'e' },
-		{ "help", no_argument, NULL, 'h' },	      { NULL, 0, NULL, 0 },
+		{ "help", no_argument, NULL, 'h' },	      { "memory", required_argument, NULL, 'm' },
+		{ NULL, 0, NULL, 0 },
 	};
 	const char *platform = "auto", *root = "/";
 	size_t envc = 0;
@@ -195,6 +198,12 @@ static int cmd_run(int argc, char **argv)
 				return 2;
 			}
 			envp = env_set(envp, &envc, optarg);
+			break;
+		case 'm':
+			if (mm_set_memory_limit(optarg) < 0) {
+				fprintf(stderr, "pvx: --memory wants SIZE[K|M|G], got '%s'\n", optarg);
+				return 2;
+			}
 			break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;

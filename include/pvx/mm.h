@@ -33,6 +33,7 @@ struct vma_file {
 	int refs;
 	int fd;
 	uint64_t dev, ino;
+	uint64_t charge;	/* bytes of the sandbox's memory bound it holds (a memfd's size) */
 };
 
 struct vma {
@@ -69,6 +70,10 @@ bool vma_range_mapped(const struct vma_set *s, uint64_t start, uint64_t end);
 int vma_splits(const struct vma_set *s, uint64_t start, uint64_t end);
 /* Highest free gap of len below top and >= bottom; 0 when none. */
 uint64_t vma_find_free(const struct vma_set *s, uint64_t len, uint64_t bottom, uint64_t top);
+/* What a mapping commits against the sandbox's memory bound (mm/account.c). */
+uint64_t vma_charge(int prot, int flags, const struct vma_file *file, uint64_t len);
+/* The charge of the parts of [start, end) that are mapped, with prot instead of theirs if prot >= 0. */
+uint64_t vma_range_charge(const struct vma_set *s, uint64_t start, uint64_t end, int prot);
 /* Takes a new reference to file (may be NULL); merges with neighbours as Linux would. */
 long vma_insert(struct vma_set *s, uint64_t start, uint64_t end, int prot, int flags, struct vma_file *file,
 		uint64_t off) __must_check;
@@ -85,6 +90,17 @@ struct mm {
 	uint64_t brk_start, brk_cur;
 	uint64_t mmap_base;	/* top-down allocation starts below this */
 };
+
+/*
+ * The sandbox's memory bound (mm/account.c): commit accounting over all
+ * address spaces, ENOMEM past the limit, as Linux under overcommit_memory=2.
+ */
+long mm_set_memory_limit(const char *size) __must_check;	/* --memory=SIZE[K|M|G|T] */
+uint64_t mm_memory_limit(void);
+uint64_t mm_memory_default(void);
+uint64_t mm_committed(void);
+long mm_charge(uint64_t bytes) __must_check;
+void mm_uncharge(uint64_t bytes);
 
 long mm_init(struct mm *mm, struct addr_space *as) __must_check;
 void mm_release(struct mm *mm);
