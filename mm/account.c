@@ -2,17 +2,21 @@
 /*
  * The sandbox's memory bound (pvx run --memory=SIZE): commit accounting as
  * Linux does it under vm.overcommit_memory=2, for all the sandbox's address
- * spaces together. What a guest can make the host hold for it is charged
- * when it is mapped, and a mapping, brk, mprotect, mremap, fork or exec
- * that would go past the limit gets ENOMEM, so the guest sees what it
- * would see on a Linux with strict overcommit, and no guest can push the
- * host into its OOM killer. Charged (see vma_charge): private writable
- * memory, MAP_NORESERVE included (Linux's mode 2 charges it too; otherwise
- * it would be the way around the bound), private readable anonymous
- * memory (its zero pages cost page tables), and shared anonymous memory
- * once per object (the memfd behind it, by its size). Not charged, as in
- * Linux: PROT_NONE reservations and shared file mappings (page cache of a
- * file that has its own size).
+ * spaces together. What a guest maps is charged when it is mapped, and a
+ * mapping, brk, mprotect, mremap, fork or exec that would go past the
+ * limit gets ENOMEM: the guest sees what it would see on a Linux with
+ * strict overcommit. Charged (see vma_charge): private writable memory,
+ * MAP_NORESERVE included (Linux's mode 2 charges it too; otherwise it
+ * would be the way around the bound), private readable anonymous memory
+ * (its zero pages cost page tables), shared mappings of files whose pages
+ * are memory (tmpfs, memfds), and pvx's memfd behind shared anonymous
+ * memory once for its size. Not charged, as in Linux: PROT_NONE
+ * reservations and shared mappings of files on disk.
+ *
+ * Not seen here: what a guest writes into a tmpfs or memfd with write()
+ * or fallocate() rather than through a mapping, and page tables of sparse
+ * file mappings. For those the stubs are the host OOM killer's first
+ * choice (mm_init), so a guest process dies, not pvx or a host process.
  *
  * The default, 3/4 of RAM plus swap, follows Linux's own CommitLimit
  * (overcommit_ratio percent of RAM plus swap, 50% by default, but for

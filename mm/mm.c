@@ -6,11 +6,13 @@
  */
 #include <fcntl.h>
 #include <linux/kcmp.h>
+#include <linux/magic.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/vfs.h>
 
 #include "pvx/log.h"
 #include "pvx/mm.h"
@@ -146,6 +148,7 @@ long mm_map_vma(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flags,
 /* A vma_file of fd (owned), with its inode's identity; -errno (fd closed) on failure. */
 static long new_vma_file(int fd, struct vma_file **out)
 {
+	struct statfs sf;
 	struct stat st;
 
 	if (fstat(fd, &st) < 0) {
@@ -153,10 +156,12 @@ static long new_vma_file(int fd, struct vma_file **out)
 		close(fd);
 		return r;
 	}
+	bool in_ram = fstatfs(fd, &sf) == 0 && (sf.f_type == TMPFS_MAGIC || sf.f_type == HUGETLBFS_MAGIC);
 	if (!(*out = vma_file_new(fd)))
 		return -ENOMEM;
 	(*out)->dev = st.st_dev;
 	(*out)->ino = st.st_ino;
+	(*out)->in_ram = in_ram;
 	return 0;
 }
 

@@ -151,13 +151,16 @@ uint64_t vma_find_free(const struct vma_set *s, uint64_t len, uint64_t bottom, u
  * Linux's accountable_mapping() under overcommit_memory=2: private writable
  * memory (MAP_NORESERVE too). Private anonymous memory that can only be
  * read is charged as well: reading it maps the zero page, and the page
- * tables that costs would otherwise be unbounded. Shared memory is a file's
- * pages or a memfd charged once for its size (vma_file.charge).
+ * tables that costs would otherwise be unbounded. A shared mapping of a
+ * file whose pages are memory (tmpfs, a guest's memfd) is charged for what
+ * it can make the kernel allocate, as Linux's shmem accounting charges
+ * them; pvx's own memfd behind shared anonymous memory is charged once
+ * for its size instead (vma_file.charge). Other shared files are a disk's.
  */
 uint64_t vma_charge(int prot, int flags, const struct vma_file *file, uint64_t len)
 {
 	if ((flags & MAP_TYPE) != MAP_PRIVATE)
-		return 0;
+		return file && file->in_ram && !file->charge && prot ? len : 0;
 	return (prot & PROT_WRITE) || (!file && prot) ? len : 0;
 }
 

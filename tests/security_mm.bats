@@ -49,10 +49,10 @@ setup() {
 
 # --memory: commit accounting over the whole sandbox (mm/account.c). The guests stop by themselves at
 # 512 MiB, so a pvx without a bound (base: no --memory at all) costs the host no more than that.
-@test "mm: --memory=64M: private, shared and brk memory taken in a loop ends in ENOMEM; the guest and pvx go on" {
+@test "mm: --memory=64M: private, shared, memfd and brk memory taken in a loop ends in ENOMEM; guest and pvx go on" {
 	PVX_OPTS=(--memory=64M)
 	local how
-	for how in mmap shared brk; do
+	for how in mmap shared memfd brk; do
 		pvx_run_split "$(guest sec_mm_memory)" "$how" 512
 		assert_status 0
 		[[ $output =~ $how:\ ENOMEM\ after\ ([0-9]+)\ MiB ]]

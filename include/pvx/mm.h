@@ -34,6 +34,7 @@ struct vma_file {
 	int fd;
 	uint64_t dev, ino;
 	uint64_t charge;	/* bytes of the sandbox's memory bound it holds (a memfd's size) */
+	bool in_ram;		/* tmpfs, a memfd, hugetlbfs: its pages are memory, not a disk's cache */
 };
 
 struct vma {

@@ -2,6 +2,7 @@
  * by itself at CAP MiB, so that without a bound it only takes that much.
  *   sec_mm_memory mmap CAP     private anonymous 4 MiB chunks, each touched
  *   sec_mm_memory shared CAP   shared anonymous 4 MiB chunks, each touched
+ *   sec_mm_memory memfd CAP    a memfd of CAP MiB, mapped shared 4 MiB at a time, each touched
  *   sec_mm_memory brk CAP      brk up 1 MiB at a time, touched
  *   sec_mm_memory procs CAP    4 processes, each taking CAP/4 MiB in 4 MiB chunks (the bound is sandbox-wide)
  *   sec_mm_memory fork MB      touch MB MiB, then fork: the child's copy commits as much again
@@ -36,8 +37,14 @@ static long take(const char *how, long cap)
 			got += 1;
 			continue;
 		}
-		int flags = (!strcmp(how, "shared") ? MAP_SHARED : MAP_PRIVATE) | MAP_ANONYMOUS;
-		p = mmap(NULL, 4 * MIB, PROT_READ | PROT_WRITE, flags, -1, 0);
+		static int memfd = -1;
+		if (!strcmp(how, "memfd") && memfd < 0) {
+			memfd = (int)syscall(SYS_memfd_create, "hog", 0);
+			if (memfd < 0 || ftruncate(memfd, (off_t)cap * MIB))
+				break;
+		}
+		int flags = (strcmp(how, "mmap") ? MAP_SHARED : MAP_PRIVATE) | (memfd < 0 ? MAP_ANONYMOUS : 0);
+		p = mmap(NULL, 4 * MIB, PROT_READ | PROT_WRITE, flags, memfd, memfd < 0 ? 0 : (off_t)got * MIB);
 		if (p == MAP_FAILED)
 			break;
 		memset(p, 1, 4 * MIB);
