@@ -75,6 +75,7 @@ setup() {
 	pvx_run "$(guest sec_mm_memory)" fork 40
 	assert_status 0
 	assert_contains "$output" "fork with 40 MiB: ENOMEM"
+	assert_contains "$output" "then wait: ECHILD"
 	pvx_run "$(guest sec_mm_memory)" fork 20
 	assert_status 0
 	assert_contains "$output" "fork with 20 MiB: ok, child exit 0"

@@ -89,6 +89,8 @@ int main(int argc, char **argv)
 			_exit(p[n * MIB - 1] == 1 ? 0 : 1);
 		if (c < 0) {
 			printf("fork with %ld MiB: %s\n", n, errno == ENOMEM ? "ENOMEM" : strerror(errno));
+			/* A failed fork leaves no child behind. */
+			printf("then wait: %s\n", wait(NULL) < 0 && errno == ECHILD ? "ECHILD" : "a child");
 			return 0;
 		}
 		int st;
