@@ -273,7 +273,8 @@ static long host_rwv(struct task *t, struct file *f, bool rd, void *buf, size_t 
 	return unlocked_io(t, NULL, f, nr, a);
 }
 
-/* Copy len bytes between buf and the guest's iovecs from byte pos of them on; the bytes copied before a bad page. */
+/* Copy len bytes between buf and the guest's iovecs from byte pos of them on; returns what it copied
+ * before a bad page. */
 static size_t iov_copy(struct task *t, const struct iovec *iov, size_t pos, char *buf, size_t len, bool to_guest)
 {
 	size_t done = 0;
