@@ -43,7 +43,7 @@ long mm_init(struct mm *mm, struct addr_space *as)
 	memset(mm, 0, sizeof(*mm));
 	mm->as = as;
 	mm->mmap_base = PVX_MMAP_BASE;
-	if (as && as->pid > 0)
+	if (as && as->pid > 0 && as->pid != getpid())	/* a stub process, never the sentry */
 		oom_victim_first(as->pid);
 	return 0;
 }
