@@ -75,19 +75,24 @@ static long copy_vma(struct mm *child, struct mm *parent, int pagemap, const str
 	int map_prot = shared ? v->prot : v->prot | PROT_READ | PROT_WRITE;
 	int flags = (v->flags & ~(MAP_TYPE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE | MAP_POPULATE)) | MAP_FIXED |
 		    (shared ? MAP_SHARED : MAP_PRIVATE) | (v->file ? 0 : MAP_ANONYMOUS);
-	long r = mm_map_vma(child, v->start, v->end - v->start, map_prot, flags, v->file, v->off);
+	uint64_t charge = vma_charge(v->prot, v->flags, v->file, v->end - v->start);
+	long r = mm_charge(charge);	/* the child's copy commits memory of its own, as dup_mmap() charges */
 
-	if (r < 0)
+	if (r)
 		return r;
-	if (!shared) {
-		if ((r = copy_touched(child, parent, pagemap, v->start, v->end)))
-			return r;
-		if (map_prot != v->prot &&
-		    (r = as_call3(child, SYS_mprotect, (long)v->start, (long)(v->end - v->start), v->prot)) < 0)
-			return r;
+	r = mm_map_vma(child, v->start, v->end - v->start, map_prot, flags, v->file, v->off);
+	if (r < 0) {
+		mm_uncharge(charge);
+		return r;
 	}
+	if (!shared && !(r = copy_touched(child, parent, pagemap, v->start, v->end)) && map_prot != v->prot)
+		r = as_call3(child, SYS_mprotect, (long)v->start, (long)(v->end - v->start), v->prot);
 	/* Record what the guest asked for (its flags), not how we mapped it. */
-	return vma_insert(&child->vmas, v->start, v->end, v->prot, v->flags, v->file, v->off);
+	if (r >= 0)
+		r = vma_insert(&child->vmas, v->start, v->end, v->prot, v->flags, v->file, v->off);
+	if (r < 0)
+		mm_uncharge(charge);	/* not recorded: mm_release will not give it back */
+	return r < 0 ? r : 0;
 }
 
 long mm_copy(struct mm *child, struct mm *parent)
@@ -100,8 +105,8 @@ long mm_copy(struct mm *child, struct mm *parent)
 	child->mmap_base = parent->mmap_base;
 	snprintf(path, sizeof(path), "/proc/%d/pagemap", parent->as->pid);
 	int pagemap = open_privileged(path, O_RDONLY | O_CLOEXEC);	/* 0400 root: not nobody's */
-	for (size_t i = 0; i < parent->vmas.n && !r; i++)
-		r = copy_vma(child, parent, pagemap, &parent->vmas.v[i]);
+	for (const struct vma *v = vma_first(&parent->vmas); v && !r; v = vma_next(&parent->vmas, v))
+		r = copy_vma(child, parent, pagemap, v);
 	if (pagemap >= 0)
 		close(pagemap);
 	return r;
@@ -114,8 +119,7 @@ long mm_copy(struct mm *child, struct mm *parent)
  */
 long mm_fork_prepare(struct mm *parent, bool undo)
 {
-	for (size_t i = 0; i < parent->vmas.n; i++) {
-		const struct vma *v = &parent->vmas.v[i];
+	vma_for_each(v, &parent->vmas) {
 		if ((v->prot & PROT_READ) || (v->flags & MAP_TYPE) != MAP_PRIVATE)
 			continue;
 		long r = as_call3(parent, SYS_mprotect, (long)v->start, (long)(v->end - v->start),

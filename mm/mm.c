@@ -5,25 +5,71 @@
  * platform (as_syscall) and recorded only when the host call succeeded.
  */
 #include <fcntl.h>
+#include <linux/kcmp.h>
+#include <linux/magic.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/vfs.h>
 
 #include "pvx/log.h"
 #include "pvx/mm.h"
 #include "sentry/platform/platform.h"
+
+/*
+ * Memory the commit accounting cannot see (a guest's files in a tmpfs,
+ * memfds it writes, page tables) can still press the host: make the stub
+ * the host OOM killer's first choice, so that it kills a guest process
+ * (SIGKILL, as under a memcg limit), never the sentry or a host process.
+ * Best effort: a stub that is not ours to write (not dumpable) keeps 0.
+ */
+static void oom_victim_first(pid_t pid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/oom_score_adj", pid);
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (write(fd, "1000", 4) != 4)
+		pr_debug("%s: %m", path);
+	close(fd);
+}
 
 long mm_init(struct mm *mm, struct addr_space *as)
 {
 	memset(mm, 0, sizeof(*mm));
 	mm->as = as;
 	mm->mmap_base = PVX_MMAP_BASE;
+	if (as && as->pid > 0 && as->pid != getpid())	/* a stub process, never the sentry */
+		oom_victim_first(as->pid);
 	return 0;
 }
 
 void mm_release(struct mm *mm)
 {
+	mm_uncharge(vma_range_charge(&mm->vmas, 0, UINT64_MAX, -1));
 	vma_set_free(&mm->vmas);
+}
+
+/*
+ * A change that makes the sandbox's commitment go from old to new bytes:
+ * growth is charged before the host call (ENOMEM past --memory), a
+ * shrink is given back once the call succeeded (commit_end).
+ */
+static long commit_begin(uint64_t old, uint64_t new)
+{
+	return new > old ? mm_charge(new - old) : 0;
+}
+
+static void commit_end(uint64_t old, uint64_t new, bool done)
+{
+	if (done && new < old)
+		mm_uncharge(old - new);
+	if (!done && new > old)
+		mm_uncharge(new - old);
 }
 
 static long as_call(struct mm *mm, long nr, long a0, long a1, long a2, long a3, long a4, long a5)
@@ -52,6 +98,26 @@ static uint64_t pick_addr(struct mm *mm, uint64_t hint, uint64_t len, int flags)
 	return addr;
 }
 
+/*
+ * "ENOMEM The process's maximum number of mappings would have been
+ * exceeded": vm.max_map_count, counting the VMAs a change would split. It
+ * bounds what the sentry keeps per address space, as it bounds the kernel.
+ */
+static bool too_many_maps(struct mm *mm, uint64_t start, uint64_t end, int adds)
+{
+	int more = vma_splits(&mm->vmas, start, end) + adds;
+
+	return more && vma_count(&mm->vmas) + more > PVX_MAX_MAP_COUNT;
+}
+
+/* What a VMA records of mmap's flags: those that last (VM_* in Linux), so that neighbours merge. */
+static int vma_flags(int flags)
+{
+	int type = (flags & MAP_TYPE) == MAP_PRIVATE ? MAP_PRIVATE : MAP_SHARED;
+
+	return type | (flags & (MAP_ANONYMOUS | MAP_GROWSDOWN | MAP_LOCKED | MAP_NORESERVE | MAP_STACK));
+}
+
 #define MAP_KNOWN_FLAGS                                                                       \
 	(MAP_SHARED | MAP_PRIVATE | MAP_SHARED_VALIDATE | MAP_ANONYMOUS | MAP_FIXED |          \
 	 MAP_FIXED_NOREPLACE | MAP_NORESERVE | MAP_POPULATE | MAP_STACK | MAP_GROWSDOWN |       \
@@ -77,6 +143,72 @@ long mm_map_vma(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flags,
 		return -ENOMEM;
 	}
 	return ret;
+}
+
+/* A vma_file of fd (owned), with its inode's identity; -errno (fd closed) on failure. */
+static long new_vma_file(int fd, struct vma_file **out)
+{
+	struct statfs sf;
+	struct stat st;
+
+	if (fstat(fd, &st) < 0) {
+		long r = neg_errno();
+		close(fd);
+		return r;
+	}
+	bool in_ram = fstatfs(fd, &sf) == 0 && (sf.f_type == TMPFS_MAGIC || sf.f_type == HUGETLBFS_MAGIC);
+	if (!(*out = vma_file_new(fd)))
+		return -ENOMEM;
+	(*out)->dev = st.st_dev;
+	(*out)->ino = st.st_ino;
+	(*out)->in_ram = in_ram;
+	return 0;
+}
+
+/*
+ * The file of a mapping of the guest's host_fd at [start, end): the one a
+ * neighbouring VMA holds when it is the same open file description (so
+ * that the two merge, as on Linux, and a guest mapping a file page by page
+ * costs the sentry one fd), else a new dup. A reference for the caller.
+ */
+static long get_vma_file(struct mm *mm, int host_fd, uint64_t start, uint64_t end, struct vma_file **out)
+{
+	const struct vma *next[2] = { vma_lookup(&mm->vmas, start - 1), vma_lookup(&mm->vmas, end) };
+	pid_t self = getpid();
+
+	for (int i = 0; i < 2; i++) {
+		struct vma_file *f = next[i] ? next[i]->file : NULL;
+		if (f && syscall(SYS_kcmp, self, self, KCMP_FILE, f->fd, host_fd) == 0) {
+			f->refs++;
+			*out = f;
+			return 0;
+		}
+	}
+	int fd = fcntl(host_fd, F_DUPFD_CLOEXEC, 3);
+	return fd < 0 ? neg_errno() : new_vma_file(fd, out);
+}
+
+/* The memfd behind a shared anonymous mapping of len bytes. */
+static long new_shmem_file(uint64_t len, struct vma_file **out)
+{
+	long r = mm_charge(len);	/* its pages, once, however many map it */
+
+	if (r)
+		return r;
+	int fd = memfd_create("pvx-shmem", MFD_CLOEXEC);
+	if (fd < 0 || ftruncate(fd, (off_t)len) < 0) {
+		r = neg_errno();
+		if (fd >= 0)
+			close(fd);
+	} else {
+		r = new_vma_file(fd, out);	/* closes fd on failure */
+	}
+	if (r) {
+		mm_uncharge(len);
+		return r;
+	}
+	(*out)->charge = len;
+	return 0;
 }
 
 /* mmap(2): "If addr is NULL, the kernel chooses the (page-aligned) address". */
@@ -108,6 +240,8 @@ long mm_mmap(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flags, in
 		if (!addr)
 			return -ENOMEM;
 	}
+	if (too_many_maps(mm, addr, addr + len, 1))
+		return -ENOMEM;
 	/*
 	 * The VMA keeps the file so fork can map it again: a dup of the guest's
 	 * host fd, or for shared anonymous memory a memfd, so that parent and
@@ -115,28 +249,25 @@ long mm_mmap(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flags, in
 	 */
 	struct vma_file *file = NULL;
 	if (!(flags & MAP_ANONYMOUS)) {
-		int fd = fcntl(host_fd, F_DUPFD_CLOEXEC, 3);
-		if (fd < 0)
-			return neg_errno();
-		file = vma_file_new(fd);
-	} else if (type != MAP_PRIVATE) {
-		int fd = memfd_create("pvx-shmem", MFD_CLOEXEC);
-		if (fd < 0 || ftruncate(fd, (off_t)len) < 0) {
-			ret = neg_errno();
-			if (fd >= 0)
-				close(fd);
+		ret = get_vma_file(mm, host_fd, addr, addr + len, &file);
+		if (ret)
 			return ret;
-		}
-		file = vma_file_new(fd);
+	} else if (type != MAP_PRIVATE) {
+		ret = new_shmem_file(len, &file);
+		if (ret)
+			return ret;
 		flags &= ~MAP_ANONYMOUS;
 		off = 0;
 	}
-	if (!(flags & MAP_ANONYMOUS) && !file)
-		return -ENOMEM;
-	ret = mm_map_vma(mm, addr, len, prot, flags, file, off);
+	uint64_t old = vma_range_charge(&mm->vmas, addr, addr + len, -1);
+	uint64_t new = vma_charge(prot, vma_flags(flags), file, len);
+	ret = commit_begin(old, new);
+	if (!ret)
+		ret = mm_map_vma(mm, addr, len, prot, flags, file, off);
 	if (ret >= 0 && (vma_remove(&mm->vmas, addr, addr + len) ||
-			 vma_insert(&mm->vmas, addr, addr + len, prot, flags, file, off)))
+			 vma_insert(&mm->vmas, addr, addr + len, prot, vma_flags(flags), file, off)))
 		ret = -ENOMEM;
+	commit_end(old, new, ret >= 0);
 	vma_file_put(file);
 	return ret < 0 ? ret : (long)addr;
 }
@@ -148,9 +279,13 @@ long mm_munmap(struct mm *mm, uint64_t addr, uint64_t len)
 	len = PAGE_ALIGN_UP(len);
 	if (!in_guest_range(addr, len))
 		return -EINVAL;
+	if (too_many_maps(mm, addr, addr + len, 0))
+		return -ENOMEM;
+	uint64_t old = vma_range_charge(&mm->vmas, addr, addr + len, -1);
 	long ret = as_call(mm, SYS_munmap, (long)addr, (long)len, 0, 0, 0, 0);
 	if (ret < 0)
 		return ret;
+	commit_end(old, 0, true);
 	return vma_remove(&mm->vmas, addr, addr + len);
 }
 
@@ -165,9 +300,15 @@ long mm_mprotect(struct mm *mm, uint64_t addr, uint64_t len, int prot)
 	len = PAGE_ALIGN_UP(len);
 	if (len == 0)
 		return 0;
-	if (!in_guest_range(addr, len) || !vma_range_mapped(&mm->vmas, addr, addr + len))
+	if (!in_guest_range(addr, len) || !vma_range_mapped(&mm->vmas, addr, addr + len) ||
+	    too_many_maps(mm, addr, addr + len, 0))
 		return -ENOMEM;
-	long ret = as_call(mm, SYS_mprotect, (long)addr, (long)len, prot, 0, 0, 0);
+	uint64_t old = vma_range_charge(&mm->vmas, addr, addr + len, -1);
+	uint64_t new = vma_range_charge(&mm->vmas, addr, addr + len, prot);
+	long ret = commit_begin(old, new);
+	if (!ret)
+		ret = as_call(mm, SYS_mprotect, (long)addr, (long)len, prot, 0, 0, 0);
+	commit_end(old, new, ret >= 0);
 	if (ret < 0)
 		return ret;
 	return vma_protect(&mm->vmas, addr, addr + len, prot);
@@ -180,6 +321,14 @@ static long remap_to(struct mm *mm, const struct vma *v, uint64_t old, uint64_t 
 	struct vma keep = *v;	/* v dies with the removal below: hold its file */
 	long ret;
 
+	if (too_many_maps(mm, old, old + old_len, 1 + vma_splits(&mm->vmas, to, to + new_len)))
+		return -ENOMEM;
+	/* What goes: the old range and, moving, what the new one replaces; what comes: the new range. */
+	uint64_t was = vma_range_charge(&mm->vmas, old, old + old_len, -1) +
+		       (to != old ? vma_range_charge(&mm->vmas, to, to + new_len, -1) : 0);
+	uint64_t will = vma_charge(keep.prot, keep.flags, keep.file, new_len);
+	if ((ret = commit_begin(was, will)))
+		return ret;
 	if (keep.file)
 		keep.file->refs++;
 	keep.off += old - v->start;
@@ -191,6 +340,7 @@ static long remap_to(struct mm *mm, const struct vma *v, uint64_t old, uint64_t 
 	if (ret >= 0 && (vma_remove(&mm->vmas, old, old + old_len) || vma_remove(&mm->vmas, to, to + new_len) ||
 	    vma_insert(&mm->vmas, to, to + new_len, keep.prot, keep.flags, keep.file, keep.off)))
 		ret = -ENOMEM;
+	commit_end(was, will, ret >= 0);
 	vma_file_put(keep.file);
 	return ret < 0 ? ret : (long)to;
 }

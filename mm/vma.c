@@ -1,15 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * VMA bookkeeping: a sorted array of non-overlapping [start, end) ranges.
- * Pure data structure, no host calls (tests/unit/test_vma.c). Neighbours
- * are not merged: the guest never sees the difference until /proc/self/maps,
- * and keeping ranges as mapped makes the stub's view easy to reason about.
+ * VMA bookkeeping: non-overlapping [start, end) ranges in a balanced tree
+ * (mm/vma_tree.c), so that every call the guest makes costs O(log n) under
+ * the sentry lock however many VMAs it made (plus O(1) per VMA it removes or
+ * changes, as in Linux). Pure data structure, no host calls
+ * (tests/unit/test_vma.c).
+ *
+ * Neighbours that Linux would merge (same protection and flags, anonymous or
+ * the same file at contiguous offsets) are merged, as vma_merge() does: the
+ * guest's /proc/self/maps and mremap see what they would see on Linux, and
+ * the set stays as small as the host's own view of the stub, which the
+ * host's vm.max_map_count bounds.
  */
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "pvx/mm.h"
+#include "mm/vma_tree.h"
 
 struct vma_file *vma_file_new(int fd)
 {
@@ -19,8 +26,7 @@ struct vma_file *vma_file_new(int fd)
 		close(fd);
 		return NULL;
 	}
-	f->refs = 1;
-	f->fd = fd;
+	*f = (struct vma_file){ .refs = 1, .fd = fd };
 	return f;
 }
 
@@ -34,97 +40,172 @@ static struct vma_file *file_get(struct vma_file *f)
 void vma_file_put(struct vma_file *f)
 {
 	if (f && --f->refs == 0) {
+		mm_uncharge(f->charge);
 		close(f->fd);
 		free(f);
 	}
 }
 
+static void free_tree(struct vma_node *t)
+{
+	if (!t)
+		return;
+	free_tree(t->kid[0]);
+	free_tree(t->kid[1]);
+	vma_file_put(t->v.file);
+	free(t);
+}
+
 void vma_set_free(struct vma_set *s)
 {
-	for (size_t i = 0; i < s->n; i++)
-		vma_file_put(s->v[i].file);
-	free(s->v);
+	free_tree(s->root);
 	memset(s, 0, sizeof(*s));
 }
 
-/* Index of the first VMA whose end is above addr (s->n if none). */
-static size_t first_above(const struct vma_set *s, uint64_t addr)
+size_t vma_count(const struct vma_set *s)
 {
-	size_t lo = 0, hi = s->n;
+	return s->n;
+}
 
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (s->v[mid].end <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+const struct vma *vma_first(const struct vma_set *s)
+{
+	struct vma_node *n = vt_leftmost(s->root);
+
+	return n ? &n->v : NULL;
+}
+
+const struct vma *vma_next(const struct vma_set *s, const struct vma *v)
+{
+	struct vma_node *n = vt_first_above(s->root, v->end);
+
+	return n ? &n->v : NULL;
+}
+
+const struct vma *vma_first_above(const struct vma_set *s, uint64_t addr)
+{
+	struct vma_node *n = vt_first_above(s->root, addr);
+
+	return n ? &n->v : NULL;
 }
 
 const struct vma *vma_lookup(const struct vma_set *s, uint64_t addr)
 {
-	size_t i = first_above(s, addr);
+	const struct vma *v = vma_first_above(s, addr);
 
-	return i < s->n && s->v[i].start <= addr ? &s->v[i] : NULL;
+	return v && v->start <= addr ? v : NULL;
 }
 
 bool vma_range_free(const struct vma_set *s, uint64_t start, uint64_t end)
 {
-	size_t i = first_above(s, start);
+	const struct vma *v = vma_first_above(s, start);
 
-	return i == s->n || s->v[i].start >= end;
+	return !v || v->start >= end;
 }
 
 bool vma_range_mapped(const struct vma_set *s, uint64_t start, uint64_t end)
 {
-	size_t i = first_above(s, start);
 	uint64_t at = start;
 
-	for (; i < s->n && at < end; i++) {
-		if (s->v[i].start > at)
+	for (const struct vma *v = vma_first_above(s, start); v && at < end; v = vma_next(s, v)) {
+		if (v->start > at)
 			return false;
-		at = s->v[i].end;
+		at = v->end;
 	}
 	return at >= end;
 }
 
-uint64_t vma_find_free(const struct vma_set *s, uint64_t len, uint64_t bottom, uint64_t top)
+int vma_splits(const struct vma_set *s, uint64_t start, uint64_t end)
 {
-	uint64_t hi = top;
-	size_t i = first_above(s, top);
+	const struct vma *a = vma_lookup(s, start), *b = vma_lookup(s, end);
 
-	if (len == 0 || len > top - bottom)
-		return 0;
-	/* Walk gaps downwards from top: [end of VMA i-1, min(start of VMA i, top)). */
-	while (true) {
-		uint64_t lo = i > 0 ? s->v[i - 1].end : bottom;
-		if (i < s->n && s->v[i].start < hi)
-			hi = s->v[i].start;
-		if (lo < bottom)
-			lo = bottom;
-		if (hi >= lo && hi - lo >= len)
-			return hi - len;
-		if (i == 0)
-			return 0;
-		i--;
-		hi = s->v[i].start;
-		if (hi <= bottom)
-			return 0;
-	}
+	return (a && a->start < start) + (b && b->start < end);
 }
 
-static long reserve(struct vma_set *s, size_t extra)
+/*
+ * The highest fitting hole is either the one that top falls in (or that
+ * ends at the VMA top falls in), clipped to top, or the highest hole of at
+ * least len entirely below it, found through the tree's gap aggregates.
+ * Holes further down are lower: if the highest one fails only because of
+ * bottom, so do they all.
+ */
+uint64_t vma_find_free(const struct vma_set *s, uint64_t len, uint64_t bottom, uint64_t top)
 {
-	if (s->n + extra <= s->cap)
+	if (len == 0 || top < bottom || len > top - bottom)
 		return 0;
-	size_t cap = MAX(s->cap * 2, s->n + extra + 16);
-	struct vma *v = realloc(s->v, cap * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	s->v = v;
-	s->cap = cap;
-	return 0;
+	struct vma_node *above = vt_first_above(s->root, top);
+	struct vma_node *below = above ? vt_last_below(s->root, above->v.start) : vt_last_below(s->root, top);
+	uint64_t hi = above && above->v.start < top ? above->v.start : top;
+	uint64_t lo = MAX(below ? below->v.end : 0, bottom);
+
+	if (hi >= lo && hi - lo >= len)
+		return hi - len;
+	if (!below || below->v.end <= bottom)
+		return 0;
+	struct vma_node *b = vt_gap_search(s->root, below->v.start, len);
+	if (!b)
+		b = vt_leftmost(s->root);	/* the hole below every VMA */
+	return b->v.start >= bottom + len ? b->v.start - len : 0;
+}
+
+/*
+ * Linux's accountable_mapping() under overcommit_memory=2: private writable
+ * memory (MAP_NORESERVE too). Private anonymous memory that can only be
+ * read is charged as well: reading it maps the zero page, and the page
+ * tables that costs would otherwise be unbounded. A shared mapping of a
+ * file whose pages are memory (tmpfs, a guest's memfd) is charged for what
+ * it can make the kernel allocate, as Linux's shmem accounting charges
+ * them; pvx's own memfd behind shared anonymous memory is charged once
+ * for its size instead (vma_file.charge). Other shared files are a disk's.
+ */
+uint64_t vma_charge(int prot, int flags, const struct vma_file *file, uint64_t len)
+{
+	if ((flags & MAP_TYPE) != MAP_PRIVATE)
+		return file && file->in_ram && !file->charge && prot ? len : 0;
+	return (prot & PROT_WRITE) || (!file && prot) ? len : 0;
+}
+
+uint64_t vma_range_charge(const struct vma_set *s, uint64_t start, uint64_t end, int prot)
+{
+	uint64_t sum = 0;
+
+	for (const struct vma *v = vma_first_above(s, start); v && v->start < end; v = vma_next(s, v))
+		sum += vma_charge(prot >= 0 ? prot : v->prot, v->flags, v->file, MIN(v->end, end) - MAX(v->start, start));
+	return sum;
+}
+
+/* Would Linux merge b into a, its lower neighbour (vma_merge's can_vma_merge_after)? */
+static bool mergeable(const struct vma *a, const struct vma *b)
+{
+	return a->end == b->start && a->prot == b->prot && a->flags == b->flags && a->file == b->file &&
+	       (!a->file || a->off + (a->end - a->start) == b->off);
+}
+
+/* Merge b into its lower neighbour a when they are mergeable; true if it did. */
+static bool merge(struct vma_set *s, struct vma_node *a, struct vma_node *b)
+{
+	if (!a || !b || !mergeable(&a->v, &b->v))
+		return false;
+	vt_delete(&s->root, b);
+	a->v.end = b->v.end;
+	vt_refresh(s->root, a);
+	vma_file_put(b->v.file);
+	free(b);
+	s->n--;
+	return true;
+}
+
+/* Merge what can be merged among the VMAs from the one before start to the first at or after end. */
+static void merge_range(struct vma_set *s, uint64_t start, uint64_t end)
+{
+	struct vma_node *a = vt_last_below(s->root, start);
+
+	if (!a)
+		a = vt_first_above(s->root, start);
+	while (a && a->v.start < end) {
+		struct vma_node *b = vt_first_above(s->root, a->v.end);
+		if (!merge(s, a, b))
+			a = b;
+	}
 }
 
 long vma_insert(struct vma_set *s, uint64_t start, uint64_t end, int prot, int flags, struct vma_file *file,
@@ -132,48 +213,52 @@ long vma_insert(struct vma_set *s, uint64_t start, uint64_t end, int prot, int f
 {
 	if (start >= end || !vma_range_free(s, start, end))
 		return -EINVAL;
-	long err = reserve(s, 1);
-	if (err)
-		return err;
-	size_t i = first_above(s, start);
-	memmove(&s->v[i + 1], &s->v[i], (s->n - i) * sizeof(*s->v));
-	s->v[i] = (struct vma){ start, end, prot, flags, file_get(file), off };
+	struct vma_node *n = calloc(1, sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	n->v = (struct vma){ start, end, prot, flags, file_get(file), off };
+	vt_insert(&s->root, n);
 	s->n++;
+	merge_range(s, start, end);
 	return 0;
 }
 
 /* Split so that no VMA straddles addr. */
 static long split_at(struct vma_set *s, uint64_t addr)
 {
-	size_t i = first_above(s, addr);
+	struct vma_node *a = vt_first_above(s->root, addr);
 
-	if (i == s->n || s->v[i].start >= addr)
+	if (!a || a->v.start >= addr)
 		return 0;
-	long err = reserve(s, 1);
-	if (err)
-		return err;
-	memmove(&s->v[i + 1], &s->v[i], (s->n - i) * sizeof(*s->v));
-	s->v[i].end = addr;
-	s->v[i + 1].start = addr;
-	s->v[i + 1].off += addr - s->v[i].start;
-	file_get(s->v[i + 1].file);
+	struct vma_node *b = calloc(1, sizeof(*b));
+	if (!b)
+		return -ENOMEM;
+	b->v = a->v;
+	b->v.start = addr;
+	b->v.off += addr - a->v.start;
+	file_get(b->v.file);
+	a->v.end = addr;
+	vt_refresh(s->root, a);
+	vt_insert(&s->root, b);
 	s->n++;
 	return 0;
 }
 
 long vma_remove(struct vma_set *s, uint64_t start, uint64_t end)
 {
+	struct vma_node *a;
 	long err;
 
 	if (start >= end)
 		return -EINVAL;
 	if ((err = split_at(s, start)) || (err = split_at(s, end)))
 		return err;
-	size_t i = first_above(s, start), j = i;
-	while (j < s->n && s->v[j].end <= end)
-		vma_file_put(s->v[j++].file);
-	memmove(&s->v[i], &s->v[j], (s->n - j) * sizeof(*s->v));
-	s->n -= j - i;
+	while ((a = vt_first_above(s->root, start)) && a->v.start < end) {
+		vt_delete(&s->root, a);
+		vma_file_put(a->v.file);
+		free(a);
+		s->n--;
+	}
 	return 0;
 }
 
@@ -187,7 +272,9 @@ long vma_protect(struct vma_set *s, uint64_t start, uint64_t end, int prot)
 		return -ENOMEM;
 	if ((err = split_at(s, start)) || (err = split_at(s, end)))
 		return err;
-	for (size_t i = first_above(s, start); i < s->n && s->v[i].start < end; i++)
-		s->v[i].prot = prot;
+	for (struct vma_node *a = vt_first_above(s->root, start); a && a->v.start < end;
+	     a = vt_first_above(s->root, a->v.end))
+		a->v.prot = prot;
+	merge_range(s, start, end);
 	return 0;
 }

@@ -49,6 +49,8 @@ static void usage(FILE *f)
 	      "  --privileged     run as root on the host's /, keep root's file access\n"
 	      "                   (default: the guest's file access is nobody's)\n"
 	      "  --env K=V        set an environment variable for the guest\n"
+	      "  --memory=SIZE    bound the memory the guest commits (K/M/G suffixes; default: 3/4 of RAM\n"
+	      "                   plus swap); past it the guest gets ENOMEM, as under overcommit_memory=2\n"
 	      "  --strace         print every guest syscall on stderr\n"
 	      "  --debug          verbose sentry logging\n"
 	      "\n"
@@ -210,6 +212,7 @@ static int cmd_run(int argc, char **argv)
 		{ "rw", no_argument, NULL, 'w' },	      { "strace", no_argument, NULL, 's' },
 		{ "debug", no_argument, NULL, 'd' },	      { "env", required_argument, NULL, 'e' },
 		{ "privileged", no_argument, NULL, 'P' },     { "help", no_argument, NULL, 'h' },
+		{ "memory", required_argument, NULL, 'm' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *platform = "auto", *root = "/";
@@ -239,6 +242,12 @@ static int cmd_run(int argc, char **argv)
 				return 2;
 			}
 			envp = env_set(envp, &envc, optarg);
+			break;
+		case 'm':
+			if (mm_set_memory_limit(optarg) < 0) {
+				fprintf(stderr, "pvx: --memory wants SIZE[K|M|G], got '%s'\n", optarg);
+				return 2;
+			}
 			break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;

@@ -138,6 +138,8 @@ void *task_thread(void *arg)
 		}
 		if (!r)
 			r = mm_copy(t->mm, parent->mm);
+		if (r)	/* a fork that failed leaves no child: no SIGCHLD, no zombie for wait() */
+			t->proc->ppid = 0;
 		started(t, parent, r);
 	} else {
 		struct task_start *st = t->start_arg;

@@ -127,8 +127,7 @@ static long gen_maps(struct task *p, char **out, size_t *len)
 
 	if (!f)
 		return -ENOMEM;
-	for (size_t i = 0; i < p->mm->vmas.n; i++) {
-		const struct vma *v = &p->mm->vmas.v[i];
+	vma_for_each(v, &p->mm->vmas) {
 		char name[PVX_PATH_MAX] = "";
 		if (v->file && !(v->flags & MAP_ANONYMOUS) && path_of_fd(v->file->fd, name, sizeof(name)) < 0)
 			name[0] = 0;

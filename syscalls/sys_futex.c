@@ -10,9 +10,11 @@
  * lock.
  *
  * Keys, as get_futex_key() makes them: a word in a MAP_SHARED mapping is
- * (the mapped file, offset) unless the op is FUTEX_PRIVATE_FLAG, so that
- * processes sharing memory meet on it; anything else is (address space,
- * address).
+ * (the mapped inode, offset in it) unless the op is FUTEX_PRIVATE_FLAG, so
+ * that processes sharing memory meet on it however each mapped it: the same
+ * file opened and mapped separately, at another address or offset of the
+ * mapping, or a shared anonymous mapping (a memfd) inherited through fork.
+ * Anything else is (address space, address).
  *
  * Not here: FUTEX_WAKE_OP (needs an atomic read-modify-write on guest
  * memory; glibc >= 2.25 and musl do not use it), the PI ops and
@@ -27,8 +29,9 @@
 #include "syscalls/syscalls.h"
 
 struct futex_key {
-	const void *obj;	/* struct mm or struct vma_file */
-	uint64_t off;		/* address, or offset in the file */
+	const struct mm *mm;	/* NULL for a shared mapping's inode */
+	uint64_t dev, ino;	/* the inode, for shared mappings */
+	uint64_t off;		/* address, or offset in the inode */
 };
 
 struct futex_waiter {
@@ -45,13 +48,13 @@ static struct futex_key key_of(struct mm *mm, uint64_t uaddr, bool private)
 	const struct vma *v = private ? NULL : vma_lookup(&mm->vmas, uaddr);
 
 	if (v && (v->flags & MAP_SHARED) && v->file)
-		return (struct futex_key){ v->file, v->off + (uaddr - v->start) };
-	return (struct futex_key){ mm, uaddr };
+		return (struct futex_key){ NULL, v->file->dev, v->file->ino, v->off + (uaddr - v->start) };
+	return (struct futex_key){ mm, 0, 0, uaddr };
 }
 
 static bool key_eq(struct futex_key a, struct futex_key b)
 {
-	return a.obj == b.obj && a.off == b.off;
+	return a.mm == b.mm && a.dev == b.dev && a.ino == b.ino && a.off == b.off;
 }
 
 static void unqueue(struct futex_waiter *w)

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 
@@ -17,7 +18,7 @@
 #include "sentry/platform/platform.h"
 #include "syscalls/syscalls.h"
 
-#define IO_CHUNK (1UL << 20)	/* bounce buffer bound: a larger read is a short read */
+#define IO_CHUNK (1UL << 20)	/* bounce buffer bound: larger I/O is done in chunks */
 #define IOV_MAX_GUEST 1024	/* UIO_MAXIOV */
 
 static bool host_ready(const struct file *f, short ev)
@@ -115,24 +116,27 @@ static long io_in_guest_mm(struct task *t, long nr, struct file *f, uint64_t ubu
 	return r < 0 ? io_error(t, r) : r;
 }
 
-static long do_read(struct task *t, int fd, uint64_t ubuf, size_t count, off_t off, bool positional)
+/*
+ * Linux reads and writes a regular file whole (up to MAX_RW_COUNT), and
+ * programs count on it: LTP mmap21 reads an 8 MiB file back with one
+ * read(). The sentry's bounce buffer stays IO_CHUNK, so I/O on a regular
+ * file larger than that is several host calls; anything else (pipes,
+ * sockets, terminals) gets one, and a short count, as it may on Linux.
+ * A pending signal ends it early with what was done, as a short count.
+ */
+static bool more_io(struct task *t, struct file *f, size_t done, size_t count)
 {
-	struct file *f = io_file(t, fd, O_RDONLY);
+	struct stat st;
 
-	if (!f)
-		return -EBADF;
-	if (positional && off < 0)
-		return -EINVAL;
-	if (count == 0)
-		return 0;
-	if (zero_copy(t))
-		return io_in_guest_mm(t, positional ? SYS_pread64 : SYS_read, f, ubuf, count, off);
+	return done < count && !signal_pending(t) && fstat(f->host_fd, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* One host read of at most IO_CHUNK into the guest's ubuf; returns the bytes it got there or -errno. */
+static long read_chunk(struct task *t, struct file *f, char *buf, uint64_t ubuf, size_t count, off_t off,
+		       bool positional)
+{
 	if (!first_page_writable(t, ubuf))
 		return -EFAULT;
-	count = MIN(count, IO_CHUNK);
-	cleanup_free char *buf = malloc(count);
-	if (!buf)
-		return -ENOMEM;
 	const long ra[6] = { f->host_fd, (long)buf, (long)count, (long)off };
 	ssize_t n = unlocked_io(t, NULL, f, positional ? SYS_pread64 : SYS_read, ra);
 	if (n < 0)
@@ -145,6 +149,34 @@ static long do_read(struct task *t, int fd, uint64_t ubuf, size_t count, off_t o
 	if (copied < (size_t)n && !positional)
 		lseek(f->host_fd, (off_t)copied - n, SEEK_CUR);
 	return copied || !n ? (long)copied : -EFAULT;
+}
+
+static long do_read(struct task *t, int fd, uint64_t ubuf, size_t count, off_t off, bool positional)
+{
+	struct file *f = io_file(t, fd, O_RDONLY);
+	size_t done = 0;
+
+	if (!f)
+		return -EBADF;
+	if (positional && off < 0)
+		return -EINVAL;
+	if (count == 0)
+		return 0;
+	if (zero_copy(t))
+		return io_in_guest_mm(t, positional ? SYS_pread64 : SYS_read, f, ubuf, count, off);
+	cleanup_free char *buf = malloc(MIN(count, IO_CHUNK));
+	if (!buf)
+		return -ENOMEM;
+	do {
+		size_t chunk = MIN(count - done, IO_CHUNK);
+		long n = read_chunk(t, f, buf, ubuf + done, chunk, off + (off_t)done, positional);
+		if (n < 0)
+			return done ? (long)done : n;
+		done += (size_t)n;
+		if ((size_t)n < chunk)
+			break;
+	} while (more_io(t, f, done, count));
+	return (long)done;
 }
 
 static long do_write(struct task *t, int fd, uint64_t ubuf, size_t count, off_t off, bool positional)
@@ -218,7 +250,7 @@ static long get_iov(struct task *t, uint64_t uiov, long cnt, struct iovec **out)
 		return r;
 	}
 	*out = iov;
-	return (long)MIN(total, IO_CHUNK);
+	return (long)total;
 }
 
 /*
@@ -241,61 +273,97 @@ static long host_rwv(struct task *t, struct file *f, bool rd, void *buf, size_t 
 	return unlocked_io(t, NULL, f, nr, a);
 }
 
-/* readv, preadv, preadv2: scatter one host read into the guest's iovecs. */
+/* Copy len bytes between buf and the guest's iovecs from byte pos of them on; returns what it copied
+ * before a bad page. */
+static size_t iov_copy(struct task *t, const struct iovec *iov, size_t pos, char *buf, size_t len, bool to_guest)
+{
+	size_t done = 0;
+
+	for (; done < len; iov++) {
+		if (pos >= iov->iov_len) {
+			pos -= iov->iov_len;
+			continue;
+		}
+		size_t c = MIN(iov->iov_len - pos, len - done);
+		uint64_t at = (uint64_t)iov->iov_base + pos;
+		if (to_guest) {
+			size_t copied = copy_to_guest_partial(t->mm, at, buf + done, c);
+			done += copied;
+			if (copied < c)
+				break;
+		} else {
+			if (copy_from_guest(t->mm, buf + done, at, c))
+				break;
+			done += c;
+		}
+		pos = 0;
+	}
+	return done;
+}
+
+/* readv, preadv, preadv2: scatter host reads of up to IO_CHUNK into the guest's iovecs. */
 static long do_readv(struct task *t, int fd, uint64_t uiov, long cnt, off_t off, int flags)
 {
 	cleanup_free struct iovec *iov = NULL;
 	struct file *f = io_file(t, fd, O_RDONLY);
 	long total = get_iov(t, uiov, cnt, &iov);
+	size_t done = 0;
 
 	if (!f)
 		return -EBADF;
 	if (total < 0)
 		return total;
-	cleanup_free char *buf = malloc((size_t)total + 1);
+	cleanup_free char *buf = malloc(MIN((size_t)total, IO_CHUNK) + 1);
 	if (!buf)
 		return -ENOMEM;
-	ssize_t n = host_rwv(t, f, true, buf, (size_t)total, off, flags);
-	if (n < 0)
-		return io_error(t, n);
-	size_t done = 0;
-	for (long i = 0; done < (size_t)n; i++) {
-		size_t c = MIN(iov[i].iov_len, (size_t)n - done);
-		size_t copied = copy_to_guest_partial(t->mm, (uint64_t)iov[i].iov_base, buf + done, c);
+	do {
+		size_t chunk = MIN((size_t)total - done, IO_CHUNK);
+		ssize_t n = host_rwv(t, f, true, buf, chunk, off == -1 ? -1 : off + (off_t)done, flags);
+		if (n < 0)
+			return done ? (long)done : io_error(t, n);
+		size_t copied = iov_copy(t, iov, done, buf, (size_t)n, true);
+		/* As do_read: a short copy moves the file position by what was copied. */
+		if (copied < (size_t)n && off == -1)
+			lseek(f->host_fd, (off_t)copied - n, SEEK_CUR);
+		if (!copied && n)
+			return done ? (long)done : -EFAULT;
 		done += copied;
-		if (copied < c)
+		if (copied < chunk)
 			break;
-	}
-	/* As do_read: a short copy moves the file position by what was copied. */
-	if (done < (size_t)n && off == -1)
-		lseek(f->host_fd, (off_t)done - n, SEEK_CUR);
-	return done || !n ? (long)done : -EFAULT;
+	} while (more_io(t, f, done, (size_t)total));
+	return (long)done;
 }
 
-/* writev, pwritev, pwritev2: gather into one host write, so a pipe sees it atomically. */
+/*
+ * writev, pwritev, pwritev2: gather into one host write per IO_CHUNK, so a
+ * pipe sees up to that atomically; only a regular file gets more than one.
+ */
 static long do_writev(struct task *t, int fd, uint64_t uiov, long cnt, off_t off, int flags)
 {
 	cleanup_free struct iovec *iov = NULL;
 	struct file *f = io_file(t, fd, O_WRONLY);
 	long total = get_iov(t, uiov, cnt, &iov);
+	size_t done = 0;
 
 	if (!f)
 		return -EBADF;
 	if (total < 0)
 		return total;
-	cleanup_free char *buf = malloc((size_t)total + 1);
+	cleanup_free char *buf = malloc(MIN((size_t)total, IO_CHUNK) + 1);
 	if (!buf)
 		return -ENOMEM;
-	size_t done = 0;
-	for (long i = 0; done < (size_t)total; i++) {
-		size_t c = MIN(iov[i].iov_len, (size_t)total - done);
-		long r = copy_from_guest(t->mm, buf + done, (uint64_t)iov[i].iov_base, c);
-		if (r)
-			return r;
-		done += c;
-	}
-	ssize_t n = host_rwv(t, f, false, buf, done, off, flags);
-	return n < 0 ? io_error(t, n) : n;
+	do {
+		size_t chunk = MIN((size_t)total - done, IO_CHUNK);
+		if (iov_copy(t, iov, done, buf, chunk, false) < chunk)
+			return done ? (long)done : -EFAULT;
+		ssize_t n = host_rwv(t, f, false, buf, chunk, off == -1 ? -1 : off + (off_t)done, flags);
+		if (n < 0)
+			return done ? (long)done : io_error(t, n);
+		done += (size_t)n;
+		if ((size_t)n < chunk)
+			break;
+	} while (more_io(t, f, done, (size_t)total));
+	return (long)done;
 }
 
 long sys_readv(struct task *t, const long a[6])

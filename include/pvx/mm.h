@@ -24,10 +24,17 @@
 #define PVX_MMAP_BASE (PVX_STACK_TOP - PVX_STACK_SIZE - (256UL << 20))
 #define PVX_ET_DYN_BASE 0x555555554000UL	/* where static-pie images load */
 
-/* What a VMA maps: a host fd the sentry keeps (a file, or a memfd for shared anonymous memory). */
+/*
+ * What a VMA maps: a host fd the sentry keeps (a dup of the guest's file, or
+ * a memfd for shared anonymous memory), and the identity of its inode, which
+ * shared futexes are keyed on as Linux's get_futex_key() keys them.
+ */
 struct vma_file {
 	int refs;
 	int fd;
+	uint64_t dev, ino;
+	uint64_t charge;	/* bytes of the sandbox's memory bound it holds (a memfd's size) */
+	bool in_ram;		/* tmpfs, a memfd, hugetlbfs: its pages are memory, not a disk's cache */
 };
 
 struct vma {
@@ -38,19 +45,37 @@ struct vma {
 	uint64_t off;		/* file offset of start */
 };
 
+/* The guest's VMAs, ordered and non-overlapping, in a balanced tree (mm/vma.c). */
+struct vma_node;
 struct vma_set {
-	struct vma *v;	/* sorted by start, non-overlapping */
-	size_t n, cap;
+	struct vma_node *root;
+	size_t n;
 };
 
-/* Pure bookkeeping (mm/vma.c): no host calls, unit tested. */
+/* vm.max_map_count's default: "ENOMEM The process's maximum number of mappings would have been exceeded". */
+#define PVX_MAX_MAP_COUNT 65530
+
+/* Pure bookkeeping (mm/vma.c): no host calls, unit tested. Every call is O(log n). */
 void vma_set_free(struct vma_set *s);
+size_t vma_count(const struct vma_set *s);
 const struct vma *vma_lookup(const struct vma_set *s, uint64_t addr);
+/* In address order: the lowest VMA, the one after v, the first one ending above addr (NULL: none). */
+const struct vma *vma_first(const struct vma_set *s);
+const struct vma *vma_next(const struct vma_set *s, const struct vma *v);
+const struct vma *vma_first_above(const struct vma_set *s, uint64_t addr);
+/* Every VMA of s in address order; the set must not change inside the loop. */
+#define vma_for_each(v, s) for (const struct vma *v = vma_first(s); v; v = vma_next(s, v))
 bool vma_range_free(const struct vma_set *s, uint64_t start, uint64_t end);
 bool vma_range_mapped(const struct vma_set *s, uint64_t start, uint64_t end);
+/* How many VMAs a change to [start, end) would split (0-2): what it adds to vma_count at most. */
+int vma_splits(const struct vma_set *s, uint64_t start, uint64_t end);
 /* Highest free gap of len below top and >= bottom; 0 when none. */
 uint64_t vma_find_free(const struct vma_set *s, uint64_t len, uint64_t bottom, uint64_t top);
-/* Takes a new reference to file (may be NULL). */
+/* What a mapping commits against the sandbox's memory bound (mm/account.c). */
+uint64_t vma_charge(int prot, int flags, const struct vma_file *file, uint64_t len);
+/* The charge of the parts of [start, end) that are mapped, with prot instead of theirs if prot >= 0. */
+uint64_t vma_range_charge(const struct vma_set *s, uint64_t start, uint64_t end, int prot);
+/* Takes a new reference to file (may be NULL); merges with neighbours as Linux would. */
 long vma_insert(struct vma_set *s, uint64_t start, uint64_t end, int prot, int flags, struct vma_file *file,
 		uint64_t off) __must_check;
 struct vma_file *vma_file_new(int fd);	/* takes ownership of fd */
@@ -66,6 +91,17 @@ struct mm {
 	uint64_t brk_start, brk_cur;
 	uint64_t mmap_base;	/* top-down allocation starts below this */
 };
+
+/*
+ * The sandbox's memory bound (mm/account.c): commit accounting over all
+ * address spaces, ENOMEM past the limit, as Linux under overcommit_memory=2.
+ */
+long mm_set_memory_limit(const char *size) __must_check;	/* --memory=SIZE[K|M|G|T] */
+uint64_t mm_memory_limit(void);
+uint64_t mm_memory_default(void);
+uint64_t mm_committed(void);
+long mm_charge(uint64_t bytes) __must_check;
+void mm_uncharge(uint64_t bytes);
 
 long mm_init(struct mm *mm, struct addr_space *as) __must_check;
 void mm_release(struct mm *mm);
