@@ -76,6 +76,7 @@ static void prepare(void)
 		fcntl(pipefd[1], F_SETFL, 0);
 	}
 	if (!strcmp(kind, "flock")) {
+		unlink("lockfile");	/* one a native run as root left is not nobody's to open (README "Security") */
 		lockfd = open("lockfile", O_RDWR | O_CREAT, 0600);
 		if (lockfd < 0 || flock(lockfd, LOCK_EX) < 0)
 			exit(1);
