@@ -336,6 +336,7 @@ bare_root() {
 	pvx_run /bin/sh -c 'cd /proc && busybox pwd -P && busybox head -c 3 stat && echo
 		cd self/fd && busybox pwd -P | busybox sed "s/[0-9][0-9]*/PID/" && busybox ls | busybox sort -n | busybox head -3 | busybox tr "\n" " "
 		echo; cd ../../sys/kernel && busybox cat ostype && busybox pwd -P'
+	printf '%s\n' "${lines[@]}"	# shown if an assertion fails
 	[[ $status == 0 ]]
 	[[ ${lines[0]} == /proc ]]
 	[[ ${lines[1]} == cpu ]]
