@@ -95,6 +95,37 @@ static bool hidden_fs(long type)
 	return false;
 }
 
+/*
+ * The type of the file system fd's object is on. fstatfs of an O_PATH fd of
+ * a symlink fails on 9p (the test VM's root: QEMU's server resolves the link
+ * and finds nothing, or the wrong thing), yet a symlink lives on its
+ * directory's file system: take the directory's, if it is on the link's
+ * device (a rename meanwhile cannot lend the link another file system).
+ */
+static long fs_type(int fd, unsigned long *type)
+{
+	char proc[64], dir[PVX_PATH_MAX];
+	struct stat st, dst;
+	struct statfs sfs;
+
+	if (fstatfs(fd, &sfs) == 0) {
+		*type = (unsigned long)sfs.f_type;
+		return 0;
+	}
+	long err = neg_errno();
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	ssize_t n = readlink(proc, dir, sizeof(dir) - 1);
+	if (fstat(fd, &st) < 0 || !S_ISLNK(st.st_mode) || n <= 0 || dir[0] != '/')
+		return err;
+	dir[n] = 0;
+	*strrchr(dir, '/') = 0;
+	int dfd cleanup_close = open(dir[0] ? dir : "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0 || fstat(dfd, &dst) < 0 || dst.st_dev != st.st_dev || fstatfs(dfd, &sfs) < 0)
+		return err;
+	*type = (unsigned long)sfs.f_type;
+	return 0;
+}
+
 /* Is s one of the n strings of list? */
 static bool in_list(const char *s, const char *const list[], size_t n)
 {
@@ -120,20 +151,21 @@ static long hidden(int fd)
 					     "/sys/devices/system/cpu/present" };
 	static const char *const dirs[] = { "/sys", "/sys/devices", "/sys/devices/system", "/sys/devices/system/cpu" };
 	char path[PVX_PATH_MAX];
-	struct statfs sfs;
+	unsigned long type;
 	bool sys = false;
+	long r = fs_type(fd, &type);
 
-	if (fstatfs(fd, &sfs) < 0)
-		return neg_errno();
+	if (r < 0)
+		return r;
 	if (path_of_fd(fd, path, sizeof(path)) >= 0)
 		sys = !strncmp(path, "/sys", 4) && (path[4] == '/' || !path[4]);
-	if (!sys && !hidden_fs(sfs.f_type))
+	if (!sys && !hidden_fs((long)type))
 		return SHOWN;
-	if (sys && sfs.f_type == SYSFS_MAGIC && in_list(path, files, ARRAY_SIZE(files)))
+	if (sys && type == SYSFS_MAGIC && in_list(path, files, ARRAY_SIZE(files)))
 		return SYS_FILE;
 	if (sys && in_list(path, dirs, ARRAY_SIZE(dirs)))
 		return SYS_DIR;
-	return sfs.f_type == PROC_SUPER_MAGIC ? HOST_PROC : -ENOENT;
+	return type == PROC_SUPER_MAGIC ? HOST_PROC : -ENOENT;
 }
 
 long policy_check_dir(int fd)
