@@ -61,6 +61,13 @@ static int burn(int who, long want)
 }
 
 /* Touch mib MiB of fresh anonymous memory (kept mapped). */
+/*
+ * What a process that touched 32 MiB reports as maxrss, in KiB: Linux reads
+ * its RSS from per-CPU counters that may lag by a batch per CPU, so a native
+ * run sometimes reports a little under 32 MiB (seen in CI's neighbour runs).
+ */
+#define RSS_SEEN (30 * 1024)
+
 static void touch(int mib)
 {
 	size_t len = (size_t)mib << 20;
@@ -85,7 +92,7 @@ static void self(void)
 	getrusage(RUSAGE_SELF, &b);
 	say("user time grew by >= 200 ms: %s\n", yesno(ms(b.ru_utime) - ms(a.ru_utime) >= 200));
 	say("system time not absurd (< 10 s): %s\n", yesno(ms(b.ru_stime) < 10000));
-	say("maxrss after touching 32 MiB >= 32 MiB: %s\n", yesno(b.ru_maxrss >= 32 * 1024));
+	say("maxrss after touching 32 MiB >= 30 MiB: %s\n", yesno(b.ru_maxrss >= RSS_SEEN));
 	say("minflt grew: %s\n", yesno(b.ru_minflt > a.ru_minflt));
 }
 
@@ -172,11 +179,11 @@ static void children(void)
 	say("wait4 = child: %s, status 7: %s\n", yesno(r == c), yesno(WIFEXITED(st) && WEXITSTATUS(st) == 7));
 	say("wait4 rusage: child's and grandchild's user time >= 300 ms: %s, stime < 10 s: %s\n",
 	    yesno(ms(ru.ru_utime) >= 300), yesno(ms(ru.ru_stime) < 10000));
-	say("wait4 rusage maxrss >= 32 MiB: %s\n", yesno(ru.ru_maxrss >= 32 * 1024));
+	say("wait4 rusage maxrss >= 30 MiB: %s\n", yesno(ru.ru_maxrss >= RSS_SEEN));
 	getrusage(RUSAGE_CHILDREN, &mine);
 	say("RUSAGE_CHILDREN after wait4 >= 300 ms: %s, the same as wait4's: %s\n", yesno(ms(mine.ru_utime) >= 300),
 	    yesno(labs(ms(mine.ru_utime) - ms(ru.ru_utime)) <= 10));
-	say("RUSAGE_CHILDREN maxrss >= 32 MiB: %s\n", yesno(mine.ru_maxrss >= 32 * 1024));
+	say("RUSAGE_CHILDREN maxrss >= 30 MiB: %s\n", yesno(mine.ru_maxrss >= RSS_SEEN));
 	long before = ms(mine.ru_utime);
 
 	/* WNOHANG with the child running: "0 is returned" and the buffer is left alone. */
