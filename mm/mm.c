@@ -172,14 +172,31 @@ static long new_vma_file(int fd, struct vma_file **out)
  * that the two merge, as on Linux, and a guest mapping a file page by page
  * costs the sentry one fd), else a new dup. A reference for the caller.
  */
+/*
+ * Are host fds a and b the same open file description? kcmp(2) says; a
+ * kernel without it (CONFIG_KCMP off: the test VM's) gets the same file
+ * with the same status flags and offset, which two opens of one file may
+ * share too: then their mappings merge where Linux's would not.
+ */
+static bool same_description(int a, int b)
+{
+	pid_t self = getpid();
+	long r = syscall(SYS_kcmp, self, self, KCMP_FILE, a, b);
+	struct stat sa, sb;
+
+	if (r >= 0 || errno != ENOSYS)
+		return r == 0;
+	return fstat(a, &sa) == 0 && fstat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino &&
+	       fcntl(a, F_GETFL) == fcntl(b, F_GETFL) && lseek(a, 0, SEEK_CUR) == lseek(b, 0, SEEK_CUR);
+}
+
 static long get_vma_file(struct mm *mm, int host_fd, uint64_t start, uint64_t end, struct vma_file **out)
 {
 	const struct vma *next[2] = { vma_lookup(&mm->vmas, start - 1), vma_lookup(&mm->vmas, end) };
-	pid_t self = getpid();
 
 	for (int i = 0; i < 2; i++) {
 		struct vma_file *f = next[i] ? next[i]->file : NULL;
-		if (f && syscall(SYS_kcmp, self, self, KCMP_FILE, f->fd, host_fd) == 0) {
+		if (f && same_description(f->fd, host_fd)) {
 			f->refs++;
 			*out = f;
 			return 0;
