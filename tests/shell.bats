@@ -330,11 +330,13 @@ bare_root() {
 	[[ $output == mine ]]
 }
 
+# ls of the shell's fds: one the shell closes between ls's readdir and its lstat is "No such file" (seen in the
+# VM: the pipeline's fd 3), as natively; only the first three entries are compared.
 @test "busybox sh: cd into /proc, relative opens and getcwd there; top and ps read it" {
 	bare_root
 	PVX_OPTS=(--root "$R")
 	pvx_run /bin/sh -c 'cd /proc && busybox pwd -P && busybox head -c 3 stat && echo
-		cd self/fd && busybox pwd -P | busybox sed "s/[0-9][0-9]*/PID/" && busybox ls | busybox sort -n | busybox head -3 | busybox tr "\n" " "
+		cd self/fd && busybox pwd -P | busybox sed "s/[0-9][0-9]*/PID/" && busybox ls 2>/dev/null | busybox sort -n | busybox head -3 | busybox tr "\n" " "
 		echo; cd ../../sys/kernel && busybox cat ostype && busybox pwd -P'
 	printf '%s\n' "${lines[@]}"	# shown if an assertion fails
 	[[ $status == 0 ]]
