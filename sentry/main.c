@@ -22,7 +22,7 @@
 #include "pvx/path.h"
 #include "pvx/policy.h"
 #include "sentry/platform/platform.h"
-#include "sentry/task_run.h"
+#include "sentry/kernel/task_run.h"
 #include "syscalls/syscalls.h"
 
 #ifndef PACKAGE_VERSION

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Filesystem syscalls: open, stat, access, readlink, getdents64, cwd.
- * Paths resolve inside the sandbox root (syscalls/path.c); the work is done
+ * Paths resolve inside the sandbox root (sentry/fs/path.c); the work is done
  * by host calls on host fds the sentry owns.
  */
 #include <fcntl.h>
@@ -10,7 +10,7 @@
 #include <sys/syscall.h>
 
 #include "pvx/path.h"
-#include "syscalls/procfs.h"
+#include "sentry/kernel/procfs.h"
 #include "syscalls/syscalls.h"
 
 /* open(2)/openat(2): the new fd is the lowest free guest fd. */
@@ -156,7 +156,7 @@ long sys_readlinkat(struct task *t, const long a[6])
 
 	if ((long)a[3] <= 0)
 		return -EINVAL;
-	/* The links of the guest's /proc are the sentry's to answer (syscalls/procfs.c). */
+	/* The links of the guest's /proc are the sentry's to answer (sentry/kernel/procfs.c). */
 	char path[PVX_PATH_MAX], abs[PVX_PATH_MAX];
 	long r = strncpy_from_guest(t->mm, path, (uint64_t)a[1], sizeof(path));
 	if (r > 0 && path_absolute(t, (int)a[0], path, abs, sizeof(abs)) == 0 && path_in_proc(abs)) {

@@ -16,7 +16,7 @@
 #include "pvx/log.h"
 #include "pvx/path.h"
 #include "sentry/platform/platform.h"
-#include "sentry/task_run.h"
+#include "sentry/kernel/task_run.h"
 #include "syscalls/syscalls.h"
 
 #define CLONE_SUPPORTED                                                                       \

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* alarm(2), setitimer(2), getitimer(2) (ITIMER_REAL) and POSIX timers, fired by sentry/timer.c. */
+/* alarm(2), setitimer(2), getitimer(2) (ITIMER_REAL) and POSIX timers, fired by sentry/kernel/timer.c. */
 #include <stdlib.h>
 #include <sys/time.h>
 #include <time.h>
@@ -73,7 +73,7 @@ long sys_alarm(struct task *t, const long a[6])
 
 /*
  * POSIX timers (timer_create(2) and friends) on CLOCK_REALTIME, _MONOTONIC
- * and _BOOTTIME, kept per process and fired by sentry/timer.c. Deadlines
+ * and _BOOTTIME, kept per process and fired by sentry/kernel/timer.c. Deadlines
  * are CLOCK_MONOTONIC instants: an absolute CLOCK_REALTIME time is taken
  * relative to now when it is set, so a later jump of the host's clock does
  * not move it. CPU-time clocks are not supported (ENOTSUP).

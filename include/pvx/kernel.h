@@ -24,7 +24,7 @@ void sentry_wake_all(void);
 void task_set_current(struct task *t);
 /* "R (running)", "S (sleeping)", "D (disk sleep)" or "Z (zombie)": t's state for /proc. */
 const char *task_state_name(const struct task *t);
-/* The lock itself, for condition variables of other parts (sentry/timer.c). */
+/* The lock itself, for condition variables of other parts (sentry/kernel/timer.c). */
 pthread_mutex_t *sentry_mutex(void);
 
 /* A new task with a fresh pid (not yet running); NULL when the table is full. */
@@ -58,7 +58,7 @@ long task_block(struct task *t, struct addr_space *as, long nr, const long a[6],
 /* Main thread: wait until every task has exited; returns init's wait status. */
 int sentry_wait_all(void);
 
-/* The host signal that interrupts a task thread (sentry/interrupt.c). */
+/* The host signal that interrupts a task thread (sentry/host/interrupt.c). */
 #define PVX_SIG_INTERRUPT SIGURG
 
 #endif

@@ -48,7 +48,7 @@ struct file *file_new(int host_fd, int flags);
 struct file *file_get(struct file *f);
 void file_put(struct file *f);
 
-/* fd table (syscalls/fdtable.c) */
+/* fd table (sentry/fs/fdtable.c) */
 struct file *fd_lookup(struct fdtable *t, int fd);
 long fd_install(struct fdtable *t, struct file *f, bool cloexec, int min_fd) __must_check;
 long fd_install_at(struct fdtable *t, int fd, struct file *f, bool cloexec) __must_check;
@@ -112,7 +112,7 @@ struct process {
 	struct sigaction_rec sigactions[64];
 	uint64_t sigpending;	/* process-directed signals not yet taken by a thread */
 	struct sig_info siginfo[64];
-	uint64_t itimer_deadline;	/* ITIMER_REAL: CLOCK_MONOTONIC ns, 0 = off (sentry/timer.c) */
+	uint64_t itimer_deadline;	/* ITIMER_REAL: CLOCK_MONOTONIC ns, 0 = off (sentry/kernel/timer.c) */
 	uint64_t itimer_interval;
 	struct ptimer *ptimers;	/* timer_create(2) timers, PVX_MAX_PTIMERS of them (syscalls/sys_timer.c) */
 	bool execed;		/* has called execve (setpgid(2) EACCES from the parent) */
@@ -136,7 +136,7 @@ struct task {
 	uint64_t robust_list;
 	int sched_policy;	/* SCHED_OTHER, _BATCH or _IDLE (syscalls/sys_cred.c) */
 	uint64_t sigmask;
-	uint64_t sigpending;	/* thread-directed, not yet delivered (sentry/signal.c) */
+	uint64_t sigpending;	/* thread-directed, not yet delivered (sentry/kernel/signal.c) */
 	struct sig_info siginfo[64];	/* of each pending signal */
 	uint64_t saved_mask;	/* rt_sigsuspend's mask to restore after the handler */
 	uint64_t real_blocked;	/* rt_sigtimedwait: the mask its waited-for signals were unblocked from */
@@ -149,7 +149,7 @@ struct task {
 	bool in_host_call;	/* in task_block's host call: S for /proc while the host thread sleeps in it */
 	int exit_status;	/* wait status: (code << 8) or signal number */
 
-	/* The sentry thread that runs this task (sentry/kernel.c). */
+	/* The sentry thread that runs this task (sentry/kernel/kernel.c). */
 	pthread_t thread;
 	pid_t host_tid;			/* its host tid: vmexec runs guest code on it */
 	struct guest_usage usage_exec;	/* what this thread ran in stubs it left by execve */
@@ -165,7 +165,7 @@ struct task {
 void cred_init(struct process *p);
 void cred_fork(struct process *child, const struct process *parent);
 
-/* Signals (sentry/signal.c). */
+/* Signals (sentry/kernel/signal.c). */
 /* Queue sig for target with its siginfo; wakes the target if it sleeps. */
 void signal_queue(struct task *target, int sig, const struct sig_info *info);
 /* Queue sig for the process: the first thread that does not block it takes it. */
@@ -202,7 +202,7 @@ void usage_reap(struct process *parent, const struct process *c, bool nowait, st
 /* Kernel-internal: the wait was interrupted by a signal; restart it unless a handler says EINTR. */
 #define ERESTARTSYS 512
 
-/* Strace-style line for a trapped syscall (sentry/strace.c). */
+/* Strace-style line for a trapped syscall (syscalls/strace.c). */
 void strace_enter(struct task *t, long nr, const long a[6]);
 void strace_exit(struct task *t, long nr, const long a[6], long ret);
 

@@ -122,7 +122,7 @@ const struct platform_ops *platform_select(const char *name);
 /* Print every platform and whether it can run here; returns an exit status. */
 int platform_list(void);
 
-/* How many guest tasks are running (sentry/kernel.c); read without the lock. */
+/* How many guest tasks are running (sentry/kernel/kernel.c); read without the lock. */
 int sentry_live_hint(void);
 
 /* Create the stub process image (a memfd) once; returns its fd or -errno. Call before any fork. */

@@ -14,7 +14,7 @@
 #include "pvx/log.h"
 #include "pvx/task.h"
 #include "sentry/platform/platform.h"
-#include "sentry/task_run.h"
+#include "sentry/kernel/task_run.h"
 #include "syscalls/syscalls.h"
 
 struct sandbox sandbox;

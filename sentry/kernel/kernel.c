@@ -286,7 +286,7 @@ void task_interrupt(struct task *t, bool kill_stub)
 /*
  * A host call that may block, made with the sentry lock dropped, as a Linux
  * task sleeps interruptibly: -EINTR when a signal is pending or the task is
- * being killed, before the call or while it blocks (sentry/interrupt.c
+ * being killed, before the call or while it blocks (sentry/host/interrupt.c
  * makes sure the kick is not lost). ready says the caller polled and the
  * call will not wait: Linux looks for signals only when it has to wait, so
  * it is made even with a signal pending. A kick that finds nothing to

@@ -8,7 +8,7 @@
  * with RESOLVE_IN_ROOT: ".." at the root stays at the root and absolute
  * symlinks are resolved against it. RESOLVE_NO_MAGICLINKS refuses
  * /proc/self/root, /proc/self/fd/N and friends, which would jump out.
- * What a lookup finds is an O_PATH fd; the policy (syscalls/policy.c)
+ * What a lookup finds is an O_PATH fd; the policy (sentry/fs/policy.c)
  * decides on that object, which is then opened itself, never looked up again.
  */
 #include <fcntl.h>
@@ -21,7 +21,7 @@
 
 #include "pvx/path.h"
 #include "pvx/policy.h"
-#include "syscalls/procfs.h"
+#include "sentry/kernel/procfs.h"
 
 static char root_host[PATH_MAX];
 static size_t root_len;	/* 0 when the root is the host's / */
@@ -387,7 +387,7 @@ long path_open(struct task *t, int dirfd, const char *path, int flags, int mode)
 		return -ENOENT;
 	r = path_absolute(t, dirfd, path, abs, sizeof(abs));
 	for (int links = 0; r >= 0 && links <= MAX_CREATE_LINKS; links++) {
-		/* The guest's /proc is the sentry's own (syscalls/procfs.c), never the host's. */
+		/* The guest's /proc is the sentry's own (sentry/kernel/procfs.c), never the host's. */
 		if (path_in_proc(abs))
 			return procfs_open(t, abs + 5, flags);
 		again = false;
