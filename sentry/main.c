@@ -16,6 +16,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
+#include "pvx/cred.h"
 #include "pvx/hostcred.h"
 #include "pvx/kernel.h"
 #include "pvx/log.h"
@@ -263,6 +264,7 @@ static int cmd_run(int argc, char **argv)
 		fprintf(stderr, "pvx: --root %s: %s\n", root, strerror(errno));
 		return 2;
 	}
+	sandbox.copy_io = getenv("PVX_COPY_IO") && strcmp(getenv("PVX_COPY_IO"), "0");
 	sandbox.uid = getuid();
 	sandbox.gid = getgid();
 	/* pvx's own working directory, even one nobody could not name: the guest starts there. */

@@ -101,11 +101,7 @@ static bool first_page_writable(struct task *t, uint64_t buf)
  */
 static bool zero_copy(struct task *t)
 {
-	static int forced_copy = -1;
-
-	if (forced_copy < 0)
-		forced_copy = getenv("PVX_COPY_IO") && strcmp(getenv("PVX_COPY_IO"), "0");
-	return t->proc->as->ops->zero_copy_io && !forced_copy;
+	return t->proc->as->ops->zero_copy_io && !sandbox.copy_io;
 }
 
 static long io_in_guest_mm(struct task *t, long nr, struct file *f, uint64_t ubuf, size_t count, off_t off)

@@ -11,9 +11,11 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 
+#include "pvx/cred.h"
 #include "pvx/exec.h"
 #include "pvx/kernel.h"
 #include "pvx/log.h"
+#include "pvx/rusage.h"
 #include "pvx/path.h"
 #include "sentry/platform/platform.h"
 #include "sentry/kernel/task_run.h"

@@ -40,8 +40,6 @@ void task_take_leader(struct task *t);
 void process_kill(struct process *p);
 /* exit_group(2) with a wait status: every thread of t's process ends. */
 void process_exit_group(struct task *t, int status);
-/* Wake up to n futex waiters on the guest word at uaddr (syscalls/sys_futex.c). */
-int futex_wake(struct mm *mm, uint64_t uaddr, int n);
 /* Iterate over tasks: returns the next task after prev (NULL: the first). */
 struct task *task_next(struct task *prev);
 int sentry_live_tasks(void);

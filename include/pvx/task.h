@@ -20,6 +20,7 @@ struct sandbox {
 	int rootfd;		/* O_PATH fd of --root: every guest path resolves beneath it */
 	bool rw;		/* --rw: the root is writable */
 	bool strace;		/* --strace: print each guest syscall */
+	bool copy_io;		/* PVX_COPY_IO=1: no zero-copy I/O on vmexec (for bench/run) */
 	unsigned uid, gid;	/* what the guest is told */
 };
 
@@ -67,7 +68,7 @@ struct platform_ctx;
 struct rusage;
 
 /*
- * What guest code used of the host (syscalls/sys_rusage.c): CPU time, page
+ * What guest code used of the host (sentry/kernel/rusage.c): CPU time, page
  * faults and the peak resident set, as getrusage(2) reports them.
  */
 struct guest_usage {
@@ -107,7 +108,7 @@ struct process {
 	size_t cmdline_len;
 	int cwd_fd;		/* host O_PATH fd of the working directory (inside the root) */
 	unsigned umask;		/* file mode creation mask (umask(2)); inherited by fork */
-	struct rlimit rlim[16];	/* RLIM_NLIMITS: getrlimit/setrlimit (syscalls/sys_cred.c) */
+	struct rlimit rlim[16];	/* RLIM_NLIMITS: getrlimit/setrlimit (sentry/kernel/cred.c) */
 	int nice;		/* setpriority(2) */
 	struct sigaction_rec sigactions[64];
 	uint64_t sigpending;	/* process-directed signals not yet taken by a thread */
@@ -161,10 +162,6 @@ struct task {
 	void *start_arg;		/* what the first task's thread execs */
 };
 
-/* Limits and nice value of the first process, and a fork child's (syscalls/sys_cred.c). */
-void cred_init(struct process *p);
-void cred_fork(struct process *child, const struct process *parent);
-
 /* Signals (sentry/kernel/signal.c). */
 /* Queue sig for target with its siginfo; wakes the target if it sleeps. */
 void signal_queue(struct task *target, int sig, const struct sig_info *info);
@@ -185,19 +182,6 @@ void signal_deliver(struct task *t, long *syscall_ret);
 long signal_return(struct task *t);
 /* The vfork parent of t may go on (t exec'd or exited). */
 void vfork_release(struct task *t);
-
-/* Resource usage (syscalls/sys_rusage.c); all under the sentry lock. */
-/* t is done with guest code: keep what its sentry thread ran, when guest code ran there (vmexec). */
-void usage_thread_exit(struct task *t);
-/* The stub of as is about to be killed (execve, exit): t's process keeps what it ran, t what ctx ran. */
-void usage_stub_gone(struct task *t, struct addr_space *as, struct platform_ctx *ctx);
-/* p is about to be SIGKILLed: keep its peak memory while its stub still has it. */
-void usage_keep_maxrss(struct process *p);
-/*
- * Reaping zombie c (wait4, waitid): its usage with its children's into *ru
- * (may be NULL), and into parent's RUSAGE_CHILDREN unless nowait.
- */
-void usage_reap(struct process *parent, const struct process *c, bool nowait, struct rusage *ru);
 
 /* Kernel-internal: the wait was interrupted by a signal; restart it unless a handler says EINTR. */
 #define ERESTARTSYS 512

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * futex(2): a table of waiters under the sentry lock.
+ * Futexes: a table of waiters under the sentry lock (futex(2) itself, which
+ * decodes the op and the timeout, is syscalls/sys_futex.c).
  *
  * A waiter reads the futex word and queues itself while holding the sentry
  * lock; a waker takes the same lock before it looks for waiters. The guest
@@ -22,11 +23,10 @@
  */
 #include <linux/futex.h>
 #include <sys/mman.h>
-#include <time.h>
 
+#include "pvx/futex.h"
 #include "pvx/kernel.h"
-#include "pvx/log.h"
-#include "syscalls/syscalls.h"
+#include "pvx/timer.h"
 
 struct futex_key {
 	const struct mm *mm;	/* NULL for a shared mapping's inode */
@@ -64,6 +64,7 @@ static void unqueue(struct futex_waiter *w)
 	w->next = w->prev = w;
 }
 
+/* Wake up to n waiters on key k whose bitset meets bitset. */
 static int wake(struct futex_key k, int n, uint32_t bitset)
 {
 	int woken = 0;
@@ -81,60 +82,31 @@ static int wake(struct futex_key k, int n, uint32_t bitset)
 	return woken;
 }
 
+/* The clear_child_tid wake of an exiting thread: a shared key where the word is in shared memory. */
 int futex_wake(struct mm *mm, uint64_t uaddr, int n)
 {
 	return wake(key_of(mm, uaddr, false), n, FUTEX_BITSET_MATCH_ANY);
 }
 
-static uint64_t now_ns(clockid_t clk)
+/* FUTEX_WAKE and FUTEX_WAKE_BITSET. */
+int futex_wake_bitset(struct mm *mm, uint64_t uaddr, bool private, int n, uint32_t bitset)
 {
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	return wake(key_of(mm, uaddr, private), n, bitset);
 }
 
-/* The CLOCK_MONOTONIC deadline of a wait, in ns; 0 = none. */
-static long deadline(struct task *t, uint64_t uts, int op, bool realtime, uint64_t *out)
-{
-	struct timespec ts;
-	long r;
-
-	*out = 0;
-	if (!uts)
-		return 0;
-	if ((r = copy_from_guest(t->mm, &ts, uts, sizeof(ts))))
-		return r;
-	if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= 1000000000L)
-		return -EINVAL;
-	uint64_t v = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-	uint64_t mono = now_ns(CLOCK_MONOTONIC);
-	if (op == FUTEX_WAIT) {		/* relative */
-		*out = mono + v;
-	} else {			/* FUTEX_WAIT_BITSET: absolute on its clock */
-		uint64_t now = realtime ? now_ns(CLOCK_REALTIME) : mono;
-		*out = v > now ? mono + (v - now) : mono;
-	}
-	return 0;
-}
-
-static long futex_wait(struct task *t, uint64_t uaddr, uint32_t val, uint64_t uts, int op, int flags,
-		       uint32_t bitset)
+/* Queue t on the word's key and sleep until woken, a signal or the deadline (see pvx/futex.h). */
+long futex_wait(struct task *t, uint64_t uaddr, uint32_t val, uint64_t until, bool timed, bool private,
+		uint32_t bitset)
 {
 	struct futex_waiter w = { .bitset = bitset };
-	uint64_t until;
 	uint32_t cur;
 	long r;
 
-	if (!bitset)
-		return -EINVAL;
-	if ((r = deadline(t, uts, op, flags & FUTEX_CLOCK_REALTIME, &until)))
-		return r;
 	if ((r = copy_from_guest(t->mm, &cur, uaddr, sizeof(cur))))
 		return r;
 	if (cur != val)
 		return -EAGAIN;
-	w.key = key_of(t->mm, uaddr, flags & FUTEX_PRIVATE_FLAG);
+	w.key = key_of(t->mm, uaddr, private);
 	w.next = &head;
 	w.prev = head.prev;
 	head.prev->next = &w;
@@ -143,10 +115,10 @@ static long futex_wait(struct task *t, uint64_t uaddr, uint32_t val, uint64_t ut
 		if (w.woken)
 			return 0;
 		if (signal_pending(t)) {
-			r = uts ? -EINTR : -ERESTARTSYS;
+			r = timed ? -EINTR : -ERESTARTSYS;
 			break;
 		}
-		if (until && now_ns(CLOCK_MONOTONIC) >= until) {
+		if (until && timer_now_ns() >= until) {
 			r = -ETIMEDOUT;
 			break;
 		}
@@ -156,9 +128,9 @@ static long futex_wait(struct task *t, uint64_t uaddr, uint32_t val, uint64_t ut
 	return r;
 }
 
-/* FUTEX_REQUEUE / FUTEX_CMP_REQUEUE: wake n, move up to n2 waiters to uaddr2. */
-static long futex_requeue(struct task *t, uint64_t uaddr, int n, int n2, uint64_t uaddr2, bool cmp, uint32_t val3,
-			  bool private)
+/* Wake n waiters of uaddr's key and move up to n2 more to uaddr2's, after the FUTEX_CMP_REQUEUE check. */
+long futex_requeue(struct task *t, uint64_t uaddr, int n, int n2, uint64_t uaddr2, bool cmp, uint32_t val3,
+		   bool private)
 {
 	uint32_t cur;
 	long r;
@@ -180,35 +152,4 @@ static long futex_requeue(struct task *t, uint64_t uaddr, int n, int n2, uint64_
 			moved++;
 		}
 	return woken + moved;
-}
-
-long sys_futex(struct task *t, const long a[6])
-{
-	int op = (int)a[1] & FUTEX_CMD_MASK, flags = (int)a[1] & ~FUTEX_CMD_MASK;
-	uint64_t uaddr = (uint64_t)a[0];
-	bool private = flags & FUTEX_PRIVATE_FLAG;
-
-	if (uaddr & 3)
-		return -EINVAL;
-	if ((flags & FUTEX_CLOCK_REALTIME) && op != FUTEX_WAIT && op != FUTEX_WAIT_BITSET)
-		return -ENOSYS;
-	switch (op) {
-	case FUTEX_WAIT:
-		return futex_wait(t, uaddr, (uint32_t)a[2], (uint64_t)a[3], op, flags, FUTEX_BITSET_MATCH_ANY);
-	case FUTEX_WAIT_BITSET:
-		return futex_wait(t, uaddr, (uint32_t)a[2], (uint64_t)a[3], op, flags, (uint32_t)a[5]);
-	case FUTEX_WAKE:
-		return wake(key_of(t->mm, uaddr, private), (int)a[2], FUTEX_BITSET_MATCH_ANY);
-	case FUTEX_WAKE_BITSET:
-		if (!(uint32_t)a[5])
-			return -EINVAL;
-		return wake(key_of(t->mm, uaddr, private), (int)a[2], (uint32_t)a[5]);
-	case FUTEX_REQUEUE:
-		return futex_requeue(t, uaddr, (int)a[2], (int)a[3], (uint64_t)a[4], false, 0, private);
-	case FUTEX_CMP_REQUEUE:
-		return futex_requeue(t, uaddr, (int)a[2], (int)a[3], (uint64_t)a[4], true, (uint32_t)a[5], private);
-	}
-	if (op <= FUTEX_CMP_REQUEUE_PI)	/* a real op pvx lacks, not a bad number */
-		pr_warn("futex op %d is not supported", op);
-	return -ENOSYS;
 }

@@ -8,9 +8,11 @@
 #include <sys/wait.h>
 #include <time.h>
 
+#include "pvx/futex.h"
 #include "pvx/interrupt.h"
 #include "pvx/kernel.h"
 #include "pvx/log.h"
+#include "pvx/rusage.h"
 #include "pvx/mm.h"
 #include "pvx/timer.h"
 #include "sentry/platform/platform.h"

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * getrusage(2), times(2) and the rusage of wait4/waitid: what guest code
- * used of the host, read from the host threads that ran it.
+ * Resource usage of guest tasks: what guest code used of the host, read
+ * from the host threads that ran it, for getrusage(2), times(2) and the
+ * rusage of wait4/waitid (syscalls/sys_rusage.c, sys_process.c).
  *
  * ptrace and seccomp run guest code in the stub: a process's CPU time is
  * its stub's (/proc/STUB/stat counts the stub's exited threads too), a
@@ -31,9 +32,10 @@
 
 #include "pvx/kernel.h"
 #include "pvx/log.h"
+#include "pvx/rusage.h"
 #include "sentry/platform/platform.h"
-#include "syscalls/syscalls.h"
 
+/* Add u into to: times and faults add up, the peak is the larger. */
 static void usage_add(struct guest_usage *to, const struct guest_usage *u)
 {
 	to->utime_us += u->utime_us;
@@ -43,6 +45,7 @@ static void usage_add(struct guest_usage *to, const struct guest_usage *u)
 	to->maxrss_kb = MAX(to->maxrss_kb, u->maxrss_kb);
 }
 
+/* USER_HZ: what /proc/.../stat counts in. */
 static long clk_tck(void)
 {
 	static long hz;
@@ -119,7 +122,7 @@ static uint64_t stub_hwm_kb(const struct addr_space *as)
 }
 
 /* RUSAGE_SELF: the exited threads' and left stubs' usage and that of every live thread of p. */
-static void usage_of_process(const struct process *p, struct guest_usage *u)
+void usage_of_process(const struct process *p, struct guest_usage *u)
 {
 	*u = p->usage_gone;
 	if (p->as && ctx_in_stub(p->as->ctxs)) {
@@ -133,7 +136,7 @@ static void usage_of_process(const struct process *p, struct guest_usage *u)
 }
 
 /* RUSAGE_THREAD: t's host thread; the peak memory is the process's, as on Linux. */
-static void usage_of_thread(const struct task *t, struct guest_usage *u)
+void usage_of_thread(const struct task *t, struct guest_usage *u)
 {
 	*u = t->usage_exec;
 	if (ctx_in_stub(t->ctx))
@@ -143,12 +146,14 @@ static void usage_of_thread(const struct task *t, struct guest_usage *u)
 	u->maxrss_kb = MAX(t->proc->usage_gone.maxrss_kb, stub_hwm_kb(t->proc->as));
 }
 
+/* See pvx/rusage.h. */
 void usage_thread_exit(struct task *t)
 {
 	if (t->ctx && !ctx_in_stub(t->ctx) && t->host_tid)
 		add_host(&t->proc->usage_gone, getpid(), t->host_tid);
 }
 
+/* See pvx/rusage.h. */
 void usage_stub_gone(struct task *t, struct addr_space *as, struct platform_ctx *ctx)
 {
 	struct process *p = t->proc;
@@ -164,12 +169,14 @@ void usage_stub_gone(struct task *t, struct addr_space *as, struct platform_ctx 
 		add_host(&t->usage_exec, as->pid, ctx->tid);
 }
 
+/* See pvx/rusage.h. */
 void usage_keep_maxrss(struct process *p)
 {
 	p->usage_gone.maxrss_kb = MAX(p->usage_gone.maxrss_kb, stub_hwm_kb(p->as));
 }
 
-static void to_rusage(const struct guest_usage *u, struct rusage *ru)
+/* The struct rusage the guest gets for u. */
+void usage_to_rusage(const struct guest_usage *u, struct rusage *ru)
 {
 	memset(ru, 0, sizeof(*ru));
 	ru->ru_utime.tv_sec = (time_t)(u->utime_us / 1000000);
@@ -194,59 +201,13 @@ void usage_reap(struct process *parent, const struct process *c, bool nowait, st
 	usage_of_process(c, &u);
 	usage_add(&u, &c->usage_children);
 	if (ru)
-		to_rusage(&u, ru);
+		usage_to_rusage(&u, ru);
 	if (!nowait)
 		usage_add(&parent->usage_children, &u);
 }
 
-/*
- * getrusage(2): RUSAGE_SELF (every thread, exited ones too), RUSAGE_CHILDREN
- * ("all children of the calling process that have terminated and been
- * waited for") and RUSAGE_THREAD; any other who is EINVAL.
- */
-long sys_getrusage(struct task *t, const long a[6])
-{
-	struct guest_usage u;
-	struct rusage ru;
-
-	switch ((int)a[0]) {
-	case RUSAGE_SELF:
-		usage_of_process(t->proc, &u);
-		break;
-	case RUSAGE_CHILDREN:
-		u = t->proc->usage_children;
-		break;
-	case RUSAGE_THREAD:
-		usage_of_thread(t, &u);
-		break;
-	default:
-		return -EINVAL;
-	}
-	to_rusage(&u, &ru);
-	return copy_to_guest(t->mm, (uint64_t)a[1], &ru, sizeof(ru));
-}
-
-static clock_t us_to_ticks(uint64_t us)
+/* us of CPU time in clock ticks (times(2), /proc). */
+clock_t usage_ticks(uint64_t us)
 {
 	return (clock_t)(us * (uint64_t)clk_tck() / 1000000);
-}
-
-/*
- * times(2): the process's and its waited-for children's CPU time in clock
- * ticks; returns "the number of clock ticks that have elapsed since an
- * arbitrary point in the past", the host's. buf may be NULL.
- */
-long sys_times(struct task *t, const long a[6])
-{
-	if (a[0]) {
-		struct guest_usage self;
-		const struct guest_usage *ch = &t->proc->usage_children;
-		usage_of_process(t->proc, &self);
-		struct tms tms = { us_to_ticks(self.utime_us), us_to_ticks(self.stime_us), us_to_ticks(ch->utime_us),
-				   us_to_ticks(ch->stime_us) };
-		long r = copy_to_guest(t->mm, (uint64_t)a[0], &tms, sizeof(tms));
-		if (r)
-			return r;
-	}
-	return syscall(SYS_times, NULL);
 }

@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * futex(2): decode the op and the timeout; the waiter table is the
+ * kernel's (sentry/kernel/futex.c).
+ *
+ * Not here: FUTEX_WAKE_OP (needs an atomic read-modify-write on guest
+ * memory; glibc >= 2.25 and musl do not use it), the PI ops and
+ * FUTEX_WAIT_REQUEUE_PI: ENOSYS. Robust lists are recorded, not walked.
+ */
+#include <linux/futex.h>
+#include <time.h>
+
+#include "pvx/futex.h"
+#include "pvx/log.h"
+#include "syscalls/syscalls.h"
+
+/* clk now, in ns. */
+static uint64_t now_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* The CLOCK_MONOTONIC deadline of a wait, in ns; 0 = none. */
+static long deadline(struct task *t, uint64_t uts, int op, bool realtime, uint64_t *out)
+{
+	struct timespec ts;
+	long r;
+
+	*out = 0;
+	if (!uts)
+		return 0;
+	if ((r = copy_from_guest(t->mm, &ts, uts, sizeof(ts))))
+		return r;
+	if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= 1000000000L)
+		return -EINVAL;
+	uint64_t v = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	uint64_t mono = now_ns(CLOCK_MONOTONIC);
+	if (op == FUTEX_WAIT) {		/* relative */
+		*out = mono + v;
+	} else {			/* FUTEX_WAIT_BITSET: absolute on its clock */
+		uint64_t now = realtime ? now_ns(CLOCK_REALTIME) : mono;
+		*out = v > now ? mono + (v - now) : mono;
+	}
+	return 0;
+}
+
+/* FUTEX_WAIT(_BITSET): a zero bitset is EINVAL before the timeout is read, as before. */
+static long wait_op(struct task *t, uint64_t uaddr, uint32_t val, uint64_t uts, int op, int flags, uint32_t bitset)
+{
+	uint64_t until;
+	long r;
+
+	if (!bitset)
+		return -EINVAL;
+	if ((r = deadline(t, uts, op, flags & FUTEX_CLOCK_REALTIME, &until)))
+		return r;
+	return futex_wait(t, uaddr, val, until, uts != 0, flags & FUTEX_PRIVATE_FLAG, bitset);
+}
+
+long sys_futex(struct task *t, const long a[6])
+{
+	int op = (int)a[1] & FUTEX_CMD_MASK, flags = (int)a[1] & ~FUTEX_CMD_MASK;
+	uint64_t uaddr = (uint64_t)a[0];
+	bool private = flags & FUTEX_PRIVATE_FLAG;
+
+	if (uaddr & 3)
+		return -EINVAL;
+	if ((flags & FUTEX_CLOCK_REALTIME) && op != FUTEX_WAIT && op != FUTEX_WAIT_BITSET)
+		return -ENOSYS;
+	switch (op) {
+	case FUTEX_WAIT:
+		return wait_op(t, uaddr, (uint32_t)a[2], (uint64_t)a[3], op, flags, FUTEX_BITSET_MATCH_ANY);
+	case FUTEX_WAIT_BITSET:
+		return wait_op(t, uaddr, (uint32_t)a[2], (uint64_t)a[3], op, flags, (uint32_t)a[5]);
+	case FUTEX_WAKE:
+		return futex_wake_bitset(t->mm, uaddr, private, (int)a[2], FUTEX_BITSET_MATCH_ANY);
+	case FUTEX_WAKE_BITSET:
+		if (!(uint32_t)a[5])
+			return -EINVAL;
+		return futex_wake_bitset(t->mm, uaddr, private, (int)a[2], (uint32_t)a[5]);
+	case FUTEX_REQUEUE:
+		return futex_requeue(t, uaddr, (int)a[2], (int)a[3], (uint64_t)a[4], false, 0, private);
+	case FUTEX_CMP_REQUEUE:
+		return futex_requeue(t, uaddr, (int)a[2], (int)a[3], (uint64_t)a[4], true, (uint32_t)a[5], private);
+	}
+	if (op <= FUTEX_CMP_REQUEUE_PI)	/* a real op pvx lacks, not a bad number */
+		pr_warn("futex op %d is not supported", op);
+	return -ENOSYS;
+}
