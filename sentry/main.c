@@ -315,6 +315,7 @@ static int cmd_run(int argc, char **argv)
 	close((int)fd);
 	struct task_start start = { .path = found, .argv = gargv, .envp = envp };
 	init->start_arg = &start;
+	kernel_set_syscalls(&syscall_ops);
 	if (task_start(init, task_thread) < 0)
 		return 1;
 	sentry_unlock();

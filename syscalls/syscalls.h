@@ -6,7 +6,7 @@
 #ifndef PVX_SYSCALLS_H
 #define PVX_SYSCALLS_H
 
-#include "pvx/task.h"
+#include "pvx/kernel.h"
 
 typedef long (*syscall_fn)(struct task *t, const long a[6]);
 
@@ -48,6 +48,11 @@ long io_error(struct task *t, long r);
 /* Run the emulation of syscall nr for t; returns the value for rax. */
 long syscall_dispatch(struct task *t, long nr, const long a[6]);
 const char *syscall_name(long nr);
+/* Strace-style line for a trapped syscall (syscalls/strace.c). */
+void strace_enter(struct task *t, long nr, const long a[6]);
+void strace_exit(struct task *t, long nr, const long a[6], long ret);
+/* All three, for the kernel's task loop (given to it by main.c). */
+extern const struct syscall_ops syscall_ops;
 
 #define SYSCALL(nr, name, args, sup, note) long sys_##name(struct task *t, const long a[6]);
 #define NOSYS(nr, name)

@@ -56,6 +56,21 @@ long task_block(struct task *t, struct addr_space *as, long nr, const long a[6],
 /* Main thread: wait until every task has exited; returns init's wait status. */
 int sentry_wait_all(void);
 
+/*
+ * The one way up: what the task loop calls for a trapped syscall. The
+ * kernel is given it at start (main.c: syscalls/table.c's), as gVisor's
+ * Kernel holds its SyscallTable, so that sentry/kernel/ never names
+ * syscalls/.
+ */
+struct syscall_ops {
+	/* Emulate syscall nr for t; returns the value for rax. */
+	long (*dispatch)(struct task *t, long nr, const long a[6]);
+	/* --strace: a line before and after the call. */
+	void (*trace_enter)(struct task *t, long nr, const long a[6]);
+	void (*trace_exit)(struct task *t, long nr, const long a[6], long ret);
+};
+void kernel_set_syscalls(const struct syscall_ops *ops);
+
 /* The host signal that interrupts a task thread (sentry/host/interrupt.c). */
 #define PVX_SIG_INTERRUPT SIGURG
 

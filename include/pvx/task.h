@@ -186,8 +186,5 @@ void vfork_release(struct task *t);
 /* Kernel-internal: the wait was interrupted by a signal; restart it unless a handler says EINTR. */
 #define ERESTARTSYS 512
 
-/* Strace-style line for a trapped syscall (syscalls/strace.c). */
-void strace_enter(struct task *t, long nr, const long a[6]);
-void strace_exit(struct task *t, long nr, const long a[6], long ret);
 
 #endif

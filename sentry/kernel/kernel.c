@@ -22,13 +22,7 @@ static pthread_cond_t changed;	/* on CLOCK_MONOTONIC: see sentry_timedwait */
 static struct task *tasks[PVX_MAX_TASKS];	/* by tid - 1 */
 static int threads;		/* task threads still running */
 static int init_status = -1;	/* wait status of pid 1 once it exited */
-static int live_hint;		/* == threads, readable without the lock */
 static __thread struct task *current_task;	/* the task this sentry thread runs (NULL: main, timers) */
-
-int sentry_live_hint(void)
-{
-	return __atomic_load_n(&live_hint, __ATOMIC_RELAXED);
-}
 
 void sentry_lock(void)
 {
@@ -265,7 +259,7 @@ long task_start(struct task *t, void *(*fn)(void *))
 	if (r)
 		return -r;
 	threads++;
-	__atomic_store_n(&live_hint, threads, __ATOMIC_RELAXED);
+	platform_set_live_hint(threads);
 	return 0;
 }
 
@@ -414,7 +408,7 @@ static void thread_gone(struct task *t)
 {
 	task_free(t);
 	threads--;
-	__atomic_store_n(&live_hint, threads, __ATOMIC_RELAXED);
+	platform_set_live_hint(threads);
 	sentry_wake_all();
 }
 
@@ -478,7 +472,7 @@ void task_exit(struct task *t)
 	if (t->pid != 1 && (init_status >= 0 || !task_find(t->proc->ppid) || autoreap))
 		task_free(t);
 	threads--;
-	__atomic_store_n(&live_hint, threads, __ATOMIC_RELAXED);
+	platform_set_live_hint(threads);
 	sentry_wake_all();
 }
 
