@@ -334,6 +334,7 @@ int main(int argc, char **argv)
 {
 	/* Only the guest's umask (struct task) applies to what it creates. */
 	initial_umask = umask(0);
+	path_set_kernel(&kernel_fs_ops);
 	note_stdio();
 	policy_init();
 	if (argc < 2) {

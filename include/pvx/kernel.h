@@ -11,8 +11,6 @@
 
 #include "pvx/task.h"
 
-#define PVX_MAX_TASKS 1024
-
 void sentry_lock(void);
 void sentry_unlock(void);
 /* Sleep until sentry_wake_all(); the lock is released while asleep. */
@@ -56,6 +54,27 @@ long task_block(struct task *t, struct addr_space *as, long nr, const long a[6],
 /* Main thread: wait until every task has exited; returns init's wait status. */
 int sentry_wait_all(void);
 
+/* Signals (sentry/kernel/signal.c). */
+/* Queue sig for target with its siginfo; wakes the target if it sleeps. */
+void signal_queue(struct task *target, int sig, const struct sig_info *info);
+/* Queue sig for the process: the first thread that does not block it takes it. */
+void signal_queue_process(struct process *p, int sig, const struct sig_info *info);
+/* A pending signal the guest does not block: a wait should end (-ERESTARTSYS). */
+bool signal_pending(struct task *t);
+/* sigsuspend, ppoll, pselect6: mask rules until the call ends; a handler's frame gets the old one. */
+void signal_temp_mask(struct task *t, uint64_t mask);
+/* The guest's siginfo for a pending signal's record. */
+struct k_siginfo;
+void signal_siginfo(int sig, const struct sig_info *si, struct k_siginfo *out);
+/* Take a pending signal of set without its action (sigtimedwait); 0 if none. */
+int signal_dequeue(struct task *t, uint64_t set, struct sig_info *info);
+/* Before returning to guest code: run default actions, build handler frames. */
+void signal_deliver(struct task *t, long *syscall_ret);
+/* rt_sigreturn(2): restore the frame at the guest's rsp; returns the restored rax. */
+long signal_return(struct task *t);
+/* The vfork parent of t may go on (t exec'd or exited). */
+void vfork_release(struct task *t);
+
 /*
  * The one way up: what the task loop calls for a trapped syscall. The
  * kernel is given it at start (main.c: syscalls/table.c's), as gVisor's
@@ -70,6 +89,9 @@ struct syscall_ops {
 	void (*trace_exit)(struct task *t, long nr, const long a[6], long ret);
 };
 void kernel_set_syscalls(const struct syscall_ops *ops);
+/* What the kernel gives the file side below it at start (pvx/path.h; sentry/kernel/procfs.c). */
+struct fs_kernel_ops;
+extern const struct fs_kernel_ops kernel_fs_ops;
 
 /* The host signal that interrupts a task thread (sentry/host/interrupt.c). */
 #define PVX_SIG_INTERRUPT SIGURG

@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* A guest task, its files and the sandbox-wide configuration. */
+/*
+ * The guest kernel's objects, a task and its process, and the run's
+ * configuration: the types every layer from sentry/fs/ up may use. What
+ * the kernel does with them is declared in pvx/kernel.h and its family.
+ */
 #ifndef PVX_TASK_H
 #define PVX_TASK_H
 
@@ -9,52 +13,10 @@
 #include <stdint.h>
 #include <sys/resource.h>
 #include "pvx/common.h"
+#include "pvx/file.h"
 #include "pvx/mm.h"
 #include "pvx/regs.h"
-
-struct platform_ops;
-
-/* Fixed for the whole run (set by main.c from the command line). */
-struct sandbox {
-	const struct platform_ops *platform;
-	int rootfd;		/* O_PATH fd of --root: every guest path resolves beneath it */
-	bool rw;		/* --rw: the root is writable */
-	bool strace;		/* --strace: print each guest syscall */
-	bool copy_io;		/* PVX_COPY_IO=1: no zero-copy I/O on vmexec (for bench/run) */
-	unsigned uid, gid;	/* what the guest is told */
-};
-
-extern struct sandbox sandbox;
-
-/* An open file description (shared by dup'ed fds). */
-struct file {
-	int refs;
-	int host_fd;
-	int flags;		/* guest open flags (O_ACCMODE, O_APPEND, ...) */
-};
-
-struct fd_entry {
-	struct file *file;
-	bool cloexec;
-};
-
-#define PVX_NR_OPEN 1024	/* RLIMIT_NOFILE soft limit the guest sees */
-
-struct fdtable {
-	struct fd_entry fds[PVX_NR_OPEN];
-	unsigned nofile;	/* RLIMIT_NOFILE of its process: new fds stay below (0: PVX_NR_OPEN) */
-};
-
-struct file *file_new(int host_fd, int flags);
-struct file *file_get(struct file *f);
-void file_put(struct file *f);
-
-/* fd table (sentry/fs/fdtable.c) */
-struct file *fd_lookup(struct fdtable *t, int fd);
-long fd_install(struct fdtable *t, struct file *f, bool cloexec, int min_fd) __must_check;
-long fd_install_at(struct fdtable *t, int fd, struct file *f, bool cloexec) __must_check;
-long fd_close(struct fdtable *t, int fd) __must_check;
-void fdtable_release(struct fdtable *t);
+#include "pvx/sandbox.h"
 
 enum task_state {
 	TASK_STARTING,	/* its thread is building the address space (fork, first exec) */
@@ -161,27 +123,6 @@ struct task {
 	struct task *clone_parent;	/* a new thread: set until its context is started */
 	void *start_arg;		/* what the first task's thread execs */
 };
-
-/* Signals (sentry/kernel/signal.c). */
-/* Queue sig for target with its siginfo; wakes the target if it sleeps. */
-void signal_queue(struct task *target, int sig, const struct sig_info *info);
-/* Queue sig for the process: the first thread that does not block it takes it. */
-void signal_queue_process(struct process *p, int sig, const struct sig_info *info);
-/* A pending signal the guest does not block: a wait should end (-ERESTARTSYS). */
-bool signal_pending(struct task *t);
-/* sigsuspend, ppoll, pselect6: mask rules until the call ends; a handler's frame gets the old one. */
-void signal_temp_mask(struct task *t, uint64_t mask);
-/* The guest's siginfo for a pending signal's record. */
-struct k_siginfo;
-void signal_siginfo(int sig, const struct sig_info *si, struct k_siginfo *out);
-/* Take a pending signal of set without its action (sigtimedwait); 0 if none. */
-int signal_dequeue(struct task *t, uint64_t set, struct sig_info *info);
-/* Before returning to guest code: run default actions, build handler frames. */
-void signal_deliver(struct task *t, long *syscall_ret);
-/* rt_sigreturn(2): restore the frame at the guest's rsp; returns the restored rax. */
-long signal_return(struct task *t);
-/* The vfork parent of t may go on (t exec'd or exited). */
-void vfork_release(struct task *t);
 
 /* Kernel-internal: the wait was interrupted by a signal; restart it unless a handler says EINTR. */
 #define ERESTARTSYS 512

@@ -6,7 +6,7 @@
  */
 #include <fcntl.h>
 
-#include "pvx/task.h"
+#include "pvx/file.h"
 
 struct file *file_new(int host_fd, int flags)
 {

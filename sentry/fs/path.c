@@ -21,10 +21,16 @@
 
 #include "pvx/path.h"
 #include "pvx/policy.h"
-#include "sentry/kernel/procfs.h"
 
 static char root_host[PATH_MAX];
 static size_t root_len;	/* 0 when the root is the host's / */
+const struct fs_kernel_ops *fs_kernel;	/* set once at start, before any path is resolved */
+
+/* See pvx/path.h. */
+void path_set_kernel(const struct fs_kernel_ops *ops)
+{
+	fs_kernel = ops;
+}
 
 long path_set_root(const char *host_root)
 {
@@ -55,7 +61,7 @@ long path_of_fd(int host_fd, char *buf, size_t size)
 	host[n] = 0;
 	if (host[0] != '/')
 		return -ENOENT;	/* pipe:[...], anon_inode:..., socket:... */
-	long r = procfs_dir_path(host, buf, size);	/* a directory of the guest's /proc */
+	long r = fs_kernel->proc_dir_path(host, buf, size);	/* a directory of the guest's /proc */
 	if (r != -EXDEV)
 		return r;
 	if (!root_len)
@@ -389,7 +395,7 @@ long path_open(struct task *t, int dirfd, const char *path, int flags, int mode)
 	for (int links = 0; r >= 0 && links <= MAX_CREATE_LINKS; links++) {
 		/* The guest's /proc is the sentry's own (sentry/kernel/procfs.c), never the host's. */
 		if (path_in_proc(abs))
-			return procfs_open(t, abs + 5, flags);
+			return fs_kernel->proc_open(t, abs + 5, flags);
 		again = false;
 		r = open_checked(t, abs, sizeof(abs), flags, mode, &again);
 		if (!again)

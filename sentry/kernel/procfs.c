@@ -509,3 +509,6 @@ long procfs_readlink(struct task *t, const char *orig, char *buf, size_t size)
 	}
 	return -EINVAL;	/* not a link */
 }
+
+/* /proc and the blocking call, for the file side's path resolution and opens. */
+const struct fs_kernel_ops kernel_fs_ops = { procfs_open, procfs_dir_path, task_block };
