@@ -22,7 +22,7 @@ long sys_openat(struct task *t, const long a[6])
 
 	if (hfd < 0)
 		return hfd;
-	struct file *f = file_new((int)hfd, flags & ~O_CLOEXEC);
+	struct file *f = file_new((int)hfd, flags & ~O_CLOEXEC, &host_file_ops);
 	if (!f) {
 		close((int)hfd);
 		return -ENOMEM;
@@ -98,8 +98,14 @@ long sys_lstat(struct task *t, const long a[6])
 long sys_fstat(struct task *t, const long a[6])
 {
 	struct file *f = fd_lookup(t->files, (int)a[0]);
+	struct stat st;
+	long r;
 
-	return f ? put_stat(t, (uint64_t)a[1], f->host_fd) : -EBADF;
+	if (!f)
+		return -EBADF;
+	if ((r = f->ops->stat(f, &st)))
+		return r;
+	return copy_to_guest(t->mm, (uint64_t)a[1], &st, sizeof(st));
 }
 
 long sys_lseek(struct task *t, const long a[6])
@@ -108,8 +114,7 @@ long sys_lseek(struct task *t, const long a[6])
 
 	if (!f)
 		return -EBADF;
-	off_t r = lseek(f->host_fd, (off_t)a[1], (int)a[2]);
-	return r < 0 ? neg_errno() : (long)r;
+	return f->ops->seek(f, (off_t)a[1], (int)a[2]);
 }
 
 /* faccessat2(2): "EROFS Write permission was requested for a file on a read-only filesystem." */

@@ -39,9 +39,6 @@ extern const struct syscall_desc syscall_table[PVX_NR_SYSCALLS];
 struct addr_space;
 /* The file of fd if it may be read (need O_RDONLY) or written (O_WRONLY); NULL: EBADF. */
 struct file *io_file(struct task *t, int fd, int need);
-/* A host call that may block reading in and/or writing out (either may be NULL), lock dropped. */
-long io_block(struct task *t, struct addr_space *as, struct file *in, struct file *out, long nr,
-	      const long a[6]);
 /* The guest's answer for a failed blocking read or write: ERESTARTSYS for EINTR, SIGPIPE for EPIPE. */
 long io_error(struct task *t, long r);
 

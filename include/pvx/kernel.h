@@ -51,6 +51,8 @@ void task_free(struct task *t);
 void task_interrupt(struct task *t, bool kill_stub);
 /* A blocking host call with the lock dropped; -EINTR when a signal is pending for t (see kernel.c). */
 long task_block(struct task *t, struct addr_space *as, long nr, const long a[6], bool ready);
+/* A host call that may block reading in and/or writing out (either may be NULL), lock dropped. */
+long io_block(struct task *t, struct addr_space *as, struct file *in, struct file *out, long nr, const long a[6]);
 /* Main thread: wait until every task has exited; returns init's wait status. */
 int sentry_wait_all(void);
 

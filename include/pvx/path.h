@@ -26,6 +26,9 @@ struct fs_kernel_ops {
 	long (*proc_dir_path)(const char *host, char *buf, size_t size);
 	/* task_block of pvx/kernel.h. */
 	long (*block)(struct task *t, struct addr_space *as, long nr, const long a[6], bool ready);
+	/* io_block of pvx/kernel.h: the same for I/O on files in and out (either may be NULL). */
+	long (*block_io)(struct task *t, struct addr_space *as, struct file *in, struct file *out, long nr,
+			 const long a[6]);
 };
 extern const struct fs_kernel_ops *fs_kernel;
 void path_set_kernel(const struct fs_kernel_ops *ops);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The task table, task threads and the sentry lock (see include/pvx/kernel.h). */
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -306,6 +307,33 @@ long task_block(struct task *t, struct addr_space *as, long nr, const long a[6],
 		if (r != -EINTR)
 			return r;
 	}
+}
+
+/* Would I/O on f (NULL: none) not wait? */
+static bool io_ready(struct file *f, short ev)
+{
+	return !f || f->ops->poll(f, ev);
+}
+
+/*
+ * Host I/O may block (pipes, terminals, a full pipe for sendfile):
+ * task_block drops the sentry lock around it, and file references keep a
+ * close by another task from freeing the files meanwhile. in is read from,
+ * out written to; either may be NULL.
+ */
+long io_block(struct task *t, struct addr_space *as, struct file *in, struct file *out, long nr, const long a[6])
+{
+	/* Only with a signal pending does it matter whether the call would wait. */
+	bool ready = signal_pending(t) && io_ready(in, POLLIN) && io_ready(out, POLLOUT);
+
+	if (in)
+		file_get(in);
+	if (out)
+		file_get(out);
+	long r = task_block(t, as, nr, a, ready);
+	file_put(in);
+	file_put(out);
+	return r;
 }
 
 /*

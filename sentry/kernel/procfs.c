@@ -511,4 +511,4 @@ long procfs_readlink(struct task *t, const char *orig, char *buf, size_t size)
 }
 
 /* /proc and the blocking call, for the file side's path resolution and opens. */
-const struct fs_kernel_ops kernel_fs_ops = { procfs_open, procfs_dir_path, task_block };
+const struct fs_kernel_ops kernel_fs_ops = { procfs_open, procfs_dir_path, task_block, io_block };
