@@ -246,15 +246,10 @@ long sys_chdir(struct task *t, const long a[6])
 
 long sys_fchdir(struct task *t, const long a[6])
 {
-	struct file *f = fd_lookup(t->files, (int)a[0]);
-	struct stat st;
+	long dir = path_dir_fd(t, (int)a[0]);
 
-	if (!f)
-		return -EBADF;
-	if (fstat(f->host_fd, &st) < 0)
-		return neg_errno();
-	if (!S_ISDIR(st.st_mode))
-		return -ENOTDIR;
-	int hfd = fcntl(f->host_fd, F_DUPFD_CLOEXEC, 3);
+	if (dir < 0)
+		return dir;
+	int hfd = fcntl((int)dir, F_DUPFD_CLOEXEC, 3);
 	return hfd < 0 ? neg_errno() : set_cwd(t, hfd);
 }

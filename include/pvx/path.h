@@ -74,6 +74,8 @@ long path_parent(struct task *t, int dirfd, const char *path, char *last, size_t
  */
 long path_lookup(struct task *t, int dirfd, const char *path, int at_flags) __must_check;
 
+/* The host fd of guest fd if it is a directory (EBADF, ENOTDIR): a dirfd, fchdir. */
+long path_dir_fd(struct task *t, int fd) __must_check;
 /* Guest dirfd + path -> the absolute guest path (not resolved: symlinks stay). */
 long path_absolute(struct task *t, int dirfd, const char *path, char *out, size_t size) __must_check;
 /* Is this absolute guest path /proc or below it? */

@@ -105,12 +105,24 @@ bool path_in_proc(const char *abs)
 	return !strncmp(abs, "/proc", 5) && (abs[5] == '/' || !abs[5]);
 }
 
+/* See pvx/path.h. */
+long path_dir_fd(struct task *t, int fd)
+{
+	struct file *f = fd_lookup(t->files, fd);
+	struct stat st;
+
+	if (!f)
+		return -EBADF;
+	if (fstat(f->host_fd, &st) < 0)
+		return neg_errno();
+	return S_ISDIR(st.st_mode) ? f->host_fd : -ENOTDIR;
+}
+
 /* Guest dirfd + path -> absolute guest path in out. */
 long path_absolute(struct task *t, int dirfd, const char *path, char *out, size_t size)
 {
 	char base[PVX_PATH_MAX];
-	int base_fd = t->proc->cwd_fd;
-	struct stat st;
+	long base_fd = t->proc->cwd_fd;
 	long r;
 
 	if (path[0] == '/') {
@@ -119,17 +131,9 @@ long path_absolute(struct task *t, int dirfd, const char *path, char *out, size_
 		strcpy(out, path);
 		return dev_fd_alias(out, size);
 	}
-	if (dirfd != AT_FDCWD) {
-		struct file *f = fd_lookup(t->files, dirfd);
-		if (!f)
-			return -EBADF;
-		if (fstat(f->host_fd, &st) < 0)
-			return neg_errno();
-		if (!S_ISDIR(st.st_mode))
-			return -ENOTDIR;
-		base_fd = f->host_fd;
-	}
-	r = path_of_fd(base_fd, base, sizeof(base));
+	if (dirfd != AT_FDCWD && (base_fd = path_dir_fd(t, dirfd)) < 0)
+		return base_fd;
+	r = path_of_fd((int)base_fd, base, sizeof(base));
 	if (r < 0)
 		return r == -ERANGE ? -ENAMETOOLONG : r;
 	if ((size_t)snprintf(out, size, "%s/%s", strcmp(base, "/") ? base : "", path) >= size)
