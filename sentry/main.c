@@ -16,13 +16,14 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
+#include "pvx/cred.h"
 #include "pvx/hostcred.h"
 #include "pvx/kernel.h"
 #include "pvx/log.h"
 #include "pvx/path.h"
 #include "pvx/policy.h"
 #include "sentry/platform/platform.h"
-#include "sentry/task_run.h"
+#include "sentry/kernel/task_run.h"
 #include "syscalls/syscalls.h"
 
 #ifndef PACKAGE_VERSION
@@ -159,7 +160,7 @@ static long setup_stdio(struct fdtable *files)
 		if (hfd < 0)
 			continue;	/* closed in the sentry: closed in the guest */
 		int fl = fcntl(hfd, F_GETFL);
-		struct file *f = file_new(hfd, fl < 0 ? O_RDWR : fl);
+		struct file *f = file_new(hfd, fl < 0 ? O_RDWR : fl, &host_file_ops);
 		if (!f)
 			return -ENOMEM;
 		long r = fd_install_at(files, fd, f, false);
@@ -263,6 +264,7 @@ static int cmd_run(int argc, char **argv)
 		fprintf(stderr, "pvx: --root %s: %s\n", root, strerror(errno));
 		return 2;
 	}
+	sandbox.copy_io = getenv("PVX_COPY_IO") && strcmp(getenv("PVX_COPY_IO"), "0");
 	sandbox.uid = getuid();
 	sandbox.gid = getgid();
 	/* pvx's own working directory, even one nobody could not name: the guest starts there. */
@@ -313,6 +315,7 @@ static int cmd_run(int argc, char **argv)
 	close((int)fd);
 	struct task_start start = { .path = found, .argv = gargv, .envp = envp };
 	init->start_arg = &start;
+	kernel_set_syscalls(&syscall_ops);
 	if (task_start(init, task_thread) < 0)
 		return 1;
 	sentry_unlock();
@@ -331,6 +334,7 @@ int main(int argc, char **argv)
 {
 	/* Only the guest's umask (struct task) applies to what it creates. */
 	initial_umask = umask(0);
+	path_set_kernel(&kernel_fs_ops);
 	note_stdio();
 	policy_init();
 	if (argc < 2) {

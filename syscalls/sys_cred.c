@@ -21,33 +21,11 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "pvx/cred.h"
 #include "pvx/kernel.h"
 #include "syscalls/syscalls.h"
 
 #define GROUPS_MAX 1024	/* supplementary groups pvx itself may have; NGROUPS_MAX is 65536 */
-
-/* The first process: the host's limits and nice value, but the fd table's size and the loader's stack. */
-void cred_init(struct process *p)
-{
-	for (int r = 0; r < RLIM_NLIMITS; r++) {
-		struct rlimit rl;
-		if (getrlimit(r, &rl) < 0)
-			rl = (struct rlimit){ RLIM_INFINITY, RLIM_INFINITY };
-		p->rlim[r] = rl;
-	}
-	p->rlim[RLIMIT_NOFILE] = (struct rlimit){ PVX_NR_OPEN, PVX_NR_OPEN };
-	p->rlim[RLIMIT_STACK] = (struct rlimit){ PVX_STACK_SIZE, RLIM_INFINITY };	/* what the loader maps */
-	errno = 0;
-	int nice = getpriority(PRIO_PROCESS, 0);
-	p->nice = errno ? 0 : nice;
-}
-
-/* fork: the child's limits and nice value are the parent's (copy_signal, sched_fork). */
-void cred_fork(struct process *child, const struct process *parent)
-{
-	memcpy(child->rlim, parent->rlim, sizeof(child->rlim));
-	child->nice = parent->nice;
-}
 
 /* Does pvx itself hold capability cap (effective)? Root in a container may not. */
 static bool host_cap(int cap)

@@ -32,7 +32,7 @@
 /* A new host fd becomes the lowest free guest fd; the host fd is closed on failure. */
 static long install_host_fd(struct task *t, int host_fd, int flags, bool cloexec)
 {
-	struct file *f = file_new(host_fd, flags);
+	struct file *f = file_new(host_fd, flags, &host_file_ops);
 
 	if (!f) {
 		close(host_fd);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Filesystem syscalls: open, stat, access, readlink, getdents64, cwd.
- * Paths resolve inside the sandbox root (syscalls/path.c); the work is done
+ * Paths resolve inside the sandbox root (sentry/fs/path.c); the work is done
  * by host calls on host fds the sentry owns.
  */
 #include <fcntl.h>
@@ -10,7 +10,7 @@
 #include <sys/syscall.h>
 
 #include "pvx/path.h"
-#include "syscalls/procfs.h"
+#include "sentry/kernel/procfs.h"
 #include "syscalls/syscalls.h"
 
 /* open(2)/openat(2): the new fd is the lowest free guest fd. */
@@ -22,7 +22,7 @@ long sys_openat(struct task *t, const long a[6])
 
 	if (hfd < 0)
 		return hfd;
-	struct file *f = file_new((int)hfd, flags & ~O_CLOEXEC);
+	struct file *f = file_new((int)hfd, flags & ~O_CLOEXEC, &host_file_ops);
 	if (!f) {
 		close((int)hfd);
 		return -ENOMEM;
@@ -98,8 +98,14 @@ long sys_lstat(struct task *t, const long a[6])
 long sys_fstat(struct task *t, const long a[6])
 {
 	struct file *f = fd_lookup(t->files, (int)a[0]);
+	struct stat st;
+	long r;
 
-	return f ? put_stat(t, (uint64_t)a[1], f->host_fd) : -EBADF;
+	if (!f)
+		return -EBADF;
+	if ((r = f->ops->stat(f, &st)))
+		return r;
+	return copy_to_guest(t->mm, (uint64_t)a[1], &st, sizeof(st));
 }
 
 long sys_lseek(struct task *t, const long a[6])
@@ -108,8 +114,7 @@ long sys_lseek(struct task *t, const long a[6])
 
 	if (!f)
 		return -EBADF;
-	off_t r = lseek(f->host_fd, (off_t)a[1], (int)a[2]);
-	return r < 0 ? neg_errno() : (long)r;
+	return f->ops->seek(f, (off_t)a[1], (int)a[2]);
 }
 
 /* faccessat2(2): "EROFS Write permission was requested for a file on a read-only filesystem." */
@@ -156,7 +161,7 @@ long sys_readlinkat(struct task *t, const long a[6])
 
 	if ((long)a[3] <= 0)
 		return -EINVAL;
-	/* The links of the guest's /proc are the sentry's to answer (syscalls/procfs.c). */
+	/* The links of the guest's /proc are the sentry's to answer (sentry/kernel/procfs.c). */
 	char path[PVX_PATH_MAX], abs[PVX_PATH_MAX];
 	long r = strncpy_from_guest(t->mm, path, (uint64_t)a[1], sizeof(path));
 	if (r > 0 && path_absolute(t, (int)a[0], path, abs, sizeof(abs)) == 0 && path_in_proc(abs)) {
@@ -241,15 +246,10 @@ long sys_chdir(struct task *t, const long a[6])
 
 long sys_fchdir(struct task *t, const long a[6])
 {
-	struct file *f = fd_lookup(t->files, (int)a[0]);
-	struct stat st;
+	long dir = path_dir_fd(t, (int)a[0]);
 
-	if (!f)
-		return -EBADF;
-	if (fstat(f->host_fd, &st) < 0)
-		return neg_errno();
-	if (!S_ISDIR(st.st_mode))
-		return -ENOTDIR;
-	int hfd = fcntl(f->host_fd, F_DUPFD_CLOEXEC, 3);
+	if (dir < 0)
+		return dir;
+	int hfd = fcntl((int)dir, F_DUPFD_CLOEXEC, 3);
 	return hfd < 0 ? neg_errno() : set_cwd(t, hfd);
 }

@@ -16,7 +16,7 @@
  * an existing name for calls that create one, "." and ".." ...).
  *
  * Setuid and setgid bits never reach a host file: chmod, fchmod, mkdir and
- * mknod (as open and creat, syscalls/path.c) succeed without them, as Linux
+ * mknod (as open and creat, sentry/fs/path.c) succeed without them, as Linux
  * itself drops S_ISGID for a caller outside the file's group. chown cannot
  * make them either: the kernel clears both on every chown of a non-directory.
  */

@@ -21,32 +21,7 @@
 #define IO_CHUNK (1UL << 20)	/* bounce buffer bound: larger I/O is done in chunks */
 #define IOV_MAX_GUEST 1024	/* UIO_MAXIOV */
 
-static bool host_ready(const struct file *f, short ev)
-{
-	return !f || poll(&(struct pollfd){ f->host_fd, ev, 0 }, 1, 0) > 0;
-}
-
-/*
- * Host I/O may block (pipes, terminals, a full pipe for sendfile):
- * task_block drops the sentry lock around it, and file references keep a
- * close by another task from freeing the files meanwhile. in is read from,
- * out written to; either may be NULL.
- */
-long io_block(struct task *t, struct addr_space *as, struct file *in, struct file *out, long nr, const long a[6])
-{
-	/* Only with a signal pending does it matter whether the call would wait. */
-	bool ready = signal_pending(t) && host_ready(in, POLLIN) && host_ready(out, POLLOUT);
-
-	if (in)
-		file_get(in);
-	if (out)
-		file_get(out);
-	long r = task_block(t, as, nr, a, ready);
-	file_put(in);
-	file_put(out);
-	return r;
-}
-
+/* A host read-like (f read from) or write-like call on f, lock dropped. */
 static long unlocked_io(struct task *t, struct addr_space *as, struct file *f, long nr, const long a[6])
 {
 	bool in = nr == SYS_read || nr == SYS_pread64 || nr == SYS_readv || nr == SYS_preadv || nr == SYS_preadv2;
@@ -101,17 +76,14 @@ static bool first_page_writable(struct task *t, uint64_t buf)
  */
 static bool zero_copy(struct task *t)
 {
-	static int forced_copy = -1;
-
-	if (forced_copy < 0)
-		forced_copy = getenv("PVX_COPY_IO") && strcmp(getenv("PVX_COPY_IO"), "0");
-	return t->proc->as->ops->zero_copy_io && !forced_copy;
+	return t->proc->as->ops->zero_copy_io && !sandbox.copy_io;
 }
 
-static long io_in_guest_mm(struct task *t, long nr, struct file *f, uint64_t ubuf, size_t count, off_t off)
+/* The zero-copy read or write of the file's kind, with the guest's answer for an error. */
+static long io_in_guest_mm(struct task *t, bool write, struct file *f, uint64_t ubuf, size_t count, off_t off,
+			   bool positional)
 {
-	const long a[6] = { f->host_fd, (long)ubuf, (long)count, (long)off };
-	long r = unlocked_io(t, t->proc->as, f, nr, a);
+	long r = f->ops->rw_in_guest_mm(t, f, write, ubuf, count, off, positional);
 
 	return r < 0 ? io_error(t, r) : r;
 }
@@ -128,7 +100,7 @@ static bool more_io(struct task *t, struct file *f, size_t done, size_t count)
 {
 	struct stat st;
 
-	return done < count && !signal_pending(t) && fstat(f->host_fd, &st) == 0 && S_ISREG(st.st_mode);
+	return done < count && !signal_pending(t) && f->ops->stat(f, &st) == 0 && S_ISREG(st.st_mode);
 }
 
 /* One host read of at most IO_CHUNK into the guest's ubuf; returns the bytes it got there or -errno. */
@@ -137,8 +109,7 @@ static long read_chunk(struct task *t, struct file *f, char *buf, uint64_t ubuf,
 {
 	if (!first_page_writable(t, ubuf))
 		return -EFAULT;
-	const long ra[6] = { f->host_fd, (long)buf, (long)count, (long)off };
-	ssize_t n = unlocked_io(t, NULL, f, positional ? SYS_pread64 : SYS_read, ra);
+	ssize_t n = f->ops->read(t, f, buf, count, off, positional);
 	if (n < 0)
 		return io_error(t, n);
 	/*
@@ -147,7 +118,7 @@ static long read_chunk(struct task *t, struct file *f, char *buf, uint64_t ubuf,
 	 */
 	size_t copied = copy_to_guest_partial(t->mm, ubuf, buf, (size_t)n);
 	if (copied < (size_t)n && !positional)
-		lseek(f->host_fd, (off_t)copied - n, SEEK_CUR);
+		(void)f->ops->seek(f, (off_t)copied - n, SEEK_CUR);
 	return copied || !n ? (long)copied : -EFAULT;
 }
 
@@ -162,8 +133,8 @@ static long do_read(struct task *t, int fd, uint64_t ubuf, size_t count, off_t o
 		return -EINVAL;
 	if (count == 0)
 		return 0;
-	if (zero_copy(t))
-		return io_in_guest_mm(t, positional ? SYS_pread64 : SYS_read, f, ubuf, count, off);
+	if (zero_copy(t) && f->ops->rw_in_guest_mm)
+		return io_in_guest_mm(t, false, f, ubuf, count, off, positional);
 	cleanup_free char *buf = malloc(MIN(count, IO_CHUNK));
 	if (!buf)
 		return -ENOMEM;
@@ -188,8 +159,8 @@ static long do_write(struct task *t, int fd, uint64_t ubuf, size_t count, off_t 
 		return -EBADF;
 	if (positional && off < 0)
 		return -EINVAL;
-	if (zero_copy(t))
-		return io_in_guest_mm(t, positional ? SYS_pwrite64 : SYS_write, f, ubuf, count, off);
+	if (zero_copy(t) && f->ops->rw_in_guest_mm)
+		return io_in_guest_mm(t, true, f, ubuf, count, off, positional);
 	cleanup_free char *buf = malloc(MIN(count, IO_CHUNK) + 1);
 	if (!buf)
 		return -ENOMEM;
@@ -198,8 +169,7 @@ static long do_write(struct task *t, int fd, uint64_t ubuf, size_t count, off_t 
 		long r = copy_from_guest(t->mm, buf, ubuf + done, chunk);
 		if (r)
 			return done ? (long)done : r;
-		const long wa[6] = { f->host_fd, (long)buf, (long)chunk, (long)(off + (off_t)done) };
-		ssize_t n = unlocked_io(t, NULL, f, positional ? SYS_pwrite64 : SYS_write, wa);
+		ssize_t n = f->ops->write(t, f, buf, chunk, off + (off_t)done, positional);
 		if (n < 0)
 			return done ? (long)done : io_error(t, n);
 		done += (size_t)n;
@@ -410,67 +380,19 @@ long sys_pwritev2(struct task *t, const long a[6])
 	return do_writev(t, (int)a[0], (uint64_t)a[1], a[2], (off_t)a[3], (int)a[5]);
 }
 
-/*
- * TCSETSW and TCSETSF wait until the output is written, which a stopped
- * terminal (^S) may never do: with the lock dropped, as any wait. Linux's
- * set_termios() answers -ERESTARTSYS when a signal is pending after that
- * wait, whether or not it waited: so does task_block (ready false).
- */
-static long tty_set_drained(struct task *t, struct file *f, unsigned long cmd, void *termios)
-{
-	const long a[6] = { f->host_fd, (long)cmd, (long)termios };
-
-	file_get(f);
-	long r = task_block(t, NULL, SYS_ioctl, a, false);
-	file_put(f);
-	return r == -EINTR ? -ERESTARTSYS : r;
-}
-
-#define KERNEL_TERMIOS_SIZE 36	/* struct termios of <asm/termbits.h>, not glibc's */
-
-/* ioctl(2): terminal requests are passed to a host tty; the rest is ENOTTY. */
+/* ioctl(2): FIOCLEX and FIONCLEX are the fd table's; the rest is the file's (pvx/file.h). */
 long sys_ioctl(struct task *t, const long a[6])
 {
 	struct file *f = fd_lookup(t->files, (int)a[0]);
 	unsigned long cmd = (unsigned long)a[1];
-	uint64_t arg = (uint64_t)a[2];
-	char buf[64];
-	long r;
 
 	if (!f)
 		return -EBADF;
-	switch (cmd) {
-	case FIOCLEX:
-	case FIONCLEX:
+	if (cmd == FIOCLEX || cmd == FIONCLEX) {
 		t->files->fds[a[0]].cloexec = cmd == FIOCLEX;
 		return 0;
-	case FIONBIO: {
-		int on, fl = fcntl(f->host_fd, F_GETFL);
-		if ((r = copy_from_guest(t->mm, &on, arg, sizeof(on))))
-			return r;
-		return fcntl(f->host_fd, F_SETFL, on ? fl | O_NONBLOCK : fl & ~O_NONBLOCK) < 0 ? neg_errno() : 0;
 	}
-	}
-	if (!isatty(f->host_fd))
-		return -ENOTTY;
-	switch (cmd) {
-	case TCGETS:
-	case TIOCGWINSZ: {
-		size_t size = cmd == TCGETS ? KERNEL_TERMIOS_SIZE : sizeof(struct winsize);
-		if (ioctl(f->host_fd, cmd, buf) < 0)
-			return neg_errno();
-		return copy_to_guest(t->mm, arg, buf, size);
-	}
-	case TCSETS:
-	case TCSETSW:
-	case TCSETSF:
-		if ((r = copy_from_guest(t->mm, buf, arg, KERNEL_TERMIOS_SIZE)))
-			return r;
-		if (cmd == TCSETS)
-			return ioctl(f->host_fd, cmd, buf) < 0 ? neg_errno() : 0;
-		return tty_set_drained(t, f, cmd, buf);
-	}
-	return -ENOTTY;
+	return f->ops->ioctl(t, f, cmd, (uint64_t)a[2]);
 }
 
 long sys_dup(struct task *t, const long a[6])

@@ -7,7 +7,8 @@
 
 long sys_mmap(struct task *t, const long a[6])
 {
-	int prot = (int)a[2], flags = (int)a[3], host_fd = -1;
+	int prot = (int)a[2], flags = (int)a[3];
+	long host_fd = -1;
 
 	if (prot & ~(PROT_READ | PROT_WRITE | PROT_EXEC | 0x8 /* PROT_SEM */ | PROT_GROWSDOWN | PROT_GROWSUP))
 		return -EINVAL;
@@ -15,10 +16,11 @@ long sys_mmap(struct task *t, const long a[6])
 		struct file *f = fd_lookup(t->files, (int)a[4]);
 		if (!f || (f->flags & O_PATH))
 			return -EBADF;
-		host_fd = f->host_fd;
+		if ((host_fd = f->ops->mmap(f)) < 0)
+			return host_fd;
 	}
 	return mm_mmap(t->mm, (uint64_t)a[0], (uint64_t)a[1], prot & (PROT_READ | PROT_WRITE | PROT_EXEC),
-		       flags, host_fd, (uint64_t)a[5]);
+		       flags, (int)host_fd, (uint64_t)a[5]);
 }
 
 long sys_munmap(struct task *t, const long a[6])

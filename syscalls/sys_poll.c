@@ -27,8 +27,8 @@ long sys_pipe2(struct task *t, const long a[6])
 		return -EINVAL;
 	if (pipe2(host, O_CLOEXEC | (flags & (O_NONBLOCK | O_DIRECT))) < 0)
 		return neg_errno();
-	f[0] = file_new(host[0], O_RDONLY | (flags & O_NONBLOCK));
-	f[1] = file_new(host[1], O_WRONLY | (flags & O_NONBLOCK));
+	f[0] = file_new(host[0], O_RDONLY | (flags & O_NONBLOCK), &host_file_ops);
+	f[1] = file_new(host[1], O_WRONLY | (flags & O_NONBLOCK), &host_file_ops);
 	if (!f[0] || !f[1]) {
 		r = -ENOMEM;
 		goto out;

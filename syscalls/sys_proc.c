@@ -15,6 +15,7 @@
 #include <sys/prctl.h>
 #include <time.h>
 
+#include "pvx/cred.h"
 #include "pvx/kernel.h"
 #include "pvx/log.h"
 
@@ -155,32 +156,21 @@ long sys_sysinfo(struct task *t, const long a[6])
 	return copy_to_guest(t->mm, (uint64_t)a[0], &si, sizeof(si));
 }
 
-/*
- * The CPUs pvx was started on: what every guest thread may run on. The
- * sentry's own threads get pinned later (sentry/platform/seccomp.c), and a
- * guest must not see that as "one CPU" (nproc, make -j, thread pools).
- */
-static unsigned char start_cpus[1024];
-static long start_cpus_len;
-
-__attribute__((constructor)) static void save_start_cpus(void)
-{
-	start_cpus_len = syscall(SYS_sched_getaffinity, 0, sizeof(start_cpus), start_cpus);
-}
-
 /* sched_getaffinity(2): the raw call returns the size of the kernel's mask. */
 long sys_sched_getaffinity(struct task *t, const long a[6])
 {
 	size_t len = (size_t)a[1];
+	const unsigned char *mask;
 
 	if ((int)a[0] != 0 && (int)a[0] != t->tid && !task_find((int)a[0]))
 		return -ESRCH;
-	if (start_cpus_len < 0)
+	long n = cpus_allowed(&mask);
+	if (n < 0)
 		return -EINVAL;
-	if (len < (size_t)start_cpus_len || (len & (sizeof(long) - 1)))
+	if (len < (size_t)n || (len & (sizeof(long) - 1)))
 		return -EINVAL;
-	long r = copy_to_guest(t->mm, (uint64_t)a[2], start_cpus, (size_t)start_cpus_len);
-	return r ? r : start_cpus_len;
+	long r = copy_to_guest(t->mm, (uint64_t)a[2], mask, (size_t)n);
+	return r ? r : n;
 }
 
 long sys_sched_yield(struct task *t __unused, const long a[6] __unused)

@@ -11,12 +11,14 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 
+#include "pvx/cred.h"
 #include "pvx/exec.h"
 #include "pvx/kernel.h"
 #include "pvx/log.h"
+#include "pvx/rusage.h"
 #include "pvx/path.h"
 #include "sentry/platform/platform.h"
-#include "sentry/task_run.h"
+#include "sentry/kernel/task_run.h"
 #include "syscalls/syscalls.h"
 
 #define CLONE_SUPPORTED                                                                       \

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Signal syscalls: dispositions, masks, sending, waiting, sigreturn and the
- * alternate stack. Delivery itself is in sentry/signal.c.
+ * alternate stack. Delivery itself is in sentry/kernel/signal.c.
  */
 #include <signal.h>
 #include <time.h>

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* alarm(2), setitimer(2), getitimer(2) (ITIMER_REAL) and POSIX timers, fired by sentry/timer.c. */
-#include <stdlib.h>
+/* alarm(2), setitimer(2), getitimer(2) (ITIMER_REAL) and POSIX timers; kept and fired by sentry/kernel/timer.c. */
 #include <sys/time.h>
 #include <time.h>
 
@@ -73,15 +72,11 @@ long sys_alarm(struct task *t, const long a[6])
 
 /*
  * POSIX timers (timer_create(2) and friends) on CLOCK_REALTIME, _MONOTONIC
- * and _BOOTTIME, kept per process and fired by sentry/timer.c. Deadlines
+ * and _BOOTTIME, kept per process and fired by sentry/kernel/timer.c. Deadlines
  * are CLOCK_MONOTONIC instants: an absolute CLOCK_REALTIME time is taken
  * relative to now when it is set, so a later jump of the host's clock does
  * not move it. CPU-time clocks are not supported (ENOTSUP).
  */
-#define SIGEV_SIGNAL_ 0
-#define SIGEV_NONE_ 1
-#define SIGEV_THREAD_ID_ 4
-
 struct k_sigevent {
 	uint64_t value;
 	int32_t signo, notify;
@@ -98,57 +93,6 @@ static uint64_t ts_ns(const struct timespec *ts)
 static struct timespec ns_ts(uint64_t ns)
 {
 	return (struct timespec){ (time_t)(ns / NS), (long)(ns % NS) };
-}
-
-static struct ptimer *ptimer_get(struct task *t, long id)
-{
-	struct ptimer *pt = t->proc->ptimers;
-
-	if (!pt || id < 0 || id >= PVX_MAX_PTIMERS || !pt[id].used)
-		return NULL;
-	return &pt[id];
-}
-
-void ptimer_fire(struct process *p, int id, uint64_t now)
-{
-	struct ptimer *pt = &p->ptimers[id];
-	uint64_t missed = pt->interval ? (now - pt->deadline) / pt->interval : 0;
-
-	pt->deadline = pt->interval ? pt->deadline + (missed + 1) * pt->interval : 0;
-	if (pt->notify == SIGEV_NONE_) {
-		pt->overrun = missed > INT32_MAX ? INT32_MAX : (int)missed;
-		return;
-	}
-	struct task *to = (pt->notify & SIGEV_THREAD_ID_) ? task_find(pt->tid) : NULL;
-	if (to && (to->proc != p || to->state == TASK_ZOMBIE))
-		to = NULL;
-	/* Still pending from an earlier expiry: count an overrun instead (posix_timer_queue_signal). */
-	uint64_t pending = to ? to->sigpending : p->sigpending;
-	struct sig_info *queued = to ? &to->siginfo[pt->signo - 1] : &p->siginfo[pt->signo - 1];
-	if ((pending & (1ULL << (pt->signo - 1))) && queued->code == SI_TIMER && queued->pid == id) {
-		uint64_t n = (uint64_t)queued->status + 1 + missed;
-		queued->status = n > INT32_MAX ? INT32_MAX : (int)n;
-		return;
-	}
-	struct sig_info info = { SI_TIMER, id, missed > INT32_MAX ? INT32_MAX : (int)missed, pt->value };
-	if (to)
-		signal_queue(to, pt->signo, &info);
-	else
-		signal_queue_process(p, pt->signo, &info);
-}
-
-/* Its signal was taken: timer_getoverrun reports that signal's count (it_overrun_last). */
-void ptimer_delivered(struct process *p, const struct sig_info *info)
-{
-	if (info->code == SI_TIMER && p->ptimers && info->pid >= 0 && info->pid < PVX_MAX_PTIMERS &&
-	    p->ptimers[info->pid].used)
-		p->ptimers[info->pid].overrun = info->status;
-}
-
-void ptimers_release(struct process *p)
-{
-	free(p->ptimers);
-	p->ptimers = NULL;
 }
 
 long sys_timer_create(struct task *t, const long a[6])
@@ -183,14 +127,10 @@ long sys_timer_create(struct task *t, const long a[6])
 	default:
 		return -EINVAL;	/* SIGEV_THREAD is the C library's, made of SIGEV_THREAD_ID */
 	}
-	if (!t->proc->ptimers && !(t->proc->ptimers = calloc(PVX_MAX_PTIMERS, sizeof(struct ptimer))))
-		return -ENOMEM;
-	int id = 0;
-	while (id < PVX_MAX_PTIMERS && t->proc->ptimers[id].used)
-		id++;
-	if (id == PVX_MAX_PTIMERS)
-		return -EAGAIN;
-	int32_t uid = id;
+	long id = ptimer_free_id(t->proc);
+	if (id < 0)
+		return id;
+	int32_t uid = (int32_t)id;
 	if ((r = copy_to_guest(t->mm, (uint64_t)a[2], &uid, sizeof(uid))))
 		return r;
 	t->proc->ptimers[id] = (struct ptimer){
@@ -211,7 +151,7 @@ static struct itimerspec ptimer_current(const struct ptimer *pt)
 
 long sys_timer_settime(struct task *t, const long a[6])
 {
-	struct ptimer *pt = ptimer_get(t, a[0]);
+	struct ptimer *pt = ptimer_get(t->proc, a[0]);
 	struct itimerspec nv, old;
 	long r;
 
@@ -240,7 +180,7 @@ long sys_timer_settime(struct task *t, const long a[6])
 
 long sys_timer_gettime(struct task *t, const long a[6])
 {
-	struct ptimer *pt = ptimer_get(t, a[0]);
+	struct ptimer *pt = ptimer_get(t->proc, a[0]);
 
 	if (!pt)
 		return -EINVAL;
@@ -250,14 +190,14 @@ long sys_timer_gettime(struct task *t, const long a[6])
 
 long sys_timer_getoverrun(struct task *t, const long a[6])
 {
-	struct ptimer *pt = ptimer_get(t, a[0]);
+	struct ptimer *pt = ptimer_get(t->proc, a[0]);
 
 	return pt ? pt->overrun : -EINVAL;
 }
 
 long sys_timer_delete(struct task *t, const long a[6])
 {
-	struct ptimer *pt = ptimer_get(t, a[0]);
+	struct ptimer *pt = ptimer_get(t->proc, a[0]);
 
 	if (!pt)
 		return -EINVAL;

@@ -6,7 +6,7 @@
 #ifndef PVX_SYSCALLS_H
 #define PVX_SYSCALLS_H
 
-#include "pvx/task.h"
+#include "pvx/kernel.h"
 
 typedef long (*syscall_fn)(struct task *t, const long a[6]);
 
@@ -39,15 +39,17 @@ extern const struct syscall_desc syscall_table[PVX_NR_SYSCALLS];
 struct addr_space;
 /* The file of fd if it may be read (need O_RDONLY) or written (O_WRONLY); NULL: EBADF. */
 struct file *io_file(struct task *t, int fd, int need);
-/* A host call that may block reading in and/or writing out (either may be NULL), lock dropped. */
-long io_block(struct task *t, struct addr_space *as, struct file *in, struct file *out, long nr,
-	      const long a[6]);
 /* The guest's answer for a failed blocking read or write: ERESTARTSYS for EINTR, SIGPIPE for EPIPE. */
 long io_error(struct task *t, long r);
 
 /* Run the emulation of syscall nr for t; returns the value for rax. */
 long syscall_dispatch(struct task *t, long nr, const long a[6]);
 const char *syscall_name(long nr);
+/* Strace-style line for a trapped syscall (syscalls/strace.c). */
+void strace_enter(struct task *t, long nr, const long a[6]);
+void strace_exit(struct task *t, long nr, const long a[6], long ret);
+/* All three, for the kernel's task loop (given to it by main.c). */
+extern const struct syscall_ops syscall_ops;
 
 #define SYSCALL(nr, name, args, sup, note) long sys_##name(struct task *t, const long a[6]);
 #define NOSYS(nr, name)

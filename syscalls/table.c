@@ -13,6 +13,9 @@ const struct syscall_desc syscall_table[PVX_NR_SYSCALLS] = {
 #undef NOSYS
 };
 
+const struct syscall_ops syscall_ops = { syscall_dispatch, strace_enter, strace_exit };
+
+/* The table's name for nr, or syscall_NR for a number it lacks. */
 const char *syscall_name(long nr)
 {
 	static char buf[32];
@@ -23,6 +26,7 @@ const char *syscall_name(long nr)
 	return buf;
 }
 
+/* Dispatch through the table; ENOSYS, named once under --debug/--strace, for the rest. */
 long syscall_dispatch(struct task *t, long nr, const long a[6])
 {
 	static unsigned char warned[PVX_NR_SYSCALLS];

@@ -25,6 +25,9 @@
 #define PAGE_ALIGN_UP(x) (((x) + PAGE_SIZE - 1) & PAGE_MASK)
 #define PAGE_ALIGN_DOWN(x) ((x) & PAGE_MASK)
 
+/* Guest tasks at most (the pid space; the platforms size their stub slots by it). */
+#define PVX_MAX_TASKS 1024
+
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
 

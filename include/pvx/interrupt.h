@@ -4,7 +4,7 @@
 
 /*
  * Host calls that a kick (PVX_SIG_INTERRUPT to the sentry thread) cannot
- * miss; see sentry/interrupt.c. Between intr_arm() and intr_disarm(), a
+ * miss; see sentry/host/interrupt.c. Between intr_arm() and intr_disarm(), a
  * kick that arrived after intr_arm() makes intr_syscall() return -EINTR,
  * whether it came before the call or during it.
  */

@@ -11,8 +11,6 @@
 
 #include "pvx/task.h"
 
-#define PVX_MAX_TASKS 1024
-
 void sentry_lock(void);
 void sentry_unlock(void);
 /* Sleep until sentry_wake_all(); the lock is released while asleep. */
@@ -24,7 +22,7 @@ void sentry_wake_all(void);
 void task_set_current(struct task *t);
 /* "R (running)", "S (sleeping)", "D (disk sleep)" or "Z (zombie)": t's state for /proc. */
 const char *task_state_name(const struct task *t);
-/* The lock itself, for condition variables of other parts (sentry/timer.c). */
+/* The lock itself, for condition variables of other parts (sentry/kernel/timer.c). */
 pthread_mutex_t *sentry_mutex(void);
 
 /* A new task with a fresh pid (not yet running); NULL when the table is full. */
@@ -40,8 +38,6 @@ void task_take_leader(struct task *t);
 void process_kill(struct process *p);
 /* exit_group(2) with a wait status: every thread of t's process ends. */
 void process_exit_group(struct task *t, int status);
-/* Wake up to n futex waiters on the guest word at uaddr (syscalls/sys_futex.c). */
-int futex_wake(struct mm *mm, uint64_t uaddr, int n);
 /* Iterate over tasks: returns the next task after prev (NULL: the first). */
 struct task *task_next(struct task *prev);
 int sentry_live_tasks(void);
@@ -55,10 +51,51 @@ void task_free(struct task *t);
 void task_interrupt(struct task *t, bool kill_stub);
 /* A blocking host call with the lock dropped; -EINTR when a signal is pending for t (see kernel.c). */
 long task_block(struct task *t, struct addr_space *as, long nr, const long a[6], bool ready);
+/* A host call that may block reading in and/or writing out (either may be NULL), lock dropped. */
+long io_block(struct task *t, struct addr_space *as, struct file *in, struct file *out, long nr, const long a[6]);
 /* Main thread: wait until every task has exited; returns init's wait status. */
 int sentry_wait_all(void);
 
-/* The host signal that interrupts a task thread (sentry/interrupt.c). */
+/* Signals (sentry/kernel/signal.c). */
+/* Queue sig for target with its siginfo; wakes the target if it sleeps. */
+void signal_queue(struct task *target, int sig, const struct sig_info *info);
+/* Queue sig for the process: the first thread that does not block it takes it. */
+void signal_queue_process(struct process *p, int sig, const struct sig_info *info);
+/* A pending signal the guest does not block: a wait should end (-ERESTARTSYS). */
+bool signal_pending(struct task *t);
+/* sigsuspend, ppoll, pselect6: mask rules until the call ends; a handler's frame gets the old one. */
+void signal_temp_mask(struct task *t, uint64_t mask);
+/* The guest's siginfo for a pending signal's record. */
+struct k_siginfo;
+void signal_siginfo(int sig, const struct sig_info *si, struct k_siginfo *out);
+/* Take a pending signal of set without its action (sigtimedwait); 0 if none. */
+int signal_dequeue(struct task *t, uint64_t set, struct sig_info *info);
+/* Before returning to guest code: run default actions, build handler frames. */
+void signal_deliver(struct task *t, long *syscall_ret);
+/* rt_sigreturn(2): restore the frame at the guest's rsp; returns the restored rax. */
+long signal_return(struct task *t);
+/* The vfork parent of t may go on (t exec'd or exited). */
+void vfork_release(struct task *t);
+
+/*
+ * The one way up: what the task loop calls for a trapped syscall. The
+ * kernel is given it at start (main.c: syscalls/table.c's), as gVisor's
+ * Kernel holds its SyscallTable, so that sentry/kernel/ never names
+ * syscalls/.
+ */
+struct syscall_ops {
+	/* Emulate syscall nr for t; returns the value for rax. */
+	long (*dispatch)(struct task *t, long nr, const long a[6]);
+	/* --strace: a line before and after the call. */
+	void (*trace_enter)(struct task *t, long nr, const long a[6]);
+	void (*trace_exit)(struct task *t, long nr, const long a[6], long ret);
+};
+void kernel_set_syscalls(const struct syscall_ops *ops);
+/* What the kernel gives the file side below it at start (pvx/path.h; sentry/kernel/procfs.c). */
+struct fs_kernel_ops;
+extern const struct fs_kernel_ops kernel_fs_ops;
+
+/* The host signal that interrupts a task thread (sentry/host/interrupt.c). */
 #define PVX_SIG_INTERRUPT SIGURG
 
 #endif

@@ -2,7 +2,7 @@
 /*
  * Opens that may wait for something the guest controls (a FIFO's other
  * end), made with the sentry lock dropped and cut short by a signal
- * (-ERESTARTSYS), as Linux's fifo_open(); see syscalls/open_block.c. The
+ * (-ERESTARTSYS), as Linux's fifo_open(); see sentry/fs/open_block.c. The
  * caller holds the sentry lock and has checked its policy on the object:
  * these functions open what they are given, nothing else.
  */

@@ -11,6 +11,28 @@
 
 #define PVX_PATH_MAX 4096
 
+struct addr_space;
+
+/*
+ * What the file side needs of the kernel above it, given at start (main.c:
+ * the kernel's kernel_fs_ops) so that sentry/fs/ never names sentry/kernel/:
+ * the guest's /proc, which renders the kernel's tasks, and the blocking host
+ * call that drops the sentry lock (a FIFO's open waits in it).
+ */
+struct fs_kernel_ops {
+	/* rel is the guest path after "/proc"; a host fd or -errno. */
+	long (*proc_open)(struct task *t, const char *rel, int flags);
+	/* The guest path of a host path inside a /proc directory's staging dir; -EXDEV for others. */
+	long (*proc_dir_path)(const char *host, char *buf, size_t size);
+	/* task_block of pvx/kernel.h. */
+	long (*block)(struct task *t, struct addr_space *as, long nr, const long a[6], bool ready);
+	/* io_block of pvx/kernel.h: the same for I/O on files in and out (either may be NULL). */
+	long (*block_io)(struct task *t, struct addr_space *as, struct file *in, struct file *out, long nr,
+			 const long a[6]);
+};
+extern const struct fs_kernel_ops *fs_kernel;
+void path_set_kernel(const struct fs_kernel_ops *ops);
+
 /* Set the root (an O_PATH directory fd) and remember its host path. */
 long path_set_root(const char *host_root) __must_check;
 /* Is the guest's root the host's / ? */
@@ -52,6 +74,8 @@ long path_parent(struct task *t, int dirfd, const char *path, char *last, size_t
  */
 long path_lookup(struct task *t, int dirfd, const char *path, int at_flags) __must_check;
 
+/* The host fd of guest fd if it is a directory (EBADF, ENOTDIR): a dirfd, fchdir. */
+long path_dir_fd(struct task *t, int fd) __must_check;
 /* Guest dirfd + path -> the absolute guest path (not resolved: symlinks stay). */
 long path_absolute(struct task *t, int dirfd, const char *path, char *out, size_t size) __must_check;
 /* Is this absolute guest path /proc or below it? */

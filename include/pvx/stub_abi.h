@@ -18,11 +18,11 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "pvx/mm.h"
+#include "pvx/guest_layout.h"
 #include "pvx/regs.h"
 #include "pvx/stub_layout.h"
 
-_Static_assert(STUB_BASE_ADDR == PVX_STUB_BASE, "stub_layout.h and mm.h agree");
+_Static_assert(STUB_BASE_ADDR == PVX_STUB_BASE, "stub_layout.h and guest_layout.h agree");
 
 /* "syscall; int3": run one syscall, then stop the tracer-visible way (ptrace). */
 #define STUB_SYSCALL_GADGET ((uint64_t)STUB_TEXT_ADDR + STUB_OFF_SYSCALL_GADGET)

@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* A guest task, its files and the sandbox-wide configuration. */
+/*
+ * The guest kernel's objects, a task and its process, and the run's
+ * configuration: the types every layer from sentry/fs/ up may use. What
+ * the kernel does with them is declared in pvx/kernel.h and its family.
+ */
 #ifndef PVX_TASK_H
 #define PVX_TASK_H
 
@@ -9,51 +13,10 @@
 #include <stdint.h>
 #include <sys/resource.h>
 #include "pvx/common.h"
+#include "pvx/file.h"
 #include "pvx/mm.h"
 #include "pvx/regs.h"
-
-struct platform_ops;
-
-/* Fixed for the whole run (set by main.c from the command line). */
-struct sandbox {
-	const struct platform_ops *platform;
-	int rootfd;		/* O_PATH fd of --root: every guest path resolves beneath it */
-	bool rw;		/* --rw: the root is writable */
-	bool strace;		/* --strace: print each guest syscall */
-	unsigned uid, gid;	/* what the guest is told */
-};
-
-extern struct sandbox sandbox;
-
-/* An open file description (shared by dup'ed fds). */
-struct file {
-	int refs;
-	int host_fd;
-	int flags;		/* guest open flags (O_ACCMODE, O_APPEND, ...) */
-};
-
-struct fd_entry {
-	struct file *file;
-	bool cloexec;
-};
-
-#define PVX_NR_OPEN 1024	/* RLIMIT_NOFILE soft limit the guest sees */
-
-struct fdtable {
-	struct fd_entry fds[PVX_NR_OPEN];
-	unsigned nofile;	/* RLIMIT_NOFILE of its process: new fds stay below (0: PVX_NR_OPEN) */
-};
-
-struct file *file_new(int host_fd, int flags);
-struct file *file_get(struct file *f);
-void file_put(struct file *f);
-
-/* fd table (syscalls/fdtable.c) */
-struct file *fd_lookup(struct fdtable *t, int fd);
-long fd_install(struct fdtable *t, struct file *f, bool cloexec, int min_fd) __must_check;
-long fd_install_at(struct fdtable *t, int fd, struct file *f, bool cloexec) __must_check;
-long fd_close(struct fdtable *t, int fd) __must_check;
-void fdtable_release(struct fdtable *t);
+#include "pvx/sandbox.h"
 
 enum task_state {
 	TASK_STARTING,	/* its thread is building the address space (fork, first exec) */
@@ -67,7 +30,7 @@ struct platform_ctx;
 struct rusage;
 
 /*
- * What guest code used of the host (syscalls/sys_rusage.c): CPU time, page
+ * What guest code used of the host (sentry/kernel/rusage.c): CPU time, page
  * faults and the peak resident set, as getrusage(2) reports them.
  */
 struct guest_usage {
@@ -107,12 +70,12 @@ struct process {
 	size_t cmdline_len;
 	int cwd_fd;		/* host O_PATH fd of the working directory (inside the root) */
 	unsigned umask;		/* file mode creation mask (umask(2)); inherited by fork */
-	struct rlimit rlim[16];	/* RLIM_NLIMITS: getrlimit/setrlimit (syscalls/sys_cred.c) */
+	struct rlimit rlim[16];	/* RLIM_NLIMITS: getrlimit/setrlimit (sentry/kernel/cred.c) */
 	int nice;		/* setpriority(2) */
 	struct sigaction_rec sigactions[64];
 	uint64_t sigpending;	/* process-directed signals not yet taken by a thread */
 	struct sig_info siginfo[64];
-	uint64_t itimer_deadline;	/* ITIMER_REAL: CLOCK_MONOTONIC ns, 0 = off (sentry/timer.c) */
+	uint64_t itimer_deadline;	/* ITIMER_REAL: CLOCK_MONOTONIC ns, 0 = off (sentry/kernel/timer.c) */
 	uint64_t itimer_interval;
 	struct ptimer *ptimers;	/* timer_create(2) timers, PVX_MAX_PTIMERS of them (syscalls/sys_timer.c) */
 	bool execed;		/* has called execve (setpgid(2) EACCES from the parent) */
@@ -136,7 +99,7 @@ struct task {
 	uint64_t robust_list;
 	int sched_policy;	/* SCHED_OTHER, _BATCH or _IDLE (syscalls/sys_cred.c) */
 	uint64_t sigmask;
-	uint64_t sigpending;	/* thread-directed, not yet delivered (sentry/signal.c) */
+	uint64_t sigpending;	/* thread-directed, not yet delivered (sentry/kernel/signal.c) */
 	struct sig_info siginfo[64];	/* of each pending signal */
 	uint64_t saved_mask;	/* rt_sigsuspend's mask to restore after the handler */
 	uint64_t real_blocked;	/* rt_sigtimedwait: the mask its waited-for signals were unblocked from */
@@ -149,7 +112,7 @@ struct task {
 	bool in_host_call;	/* in task_block's host call: S for /proc while the host thread sleeps in it */
 	int exit_status;	/* wait status: (code << 8) or signal number */
 
-	/* The sentry thread that runs this task (sentry/kernel.c). */
+	/* The sentry thread that runs this task (sentry/kernel/kernel.c). */
 	pthread_t thread;
 	pid_t host_tid;			/* its host tid: vmexec runs guest code on it */
 	struct guest_usage usage_exec;	/* what this thread ran in stubs it left by execve */
@@ -161,49 +124,8 @@ struct task {
 	void *start_arg;		/* what the first task's thread execs */
 };
 
-/* Limits and nice value of the first process, and a fork child's (syscalls/sys_cred.c). */
-void cred_init(struct process *p);
-void cred_fork(struct process *child, const struct process *parent);
-
-/* Signals (sentry/signal.c). */
-/* Queue sig for target with its siginfo; wakes the target if it sleeps. */
-void signal_queue(struct task *target, int sig, const struct sig_info *info);
-/* Queue sig for the process: the first thread that does not block it takes it. */
-void signal_queue_process(struct process *p, int sig, const struct sig_info *info);
-/* A pending signal the guest does not block: a wait should end (-ERESTARTSYS). */
-bool signal_pending(struct task *t);
-/* sigsuspend, ppoll, pselect6: mask rules until the call ends; a handler's frame gets the old one. */
-void signal_temp_mask(struct task *t, uint64_t mask);
-/* The guest's siginfo for a pending signal's record. */
-struct k_siginfo;
-void signal_siginfo(int sig, const struct sig_info *si, struct k_siginfo *out);
-/* Take a pending signal of set without its action (sigtimedwait); 0 if none. */
-int signal_dequeue(struct task *t, uint64_t set, struct sig_info *info);
-/* Before returning to guest code: run default actions, build handler frames. */
-void signal_deliver(struct task *t, long *syscall_ret);
-/* rt_sigreturn(2): restore the frame at the guest's rsp; returns the restored rax. */
-long signal_return(struct task *t);
-/* The vfork parent of t may go on (t exec'd or exited). */
-void vfork_release(struct task *t);
-
-/* Resource usage (syscalls/sys_rusage.c); all under the sentry lock. */
-/* t is done with guest code: keep what its sentry thread ran, when guest code ran there (vmexec). */
-void usage_thread_exit(struct task *t);
-/* The stub of as is about to be killed (execve, exit): t's process keeps what it ran, t what ctx ran. */
-void usage_stub_gone(struct task *t, struct addr_space *as, struct platform_ctx *ctx);
-/* p is about to be SIGKILLed: keep its peak memory while its stub still has it. */
-void usage_keep_maxrss(struct process *p);
-/*
- * Reaping zombie c (wait4, waitid): its usage with its children's into *ru
- * (may be NULL), and into parent's RUSAGE_CHILDREN unless nowait.
- */
-void usage_reap(struct process *parent, const struct process *c, bool nowait, struct rusage *ru);
-
 /* Kernel-internal: the wait was interrupted by a signal; restart it unless a handler says EINTR. */
 #define ERESTARTSYS 512
 
-/* Strace-style line for a trapped syscall (sentry/strace.c). */
-void strace_enter(struct task *t, long nr, const long a[6]);
-void strace_exit(struct task *t, long nr, const long a[6], long ret);
 
 #endif

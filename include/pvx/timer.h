@@ -22,12 +22,21 @@ struct ptimer {
 };
 #define PVX_MAX_PTIMERS 32
 
+/* sigev_notify values (the kernel's, without glibc's SIGEV_THREAD). */
+#define SIGEV_SIGNAL_ 0
+#define SIGEV_NONE_ 1
+#define SIGEV_THREAD_ID_ 4
+
 uint64_t timer_now_ns(void);
 /* The timer thread found t's deadline passed: queue its signal, re-arm it (sentry lock held). */
 void ptimer_fire(struct process *p, int id, uint64_t now);
 /* A POSIX timer's signal (SI_TIMER) was taken by a thread: record its overrun count. */
 struct sig_info;
 void ptimer_delivered(struct process *p, const struct sig_info *info);
+/* p's POSIX timer id, NULL if there is none. */
+struct ptimer *ptimer_get(struct process *p, long id);
+/* The lowest unused timer id of p; -ENOMEM, or -EAGAIN when all are used. */
+long ptimer_free_id(struct process *p) __must_check;
 /* Free every POSIX timer of p (execve, exit). */
 void ptimers_release(struct process *p);
 /* A task's itimer_deadline changed: (re)arm the timer thread (sentry lock held). */

@@ -80,6 +80,20 @@ struct platform_ctx *ctx_self(struct addr_space *as)
 	return NULL;
 }
 
+static int live_hint;	/* task threads still running: the kernel stores it, the platforms read it */
+
+/* See platform.h: seccomp stops spinning once more than one task runs. */
+int sentry_live_hint(void)
+{
+	return __atomic_load_n(&live_hint, __ATOMIC_RELAXED);
+}
+
+/* The kernel's count of running task threads changed (sentry/kernel/kernel.c). */
+void platform_set_live_hint(int threads)
+{
+	__atomic_store_n(&live_hint, threads, __ATOMIC_RELAXED);
+}
+
 /*
  * ptrace and seccomp: signal the context's own stub thread (a signal for the
  * process could land in any of them). vmexec stubs block every signal: the

@@ -122,8 +122,9 @@ const struct platform_ops *platform_select(const char *name);
 /* Print every platform and whether it can run here; returns an exit status. */
 int platform_list(void);
 
-/* How many guest tasks are running (sentry/kernel.c); read without the lock. */
+/* How many guest tasks are running, as the kernel last said (under its lock); read without the lock. */
 int sentry_live_hint(void);
+void platform_set_live_hint(int threads);
 
 /* Create the stub process image (a memfd) once; returns its fd or -errno. Call before any fork. */
 long stub_memfd(void);

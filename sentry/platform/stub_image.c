@@ -19,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "pvx/kernel.h"
+#include "pvx/common.h"
 #include "pvx/log.h"
 #include "platform.h"
 

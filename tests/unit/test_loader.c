@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Unit tests of ELF validation (sentry/loader.c elf_read) on crafted images. */
+/* Unit tests of ELF validation (sentry/kernel/loader.c elf_read) on crafted images. */
 #include <string.h>
 #include <sys/mman.h>
 

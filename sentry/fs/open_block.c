@@ -19,8 +19,8 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 
-#include "pvx/kernel.h"
 #include "pvx/open_block.h"
+#include "pvx/path.h"
 
 #define TMPFILE_BIT 020000000	/* O_TMPFILE without O_DIRECTORY */
 
@@ -71,7 +71,7 @@ static long open_waiting(struct task *t, const char *proc, const struct stat *st
 	}
 	const long a[6] = { AT_FDCWD, (long)proc, flags | O_CLOEXEC, 0 };
 	/* A device's open does not wait in practice: made even with a signal pending, cut short by a new one. */
-	long r = task_block(t, NULL, SYS_openat, a, !fifo);
+	long r = fs_kernel->block(t, NULL, SYS_openat, a, !fifo);
 	return r == -EINTR ? -ERESTARTSYS : r;
 }
 

@@ -14,6 +14,7 @@
 #include "pvx/exec.h"
 #include "pvx/loader.h"
 #include "pvx/log.h"
+#include "pvx/rusage.h"
 #include "pvx/path.h"
 #include "pvx/policy.h"
 #include "pvx/timer.h"

@@ -8,7 +8,7 @@
  * with RESOLVE_IN_ROOT: ".." at the root stays at the root and absolute
  * symlinks are resolved against it. RESOLVE_NO_MAGICLINKS refuses
  * /proc/self/root, /proc/self/fd/N and friends, which would jump out.
- * What a lookup finds is an O_PATH fd; the policy (syscalls/policy.c)
+ * What a lookup finds is an O_PATH fd; the policy (sentry/fs/policy.c)
  * decides on that object, which is then opened itself, never looked up again.
  */
 #include <fcntl.h>
@@ -21,10 +21,16 @@
 
 #include "pvx/path.h"
 #include "pvx/policy.h"
-#include "syscalls/procfs.h"
 
 static char root_host[PATH_MAX];
 static size_t root_len;	/* 0 when the root is the host's / */
+const struct fs_kernel_ops *fs_kernel;	/* set once at start, before any path is resolved */
+
+/* See pvx/path.h. */
+void path_set_kernel(const struct fs_kernel_ops *ops)
+{
+	fs_kernel = ops;
+}
 
 long path_set_root(const char *host_root)
 {
@@ -55,7 +61,7 @@ long path_of_fd(int host_fd, char *buf, size_t size)
 	host[n] = 0;
 	if (host[0] != '/')
 		return -ENOENT;	/* pipe:[...], anon_inode:..., socket:... */
-	long r = procfs_dir_path(host, buf, size);	/* a directory of the guest's /proc */
+	long r = fs_kernel->proc_dir_path(host, buf, size);	/* a directory of the guest's /proc */
 	if (r != -EXDEV)
 		return r;
 	if (!root_len)
@@ -99,12 +105,24 @@ bool path_in_proc(const char *abs)
 	return !strncmp(abs, "/proc", 5) && (abs[5] == '/' || !abs[5]);
 }
 
+/* See pvx/path.h. */
+long path_dir_fd(struct task *t, int fd)
+{
+	struct file *f = fd_lookup(t->files, fd);
+	struct stat st;
+
+	if (!f)
+		return -EBADF;
+	if (fstat(f->host_fd, &st) < 0)
+		return neg_errno();
+	return S_ISDIR(st.st_mode) ? f->host_fd : -ENOTDIR;
+}
+
 /* Guest dirfd + path -> absolute guest path in out. */
 long path_absolute(struct task *t, int dirfd, const char *path, char *out, size_t size)
 {
 	char base[PVX_PATH_MAX];
-	int base_fd = t->proc->cwd_fd;
-	struct stat st;
+	long base_fd = t->proc->cwd_fd;
 	long r;
 
 	if (path[0] == '/') {
@@ -113,17 +131,9 @@ long path_absolute(struct task *t, int dirfd, const char *path, char *out, size_
 		strcpy(out, path);
 		return dev_fd_alias(out, size);
 	}
-	if (dirfd != AT_FDCWD) {
-		struct file *f = fd_lookup(t->files, dirfd);
-		if (!f)
-			return -EBADF;
-		if (fstat(f->host_fd, &st) < 0)
-			return neg_errno();
-		if (!S_ISDIR(st.st_mode))
-			return -ENOTDIR;
-		base_fd = f->host_fd;
-	}
-	r = path_of_fd(base_fd, base, sizeof(base));
+	if (dirfd != AT_FDCWD && (base_fd = path_dir_fd(t, dirfd)) < 0)
+		return base_fd;
+	r = path_of_fd((int)base_fd, base, sizeof(base));
 	if (r < 0)
 		return r == -ERANGE ? -ENAMETOOLONG : r;
 	if ((size_t)snprintf(out, size, "%s/%s", strcmp(base, "/") ? base : "", path) >= size)
@@ -387,9 +397,9 @@ long path_open(struct task *t, int dirfd, const char *path, int flags, int mode)
 		return -ENOENT;
 	r = path_absolute(t, dirfd, path, abs, sizeof(abs));
 	for (int links = 0; r >= 0 && links <= MAX_CREATE_LINKS; links++) {
-		/* The guest's /proc is the sentry's own (syscalls/procfs.c), never the host's. */
+		/* The guest's /proc is the sentry's own (sentry/kernel/procfs.c), never the host's. */
 		if (path_in_proc(abs))
-			return procfs_open(t, abs + 5, flags);
+			return fs_kernel->proc_open(t, abs + 5, flags);
 		again = false;
 		r = open_checked(t, abs, sizeof(abs), flags, mode, &again);
 		if (!again)

@@ -19,7 +19,7 @@
 #include "pvx/kernel.h"
 #include "pvx/path.h"
 #include "pvx/policy.h"
-#include "syscalls/procfs.h"
+#include "sentry/kernel/procfs.h"
 
 static const char *const host_files[] = { "meminfo", "cpuinfo", "stat", "uptime", "loadavg", "version",
 					   "sys/kernel/osrelease", "sys/kernel/ostype", "sys/kernel/version" };
@@ -386,7 +386,7 @@ static long normalize(const char *rel, char *out, size_t size)
 
 /*
  * Opening /proc/PID/fd/N opens that file anew, as Linux does: the very
- * object the guest holds, through the policy (syscalls/policy.c) with the
+ * object the guest holds, through the policy (sentry/fs/policy.c) with the
  * guest's flags on that fd, so an O_PATH fd of a device or of a read-only
  * file gives no more than the device allow-list and the read-only root
  * allow. "/proc/PID/fd/N/name" looks name up in directory N.
@@ -509,3 +509,6 @@ long procfs_readlink(struct task *t, const char *orig, char *buf, size_t size)
 	}
 	return -EINVAL;	/* not a link */
 }
+
+/* /proc and the blocking call, for the file side's path resolution and opens. */
+const struct fs_kernel_ops kernel_fs_ops = { procfs_open, procfs_dir_path, task_block, io_block };

@@ -6,9 +6,10 @@
  */
 #include <fcntl.h>
 
-#include "pvx/task.h"
+#include "pvx/file.h"
 
-struct file *file_new(int host_fd, int flags)
+/* See pvx/file.h. */
+struct file *file_new(int host_fd, int flags, const struct file_ops *ops)
 {
 	struct file *f = calloc(1, sizeof(*f));
 
@@ -17,6 +18,7 @@ struct file *file_new(int host_fd, int flags)
 	f->refs = 1;
 	f->host_fd = host_fd;
 	f->flags = flags;
+	f->ops = ops;
 	return f;
 }
 
@@ -30,7 +32,7 @@ void file_put(struct file *f)
 {
 	if (!f || --f->refs > 0)
 		return;
-	close(f->host_fd);
+	f->ops->release(f);
 	free(f);
 }
 

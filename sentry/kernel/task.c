@@ -14,10 +14,15 @@
 #include "pvx/log.h"
 #include "pvx/task.h"
 #include "sentry/platform/platform.h"
-#include "sentry/task_run.h"
-#include "syscalls/syscalls.h"
+#include "sentry/kernel/task_run.h"
 
-struct sandbox sandbox;
+static const struct syscall_ops *syscalls;	/* set once at start, before any task runs */
+
+/* See pvx/kernel.h. */
+void kernel_set_syscalls(const struct syscall_ops *ops)
+{
+	syscalls = ops;
+}
 
 /* The one fatal path: say why and dump the guest's registers. */
 void task_fatal(struct task *t, const char *why)
@@ -86,10 +91,10 @@ int task_run(struct task *t)
 		const long a[6] = { (long)t->regs.rdi, (long)t->regs.rsi, (long)t->regs.rdx,
 				    (long)t->regs.r10, (long)t->regs.r8,  (long)t->regs.r9 };
 		if (sandbox.strace)
-			strace_enter(t, nr, a);
-		long ret = syscall_dispatch(t, nr, a);
+			syscalls->trace_enter(t, nr, a);
+		long ret = syscalls->dispatch(t, nr, a);
 		if (sandbox.strace)
-			strace_exit(t, nr, a, ret);
+			syscalls->trace_exit(t, nr, a, ret);
 		if (nr == SYS_rt_sigreturn)
 			t->regs.rax = (uint64_t)ret;	/* the restored frame, not a result */
 		signal_deliver(t, nr == SYS_rt_sigreturn ? NULL : &ret);

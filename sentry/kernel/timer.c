@@ -6,6 +6,7 @@
  * code, a blocking call).
  */
 #include <signal.h>
+#include <stdlib.h>
 #include <time.h>
 
 #include "pvx/kernel.h"
@@ -74,4 +75,69 @@ long timer_kick(void)
 	}
 	pthread_cond_signal(&timer_changed);
 	return 0;
+}
+
+/* p's POSIX timer id, NULL if there is none (EINVAL for the guest). */
+struct ptimer *ptimer_get(struct process *p, long id)
+{
+	struct ptimer *pt = p->ptimers;
+
+	if (!pt || id < 0 || id >= PVX_MAX_PTIMERS || !pt[id].used)
+		return NULL;
+	return &pt[id];
+}
+
+/* See pvx/timer.h: the overrun logic of posix_timer_fn and posix_timer_queue_signal. */
+void ptimer_fire(struct process *p, int id, uint64_t now)
+{
+	struct ptimer *pt = &p->ptimers[id];
+	uint64_t missed = pt->interval ? (now - pt->deadline) / pt->interval : 0;
+
+	pt->deadline = pt->interval ? pt->deadline + (missed + 1) * pt->interval : 0;
+	if (pt->notify == SIGEV_NONE_) {
+		pt->overrun = missed > INT32_MAX ? INT32_MAX : (int)missed;
+		return;
+	}
+	struct task *to = (pt->notify & SIGEV_THREAD_ID_) ? task_find(pt->tid) : NULL;
+	if (to && (to->proc != p || to->state == TASK_ZOMBIE))
+		to = NULL;
+	/* Still pending from an earlier expiry: count an overrun instead (posix_timer_queue_signal). */
+	uint64_t pending = to ? to->sigpending : p->sigpending;
+	struct sig_info *queued = to ? &to->siginfo[pt->signo - 1] : &p->siginfo[pt->signo - 1];
+	if ((pending & (1ULL << (pt->signo - 1))) && queued->code == SI_TIMER && queued->pid == id) {
+		uint64_t n = (uint64_t)queued->status + 1 + missed;
+		queued->status = n > INT32_MAX ? INT32_MAX : (int)n;
+		return;
+	}
+	struct sig_info info = { SI_TIMER, id, missed > INT32_MAX ? INT32_MAX : (int)missed, pt->value };
+	if (to)
+		signal_queue(to, pt->signo, &info);
+	else
+		signal_queue_process(p, pt->signo, &info);
+}
+
+/* Its signal was taken: timer_getoverrun reports that signal's count (it_overrun_last). */
+void ptimer_delivered(struct process *p, const struct sig_info *info)
+{
+	if (info->code == SI_TIMER && p->ptimers && info->pid >= 0 && info->pid < PVX_MAX_PTIMERS &&
+	    p->ptimers[info->pid].used)
+		p->ptimers[info->pid].overrun = info->status;
+}
+
+/* See pvx/timer.h. */
+void ptimers_release(struct process *p)
+{
+	free(p->ptimers);
+	p->ptimers = NULL;
+}
+
+/* The lowest unused timer id of p (its table made on first use); -ENOMEM or -EAGAIN (all used). */
+long ptimer_free_id(struct process *p)
+{
+	if (!p->ptimers && !(p->ptimers = calloc(PVX_MAX_PTIMERS, sizeof(struct ptimer))))
+		return -ENOMEM;
+	int id = 0;
+	while (id < PVX_MAX_PTIMERS && p->ptimers[id].used)
+		id++;
+	return id == PVX_MAX_PTIMERS ? -EAGAIN : id;
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The task table, task threads and the sentry lock (see include/pvx/kernel.h). */
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -8,9 +9,11 @@
 #include <sys/wait.h>
 #include <time.h>
 
+#include "pvx/futex.h"
 #include "pvx/interrupt.h"
 #include "pvx/kernel.h"
 #include "pvx/log.h"
+#include "pvx/rusage.h"
 #include "pvx/mm.h"
 #include "pvx/timer.h"
 #include "sentry/platform/platform.h"
@@ -20,13 +23,7 @@ static pthread_cond_t changed;	/* on CLOCK_MONOTONIC: see sentry_timedwait */
 static struct task *tasks[PVX_MAX_TASKS];	/* by tid - 1 */
 static int threads;		/* task threads still running */
 static int init_status = -1;	/* wait status of pid 1 once it exited */
-static int live_hint;		/* == threads, readable without the lock */
 static __thread struct task *current_task;	/* the task this sentry thread runs (NULL: main, timers) */
-
-int sentry_live_hint(void)
-{
-	return __atomic_load_n(&live_hint, __ATOMIC_RELAXED);
-}
 
 void sentry_lock(void)
 {
@@ -263,7 +260,7 @@ long task_start(struct task *t, void *(*fn)(void *))
 	if (r)
 		return -r;
 	threads++;
-	__atomic_store_n(&live_hint, threads, __ATOMIC_RELAXED);
+	platform_set_live_hint(threads);
 	return 0;
 }
 
@@ -286,7 +283,7 @@ void task_interrupt(struct task *t, bool kill_stub)
 /*
  * A host call that may block, made with the sentry lock dropped, as a Linux
  * task sleeps interruptibly: -EINTR when a signal is pending or the task is
- * being killed, before the call or while it blocks (sentry/interrupt.c
+ * being killed, before the call or while it blocks (sentry/host/interrupt.c
  * makes sure the kick is not lost). ready says the caller polled and the
  * call will not wait: Linux looks for signals only when it has to wait, so
  * it is made even with a signal pending. A kick that finds nothing to
@@ -310,6 +307,33 @@ long task_block(struct task *t, struct addr_space *as, long nr, const long a[6],
 		if (r != -EINTR)
 			return r;
 	}
+}
+
+/* Would I/O on f (NULL: none) not wait? */
+static bool io_ready(struct file *f, short ev)
+{
+	return !f || f->ops->poll(f, ev);
+}
+
+/*
+ * Host I/O may block (pipes, terminals, a full pipe for sendfile):
+ * task_block drops the sentry lock around it, and file references keep a
+ * close by another task from freeing the files meanwhile. in is read from,
+ * out written to; either may be NULL.
+ */
+long io_block(struct task *t, struct addr_space *as, struct file *in, struct file *out, long nr, const long a[6])
+{
+	/* Only with a signal pending does it matter whether the call would wait. */
+	bool ready = signal_pending(t) && io_ready(in, POLLIN) && io_ready(out, POLLOUT);
+
+	if (in)
+		file_get(in);
+	if (out)
+		file_get(out);
+	long r = task_block(t, as, nr, a, ready);
+	file_put(in);
+	file_put(out);
+	return r;
 }
 
 /*
@@ -412,7 +436,7 @@ static void thread_gone(struct task *t)
 {
 	task_free(t);
 	threads--;
-	__atomic_store_n(&live_hint, threads, __ATOMIC_RELAXED);
+	platform_set_live_hint(threads);
 	sentry_wake_all();
 }
 
@@ -476,7 +500,7 @@ void task_exit(struct task *t)
 	if (t->pid != 1 && (init_status >= 0 || !task_find(t->proc->ppid) || autoreap))
 		task_free(t);
 	threads--;
-	__atomic_store_n(&live_hint, threads, __ATOMIC_RELAXED);
+	platform_set_live_hint(threads);
 	sentry_wake_all();
 }
 

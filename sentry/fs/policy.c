@@ -2,7 +2,7 @@
 /*
  * The file policy (include/pvx/policy.h): which host objects a guest may
  * open, and how. Every way a guest reaches a file ends here with a host fd
- * of the object itself: a path open (syscalls/path.c) looks the name up
+ * of the object itself: a path open (sentry/fs/path.c) looks the name up
  * with O_PATH (no side effects: no FIFO wait, no controlling tty, no tape
  * rewind), a reopen (/proc/PID/fd/N, /dev/fd/N, execveat) starts from the
  * fd the guest holds. The decision is made on fstat of that fd, and the

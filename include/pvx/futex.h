@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Futex waiters (sentry/kernel/futex.c); all under the sentry lock. */
+#ifndef PVX_FUTEX_H
+#define PVX_FUTEX_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "pvx/task.h"
+
+/* Wake up to n waiters on the guest word at uaddr of mm (shared key where it is shared memory). */
+int futex_wake(struct mm *mm, uint64_t uaddr, int n);
+/* FUTEX_WAKE(_BITSET): wake up to n waiters whose bitset meets bitset. */
+int futex_wake_bitset(struct mm *mm, uint64_t uaddr, bool private, int n, uint32_t bitset);
+/*
+ * FUTEX_WAIT(_BITSET): sleep while the word at uaddr is val, until woken,
+ * a signal (EINTR when timed, else ERESTARTSYS) or CLOCK_MONOTONIC until
+ * (ns, 0: none; ETIMEDOUT). EAGAIN when the word is not val.
+ */
+long futex_wait(struct task *t, uint64_t uaddr, uint32_t val, uint64_t until, bool timed, bool private,
+		uint32_t bitset);
+/* FUTEX_REQUEUE / FUTEX_CMP_REQUEUE: wake n, move up to n2 waiters to uaddr2. */
+long futex_requeue(struct task *t, uint64_t uaddr, int n, int n2, uint64_t uaddr2, bool cmp, uint32_t val3,
+		   bool private);
+
+#endif

@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The host-fd kind of file: what the guest opened is a host fd the sentry
+ * owns (a file or directory inside the root, a device the policy lets
+ * through, a pipe, an eventfd, a memfd, a memfd /proc made), and each
+ * operation is the host's call on it.
+ */
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <termios.h>
+
+#include "pvx/file.h"
+#include "pvx/mm.h"
+#include "pvx/path.h"
+#include "pvx/task.h"
+
+/* The host's read, write or their p variants on the host fd; ubuf is a sentry or (as given) guest address. */
+static long host_rw(struct task *t, struct addr_space *as, struct file *f, bool write, uint64_t ubuf, size_t count,
+		    off_t off, bool positional)
+{
+	long nr = write ? (positional ? SYS_pwrite64 : SYS_write) : (positional ? SYS_pread64 : SYS_read);
+	const long a[6] = { f->host_fd, (long)ubuf, (long)count, (long)off };
+
+	return fs_kernel->block_io(t, as, write ? NULL : f, write ? f : NULL, nr, a);
+}
+
+/* Into the sentry's buffer. */
+static long host_read(struct task *t, struct file *f, void *buf, size_t count, off_t off, bool positional)
+{
+	return host_rw(t, NULL, f, false, (uint64_t)buf, count, off, positional);
+}
+
+/* From the sentry's buffer. */
+static long host_write(struct task *t, struct file *f, const void *buf, size_t count, off_t off, bool positional)
+{
+	return host_rw(t, NULL, f, true, (uint64_t)buf, count, off, positional);
+}
+
+/* Run in the guest's address space (vmexec): the host kernel moves the data to or from guest memory. */
+static long host_rw_in_guest_mm(struct task *t, struct file *f, bool write, uint64_t ubuf, size_t count, off_t off,
+				bool positional)
+{
+	return host_rw(t, t->proc->as, f, write, ubuf, count, off, positional);
+}
+
+/* Close the host fd. */
+static void host_release(struct file *f)
+{
+	close(f->host_fd);
+}
+
+/* fstat of the host fd. */
+static long host_stat(struct file *f, struct stat *st)
+{
+	return fstat(f->host_fd, st) < 0 ? neg_errno() : 0;
+}
+
+/* lseek of the host fd (ESPIPE for pipes, as the host says). */
+static long host_seek(struct file *f, off_t off, int whence)
+{
+	off_t r = lseek(f->host_fd, off, whence);
+
+	return r < 0 ? neg_errno() : (long)r;
+}
+
+/* The host's poll with no timeout. */
+static short host_poll(struct file *f, short events)
+{
+	struct pollfd p = { f->host_fd, events, 0 };
+
+	return poll(&p, 1, 0) > 0 ? p.revents : 0;
+}
+
+/*
+ * TCSETSW and TCSETSF wait until the output is written, which a stopped
+ * terminal (^S) may never do: with the lock dropped, as any wait. Linux's
+ * set_termios() answers -ERESTARTSYS when a signal is pending after that
+ * wait, whether or not it waited: so does the kernel's block (ready false).
+ */
+static long tty_set_drained(struct task *t, struct file *f, unsigned long cmd, void *termios)
+{
+	const long a[6] = { f->host_fd, (long)cmd, (long)termios };
+
+	file_get(f);
+	long r = fs_kernel->block(t, NULL, SYS_ioctl, a, false);
+	file_put(f);
+	return r == -EINTR ? -ERESTARTSYS : r;
+}
+
+#define KERNEL_TERMIOS_SIZE 36	/* struct termios of <asm/termbits.h>, not glibc's */
+
+/* ioctl(2): FIONBIO; terminal requests are passed to a host tty; the rest is ENOTTY. */
+static long host_ioctl(struct task *t, struct file *f, unsigned long cmd, uint64_t arg)
+{
+	char buf[64];
+	long r;
+
+	if (cmd == FIONBIO) {
+		int on, fl = fcntl(f->host_fd, F_GETFL);
+		if ((r = copy_from_guest(t->mm, &on, arg, sizeof(on))))
+			return r;
+		return fcntl(f->host_fd, F_SETFL, on ? fl | O_NONBLOCK : fl & ~O_NONBLOCK) < 0 ? neg_errno() : 0;
+	}
+	if (!isatty(f->host_fd))
+		return -ENOTTY;
+	switch (cmd) {
+	case TCGETS:
+	case TIOCGWINSZ: {
+		size_t size = cmd == TCGETS ? KERNEL_TERMIOS_SIZE : sizeof(struct winsize);
+		if (ioctl(f->host_fd, cmd, buf) < 0)
+			return neg_errno();
+		return copy_to_guest(t->mm, arg, buf, size);
+	}
+	case TCSETS:
+	case TCSETSW:
+	case TCSETSF:
+		if ((r = copy_from_guest(t->mm, buf, arg, KERNEL_TERMIOS_SIZE)))
+			return r;
+		if (cmd == TCSETS)
+			return ioctl(f->host_fd, cmd, buf) < 0 ? neg_errno() : 0;
+		return tty_set_drained(t, f, cmd, buf);
+	}
+	return -ENOTTY;
+}
+
+/* mm/ maps the host fd itself (and checks it: an O_PATH fd is EBADF before this). */
+static long host_mmap(struct file *f)
+{
+	return f->host_fd;
+}
+
+const struct file_ops host_file_ops = {
+	.read = host_read,
+	.write = host_write,
+	.rw_in_guest_mm = host_rw_in_guest_mm,
+	.release = host_release,
+	.stat = host_stat,
+	.seek = host_seek,
+	.poll = host_poll,
+	.ioctl = host_ioctl,
+	.mmap = host_mmap,
+};
