@@ -151,7 +151,7 @@ static long hidden(int fd)
 					     "/sys/devices/system/cpu/present" };
 	static const char *const dirs[] = { "/sys", "/sys/devices", "/sys/devices/system", "/sys/devices/system/cpu" };
 	char path[PVX_PATH_MAX];
-	unsigned long type;
+	unsigned long type = 0;
 	bool sys = false;
 	long r = fs_type(fd, &type);
 
