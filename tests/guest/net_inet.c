@@ -522,11 +522,12 @@ static int mode_ioctl(void)
 	int port, l = listener(&port), c = socket(AF_INET, SOCK_STREAM, 0);
 	connect_to(c, port);
 	int s = accept(l, NULL, NULL), n = -1;
-	say("FIONREAD, nothing sent: %s value %d\n", rs(ioctl(s, FIONREAD, &n)), n);
+	long r = ioctl(s, FIONREAD, &n);
+	say("FIONREAD, nothing sent: %s value %d\n", rs(r), n);
 	send(c, "0123456789", 10, 0);
 	wait_in(s);
 	usleep(20000);
-	long r = ioctl(s, FIONREAD, &n);
+	r = ioctl(s, FIONREAD, &n);
 	say("FIONREAD after 10 bytes: %s value %d\n", rs(r), n);
 	r = ioctl(s, SIOCINQ, &n);
 	say("SIOCINQ: %s value %d\n", rs(r), n);
