@@ -132,7 +132,7 @@ static void show_recv(const char *what, int fd, size_t n, int flags)
 		n = sizeof b - 1;
 	long r = recv(fd, b, n, flags);
 	if (r >= 0) {
-		b[r] = 0;
+		b[(size_t)r < n ? (size_t)r : n] = 0;	/* MSG_TRUNC returns more than was copied */
 		say("%s: %ld \"%s\"\n", what, r, b);
 	} else {
 		say("%s: %s\n", what, rs(r));

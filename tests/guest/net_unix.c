@@ -2,6 +2,7 @@
  * (run with --rw), abstract names, SCM_RIGHTS and SCM_CREDENTIALS/SO_PEERCRED.
  * usage: net_unix stream|dgram|seqpacket|named|abstract|rights|creds|errors
  *        net_unix bind PATH | connect PATH | connect-abstract NAME   (one call, its result printed)
+ *        net_unix serve-abstract NAME   (listen on an abstract name, print "listening", answer one client)
  *   stream     socketpair(SOCK_STREAM): data both ways, flags, EAGAIN, shutdown, EOF, EPIPE and SIGPIPE
  *   dgram      socketpair and named datagram sockets: boundaries kept, MSG_TRUNC, sendto/recvfrom addresses
  *   seqpacket  socketpair and a named listener: boundaries, truncation, EOF after close
@@ -64,7 +65,7 @@ static void show_read(const char *what, int fd, size_t n, int flags)
 		n = sizeof b - 1;
 	long r = recv(fd, b, n, flags);
 	if (r >= 0) {
-		b[r] = 0;
+		b[(size_t)r < n ? (size_t)r : n] = 0;	/* MSG_TRUNC returns more than was copied */
 		say("%s: %ld \"%s\"\n", what, r, b);
 	} else {
 		say("%s: %s\n", what, rs(r));
@@ -614,6 +615,24 @@ static int one_call(int argc, char **argv)
 	return r ? 1 : 0;
 }
 
+/* serve-abstract NAME: the host side of the test that abstract names are private to the sandbox */
+static int serve_abstract(const char *name)
+{
+	socklen_t l;
+	struct sockaddr_un a = addr(name, 1, &l);
+	int s = socket(AF_UNIX, SOCK_STREAM, 0);
+	if (bind(s, (struct sockaddr *)&a, l) || listen(s, 1)) {
+		say("bind/listen: %s\n", rs(-1));
+		return 1;
+	}
+	say("listening\n");
+	alarm(120);
+	int c = accept(s, NULL, NULL);
+	if (write(c, "hello from the host\n", 20) != 20)
+		return 1;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct mode modes[] = {
@@ -621,6 +640,8 @@ int main(int argc, char **argv)
 		{ "named", mode_named },   { "abstract", mode_abstract }, { "rights", mode_rights },
 		{ "creds", mode_creds },   { "errors", mode_errors },
 	};
+	if (argc == 3 && !strcmp(argv[1], "serve-abstract"))
+		return serve_abstract(argv[2]);
 	if (argc == 3 && (!strcmp(argv[1], "bind") || !strcmp(argv[1], "connect") || !strcmp(argv[1], "connect-abstract")))
 		return one_call(argc, argv);
 	return run_mode("net_unix", modes, sizeof modes / sizeof modes[0], argc, argv);
