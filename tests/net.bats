@@ -134,6 +134,35 @@ host_serve() {
 	assert_contains "$output" 'connect: -1 ENOENT'
 }
 
+@test "named sockets: symlinks and .. cannot lead bind or connect out of --root" {
+	local T=$BATS_TEST_TMPDIR R=$BATS_TEST_TMPDIR/root
+	mkdir -p "$R"
+	chmod 0777 "$R"
+	cp "$(guest net_unix)" "$R/net_unix"
+	ln -s / "$R/up"
+	ln -s "$T/host.sock" "$R/abs-link"
+	ln -s ../host.sock "$R/rel-link"
+	# binds through an absolute symlink and through .. land inside the root
+	pvx_run --rw --root "$R" -- /net_unix bind /up/escape1.sock
+	assert_contains "$output" 'bind: 0'
+	pvx_run --rw --root "$R" -- /net_unix bind /../../escape2.sock
+	assert_contains "$output" 'bind: 0'
+	[[ -S $R/escape1.sock && -S $R/escape2.sock && ! -e /escape1.sock && ! -e /escape2.sock ]]
+	# a listener on the host, next to the root: links to it from inside do not reach it
+	"$(guest net_unix)" serve-path "$T/host.sock" >serve.out 2>&1 &
+	HOST_PIDS=$!
+	for _ in $(seq 100); do grep -q listening serve.out && break; sleep 0.1; done
+	grep -q listening serve.out
+	local l
+	for l in /abs-link /rel-link "$T/host.sock" "/up$T/host.sock"; do
+		pvx_run --rw --root "$R" -- /net_unix connect "$l"
+		assert_contains "$output" 'connect: -1 ENOENT'
+	done
+	# the listener was there all along
+	run timeout 20 "$(guest net_unix)" connect "$T/host.sock"
+	assert_contains "$output" 'read: 20 "hello from the host'
+}
+
 @test "abstract names are private to the sandbox: a host listener's name is not reachable" {
 	local name=pvx-test-$$-$RANDOM
 	"$(guest net_unix)" serve-abstract "$name" >serve.out 2>&1 &

@@ -212,9 +212,11 @@ static int mode_tcp(void)
 	long sent = 0, r = 0;
 	while (sent < (long)sizeof big && (r = write(c, big + sent, sizeof big - sent)) > 0)
 		sent += r;
+	long sh = shutdown(c, SHUT_WR);
+	int st = wait_child(k);	/* the child prints first: then the order of lines is fixed */
 	say("sent %ld bytes\n", sent);
-	say("shutdown SHUT_WR: %s\n", rs(shutdown(c, SHUT_WR)));
-	say("child: exit %d\n", wait_child(k));
+	say("shutdown SHUT_WR: %s\n", rs(sh));
+	say("child: exit %d\n", st);
 	say("send after SHUT_WR: %s\n", rs(send(c, "x", 1, MSG_NOSIGNAL)));
 	show_recv("client read, the child closed", c, 10, 0);
 	say("shutdown again: %s\n", rs(shutdown(c, SHUT_RDWR)));

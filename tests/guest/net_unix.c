@@ -2,7 +2,7 @@
  * (run with --rw), abstract names, SCM_RIGHTS and SCM_CREDENTIALS/SO_PEERCRED.
  * usage: net_unix stream|dgram|seqpacket|named|abstract|rights|creds|errors
  *        net_unix bind PATH | connect PATH | connect-abstract NAME   (one call, its result printed)
- *        net_unix serve-abstract NAME   (listen on an abstract name, print "listening", answer one client)
+ *        net_unix serve-abstract NAME | serve-path PATH   (listen, print "listening", answer one client)
  *   stream     socketpair(SOCK_STREAM): data both ways, flags, EAGAIN, shutdown, EOF, EPIPE and SIGPIPE
  *   dgram      socketpair and named datagram sockets: boundaries kept, MSG_TRUNC, sendto/recvfrom addresses
  *   seqpacket  socketpair and a named listener: boundaries, truncation, EOF after close
@@ -615,11 +615,11 @@ static int one_call(int argc, char **argv)
 	return r ? 1 : 0;
 }
 
-/* serve-abstract NAME: the host side of the test that abstract names are private to the sandbox */
-static int serve_abstract(const char *name)
+/* serve-abstract NAME, serve-path PATH: the host side of the tests that host sockets are not reachable */
+static int serve(const char *name, int abstract)
 {
 	socklen_t l;
-	struct sockaddr_un a = addr(name, 1, &l);
+	struct sockaddr_un a = addr(name, abstract, &l);
 	int s = socket(AF_UNIX, SOCK_STREAM, 0);
 	if (bind(s, (struct sockaddr *)&a, l) || listen(s, 1)) {
 		say("bind/listen: %s\n", rs(-1));
@@ -641,7 +641,9 @@ int main(int argc, char **argv)
 		{ "creds", mode_creds },   { "errors", mode_errors },
 	};
 	if (argc == 3 && !strcmp(argv[1], "serve-abstract"))
-		return serve_abstract(argv[2]);
+		return serve(argv[2], 1);
+	if (argc == 3 && !strcmp(argv[1], "serve-path"))
+		return serve(argv[2], 0);
 	if (argc == 3 && (!strcmp(argv[1], "bind") || !strcmp(argv[1], "connect") || !strcmp(argv[1], "connect-abstract")))
 		return one_call(argc, argv);
 	return run_mode("net_unix", modes, sizeof modes / sizeof modes[0], argc, argv);
