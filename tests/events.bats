@@ -20,6 +20,19 @@ ev_rw() {
 	compare_flavours 0 "$@"
 }
 
+# pvx_with OPTION... -- PROG ARGS...: pvx_run with these pvx options (PVX_OPTS) for this one run
+pvx_with() {
+	local o=()
+	while [[ $1 != -- ]]; do
+		o+=("$1")
+		shift
+	done
+	shift
+	PVX_OPTS=("${o[@]}")
+	pvx_run "$@"
+	PVX_OPTS=()
+}
+
 @test "epoll: create/create1 flags, ctl ADD/MOD/DEL and their errors, the data word comes back untouched" {
 	ev ev_epoll basic
 	grep -qx 'ADD a regular file: -1 EPERM' "$sandbox_out"
@@ -171,7 +184,7 @@ ev_rw() {
 	mkdir -p "$R"
 	cp "$(guest ev_inotify)" "$R/ev_inotify"
 	chmod 0777 "$R"
-	pvx_run --rw --root "$R" -- /ev_inotify events
+	pvx_with --rw --root "$R" -- /ev_inotify events
 	# the guest ran in /; its directory was made inside the root, never in the host's /
 	assert_status 0
 	assert_contains "$output" '  dir CREATE "a" cookie 0 len padded to 16'

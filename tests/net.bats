@@ -62,6 +62,19 @@ host_serve() {
 	}
 }
 
+# pvx_with OPTION... -- PROG ARGS...: pvx_run with these pvx options (PVX_OPTS) for this one run
+pvx_with() {
+	local o=()
+	while [[ $1 != -- ]]; do
+		o+=("$1")
+		shift
+	done
+	shift
+	PVX_OPTS=("${o[@]}")
+	pvx_run "$@"
+	PVX_OPTS=()
+}
+
 @test "AF_UNIX socketpair stream: data both ways, flags, EAGAIN, shutdown, EOF, EPIPE and SIGPIPE" {
 	net net_unix stream
 	grep -qx 'read b, 100: 11 "hello world"' "$sandbox_out"
@@ -116,7 +129,7 @@ host_serve() {
 	assert_contains "$output" 'bind: -1 EROFS'
 	[[ ! -e ro.sock ]]
 	# ... and with --rw the socket file is made on the host where the guest said
-	pvx_run --rw "$(guest net_unix)" bind "$PWD/rw.sock"
+	pvx_with --rw -- "$(guest net_unix)" bind "$PWD/rw.sock"
 	assert_contains "$output" 'bind: 0'
 	[[ -S rw.sock ]]
 }
@@ -126,11 +139,11 @@ host_serve() {
 	mkdir -p "$R"
 	chmod 0777 "$R"
 	cp "$(guest net_unix)" "$R/net_unix"
-	pvx_run --rw --root "$R" -- /net_unix bind /in-root.sock
+	pvx_with --rw --root "$R" -- /net_unix bind /in-root.sock
 	assert_contains "$output" 'bind: 0'
 	[[ -S $R/in-root.sock && ! -e /in-root.sock ]]
 	# the host path of the socket means nothing inside the root (ENOENT, not ECONNREFUSED)
-	pvx_run --rw --root "$R" -- /net_unix connect "$R/in-root.sock"
+	pvx_with --rw --root "$R" -- /net_unix connect "$R/in-root.sock"
 	assert_contains "$output" 'connect: -1 ENOENT'
 }
 
@@ -143,9 +156,9 @@ host_serve() {
 	ln -s "$T/host.sock" "$R/abs-link"
 	ln -s ../host.sock "$R/rel-link"
 	# binds through an absolute symlink and through .. land inside the root
-	pvx_run --rw --root "$R" -- /net_unix bind /up/escape1.sock
+	pvx_with --rw --root "$R" -- /net_unix bind /up/escape1.sock
 	assert_contains "$output" 'bind: 0'
-	pvx_run --rw --root "$R" -- /net_unix bind /../../escape2.sock
+	pvx_with --rw --root "$R" -- /net_unix bind /../../escape2.sock
 	assert_contains "$output" 'bind: 0'
 	[[ -S $R/escape1.sock && -S $R/escape2.sock && ! -e /escape1.sock && ! -e /escape2.sock ]]
 	# a listener on the host, next to the root: links to it from inside do not reach it
@@ -155,7 +168,7 @@ host_serve() {
 	grep -q listening serve.out
 	local l
 	for l in /abs-link /rel-link "$T/host.sock" "/up$T/host.sock"; do
-		pvx_run --rw --root "$R" -- /net_unix connect "$l"
+		pvx_with --rw --root "$R" -- /net_unix connect "$l"
 		assert_contains "$output" 'connect: -1 ENOENT'
 	done
 	# the listener was there all along
@@ -242,8 +255,9 @@ host_serve() {
 	local p
 	p=$(free_port)
 	PVX_OPTS=(--rw)
-	compare_native "$BUSYBOX" sh -c "busybox nc -l -p $p > got & sleep 1
-		echo hello nc | busybox nc 127.0.0.1 $p; wait; cat got"
+	# each run removes what the one before left (the native one may run as root)
+	compare_native "$BUSYBOX" sh -c "busybox rm -f got; busybox nc -l -p $p > got & l=\$!; sleep 1
+		echo hello nc | busybox nc 127.0.0.1 $p || echo client failed; wait \$l || echo listener failed; cat got"
 	[[ $(<"$sandbox_out") == 'hello nc' ]] || { cat "$sandbox_err" >&2; false; }
 }
 
@@ -261,11 +275,13 @@ host_serve() {
 }
 
 @test "--network takes none or host; other values are a usage error" {
-	pvx_run --network=none "$(guest hello)"
+	pvx_with --network=none -- "$(guest hello)"
 	assert_status 0
-	pvx_run --network=host "$(guest hello)"
+	pvx_with --network=host -- "$(guest hello)"
 	assert_status 0
-	pvx_run_split --network=bogus "$(guest hello)"
+	PVX_OPTS=(--network=bogus)
+	pvx_run_split "$(guest hello)"
+	PVX_OPTS=()
 	[[ $status != 0 ]]
 	assert_contains "$PVX_STDERR_TEXT" bogus
 	run "$PVX" run --help
@@ -276,7 +292,7 @@ host_serve() {
 	host_serve 127.0.0.1
 	pvx_run "$(guest net_inet)" connect 127.0.0.1 "$HOST_PORT"
 	assert_contains "$output" 'connect: -1 ECONNREFUSED'
-	pvx_run --network=none "$(guest net_inet)" connect 127.0.0.1 "$HOST_PORT"
+	pvx_with --network=none -- "$(guest net_inet)" connect 127.0.0.1 "$HOST_PORT"
 	assert_contains "$output" 'connect: -1 ECONNREFUSED'
 	# the listener was there all along: the host reaches it
 	run timeout 20 "$(guest net_inet)" connect 127.0.0.1 "$HOST_PORT"
@@ -306,7 +322,7 @@ host_serve() {
 
 @test "--network=host: a listener on the host's 127.0.0.1 is reachable" {
 	host_serve 127.0.0.1
-	pvx_run --network=host "$(guest net_inet)" connect 127.0.0.1 "$HOST_PORT"
+	pvx_with --network=host -- "$(guest net_inet)" connect 127.0.0.1 "$HOST_PORT"
 	assert_status 0
 	assert_contains "$output" 'connect: 0'
 	assert_contains "$output" 'read: 20 hello from the host'
