@@ -32,7 +32,7 @@
 /* remove what a previous run (maybe natively as root) left */
 static void clean(void)
 {
-	static const char *files[] = { D "/a", D "/b", D "/c", D "/moved", D2 "/b", D2 "/a", D "/f", "ev_inotify.f" };
+	static const char *files[] = { D "/a", D "/b", D "/c", D "/moved", D2 "/b", D2 "/a", D "/f", "ev_inotify.f", "ev_inotify.h", "ev_inotify.l" };
 	for (unsigned i = 0; i < sizeof files / sizeof files[0]; i++)
 		unlink(files[i]);
 	rmdir(D "/sub");

@@ -281,6 +281,7 @@ static int mode_named(void)
 	struct sockaddr_un la = { .sun_family = AF_UNIX };
 	memcpy(la.sun_path, longp, 108);
 	int l4 = socket(AF_UNIX, SOCK_STREAM, 0);
+	unlink(longp);
 	say("bind a path of 108 bytes, no NUL: %s\n", rs(bind(l4, (struct sockaddr *)&la, sizeof la)));
 	unlink(longp);
 	say("bind length > sizeof(sockaddr_un): %s\n", rs(bind(l4, (struct sockaddr *)&la, sizeof la + 1)));
