@@ -47,20 +47,28 @@ setup() {
 	grep -qx 'POST /echo: 200 "POST BODY"' "$sandbox_out"
 }
 
+# Tests left out, per package, because they fail natively on Debian's Go for reasons of packaging:
+#   time: TestLoadLocationFromTZData reads $GOROOT/lib/time/zoneinfo.zip, which Debian does not ship
+declare -gA GO_STD_EXCLUDE=([time]=TestLoadLocationFromTZData)
+
 # go_std PKG: run PKG's test binary natively and under pvx (in the package's source directory, as `go test`
 # does, -test.short); report both results; fail when it passes natively and not under pvx.
 go_std() {
-	local pkg=$1 bin=$GO_DIR/std/${1//\//_}.test src
+	local pkg=$1 bin=$GO_DIR/std/${1//\//_}.test src run=.
 	[[ -x $bin ]] || skip "$pkg.test not built (not in GO_STD_TESTS)"
 	src=$(go env GOROOT)/src/$pkg
+	if [[ -n ${GO_STD_EXCLUDE[$pkg]:-} ]]; then
+		run="^($("$bin" -test.list '.*' | grep -E '^(Test|Example|Fuzz)' |
+			grep -vxE "${GO_STD_EXCLUDE[$pkg]}" | paste -sd'|'))\$"
+	fi
 	local tmp=$BATS_TEST_TMPDIR/gotmp
 	mkdir -p "$tmp"
 	chmod 0777 "$tmp"
 	local ns=0 ps=0
 	(cd "$src" && TMPDIR=$tmp _exec_stdio_only timeout -k 5 "$GO_TEST_TIMEOUT" "$bin" -test.short \
-		-test.timeout=$((GO_TEST_TIMEOUT - 30))s) >"$BATS_TEST_TMPDIR/native.out" 2>&1 </dev/null || ns=$?
+		-test.run="$run" -test.timeout=$((GO_TEST_TIMEOUT - 30))s) >"$BATS_TEST_TMPDIR/native.out" 2>&1 </dev/null || ns=$?
 	(cd "$src" && timeout -k 5 "$GO_TEST_TIMEOUT" "$PVX" run --platform="$PVX_PLATFORM" --rw --env TMPDIR="$tmp" \
-		-- "$bin" -test.short -test.timeout=$((GO_TEST_TIMEOUT - 30))s) >"$BATS_TEST_TMPDIR/pvx.out" 2>&1 \
+		-- "$bin" -test.short -test.run="$run" -test.timeout=$((GO_TEST_TIMEOUT - 30))s) >"$BATS_TEST_TMPDIR/pvx.out" 2>&1 \
 		</dev/null || ps=$?
 	local nr=PASS pr=PASS
 	((ns == 0)) || nr="FAIL($ns)"
