@@ -14,7 +14,9 @@ GO_TEST_TIMEOUT=${GO_TEST_TIMEOUT:-900}
 setup_file() {
 	command -v go >/dev/null || return 0
 	mkdir -p "$GO_DIR"
-	"$BATS_TEST_DIRNAME/go/build-go" "$GO_DIR" >&3 2>&1
+	# its progress as TAP comments
+	"$BATS_TEST_DIRNAME/go/build-go" "$GO_DIR" 2>&1 | sed 's/^/# /' >&3
+	return "${PIPESTATUS[0]}"
 }
 
 setup() {
