@@ -14,6 +14,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -35,12 +36,18 @@
 #define FALLOC_FL_PUNCH_HOLE 2
 #endif
 
-/* read up to n bytes from fd and print them */
+/* read up to n bytes from fd and print them; a pipe left empty by a failed call prints "nothing" after 5 s
+ * instead of blocking for ever */
 static void show_read(const char *what, int fd, size_t n)
 {
 	char b[128] = { 0 };
 	if (n > sizeof b - 1)
 		n = sizeof b - 1;
+	struct pollfd p = { fd, POLLIN, 0 };
+	if (poll(&p, 1, 5000) == 0) {
+		say("%s: nothing\n", what);
+		return;
+	}
 	long r = read(fd, b, n);
 	say("%s: %s \"%s\"\n", what, rs(r), r > 0 ? b : "");
 }
