@@ -55,8 +55,13 @@ run_bounded() {
 	command -v taskset >/dev/null || skip "taskset not installed"
 	(($(nproc) >= 2)) || skip "one CPU: pvx pins nothing"
 	taskset -c 0 sleep 300 &
-	local victim=$! before after
-	before=$(taskset -p "$victim" | awk '{ print $NF }')
+	local victim=$! before after i
+	# $! is taskset until it has pinned itself and become sleep: wait for its mask of CPU 0
+	for ((i = 0; i < 100; i++)); do
+		before=$(taskset -p "$victim" | awk '{ print $NF }')
+		[[ $before == 1 ]] && break
+		sleep 0.05
+	done
 	run_bounded "$(guest sec_stub_forge)" "$victim" 300
 	after=$(taskset -p "$victim" | awk '{ print $NF }')
 	kill "$victim"
