@@ -287,8 +287,8 @@ _syscall_elf() {
 	make_elf kern vaddr=$((0xffffffff81000000))
 	expect_reject 126 "malformed|address|range|program header" ./kern
 	local stub
-	stub=$(sed -n 's/^#define PVX_GUEST_TASK_SIZE \(0x[0-9a-fA-F]*\)UL.*/\1/p' "$BATS_TEST_DIRNAME/../include/pvx/mm.h")
-	[[ -n $stub ]] || skip "PVX_GUEST_TASK_SIZE not found"
+	stub=$(sed -n 's/^#define PVX_GUEST_TASK_SIZE \(0x[0-9a-fA-F]*\)UL.*/\1/p' "$BATS_TEST_DIRNAME/../include/pvx/guest_layout.h")
+	[[ -n $stub ]] || fail_msg "PVX_GUEST_TASK_SIZE not found in include/pvx/guest_layout.h"
 	make_elf onstub vaddr=$((stub))
 	expect_reject 126 "malformed|address|range|program header" ./onstub
 	make_elf belowstub vaddr=$((stub - 0x1000)) memsz=$((0x2000))

@@ -184,3 +184,9 @@ assert_status() {
 		return 1
 	fi
 }
+
+# fail_msg TEXT: fail the test, saying why (for a fact the test needs from the sources, which must not skip)
+fail_msg() {
+	echo "$*" >&2
+	return 1
+}

@@ -7,7 +7,7 @@ load helpers
 setup() {
 	require_pvx
 	cd "$BATS_TEST_TMPDIR"
-	STUB=$(sed -n 's/^#define PVX_GUEST_TASK_SIZE \(0x[0-9a-fA-F]*\)UL.*/\1/p' "$BATS_TEST_DIRNAME/../include/pvx/mm.h")
+	STUB=$(sed -n 's/^#define PVX_GUEST_TASK_SIZE \(0x[0-9a-fA-F]*\)UL.*/\1/p' "$BATS_TEST_DIRNAME/../include/pvx/guest_layout.h")
 }
 
 @test "vmas: a random walk of mmap/munmap/mprotect/madvise matches a model, natively and sandboxed (musl)" {
@@ -20,7 +20,7 @@ setup() {
 }
 
 @test "the guest cannot map, unmap or reprotect the stub's range" {
-	[[ -n $STUB ]] || skip "PVX_GUEST_TASK_SIZE not found in include/pvx/mm.h"
+	[[ -n $STUB ]] || fail_msg "PVX_GUEST_TASK_SIZE not found in include/pvx/guest_layout.h"
 	pvx_run "$(guest stubpoke)" "$STUB" map
 	assert_status 0
 	assert_contains "$output" "mmap MAP_FIXED at ADDR: ENOMEM"
@@ -34,7 +34,7 @@ setup() {
 }
 
 @test "a guest store into the stub dies of SIGSEGV" {
-	[[ -n $STUB ]] || skip "PVX_GUEST_TASK_SIZE not found"
+	[[ -n $STUB ]] || fail_msg "PVX_GUEST_TASK_SIZE not found"
 	pvx_run_split "$(guest stubpoke)" "$STUB" write
 	assert_status 139
 	assert_not_contains "$output" "wrote into the stub"
@@ -42,7 +42,7 @@ setup() {
 }
 
 @test "a guest load from the stub dies of SIGSEGV" {
-	[[ -n $STUB ]] || skip "PVX_GUEST_TASK_SIZE not found"
+	[[ -n $STUB ]] || fail_msg "PVX_GUEST_TASK_SIZE not found"
 	[[ $PVX_PLATFORM != ptrace && $PVX_PLATFORM != seccomp ]] || skip "$PVX_PLATFORM platform: the stub shares the guest's mm and its code is readable (known limitation)"
 	pvx_run_split "$(guest stubpoke)" "$STUB" read
 	assert_status 139
@@ -50,7 +50,7 @@ setup() {
 }
 
 @test "a guest jumping into the stub's syscall gadget gets no host syscall" {
-	[[ -n $STUB ]] || skip "PVX_GUEST_TASK_SIZE not found"
+	[[ -n $STUB ]] || fail_msg "PVX_GUEST_TASK_SIZE not found"
 	pvx_run_split "$(guest stubpoke)" "$STUB" gadget
 	echo "status=$status out=$output err=$PVX_STDERR_TEXT" >&2
 	# either killed (any signal, with the message) or, if emulated, it saw the sandbox pid 1
