@@ -9,7 +9,6 @@
 #ifndef PVX_OPEN_BLOCK_H
 #define PVX_OPEN_BLOCK_H
 
-#include <linux/openat2.h>
 #include "pvx/task.h"
 
 /*
@@ -18,8 +17,5 @@
  * open while the lock is dropped (a local fd, or hold a file reference).
  */
 long open_reopen(struct task *t, int fd, int flags) __must_check;
-
-/* openat2(2) of dirfd/path for t's own open: never waits with the lock held. A host fd or -errno. */
-long open_at_block(struct task *t, int dirfd, const char *path, const struct open_how *how) __must_check;
 
 #endif

@@ -10,19 +10,16 @@
  *
  * Nothing here may wait with the lock held, whatever the guest does to the
  * path meanwhile (a regular file swapped for a FIFO by another task): only
- * an object pinned by an fd is opened in a way that may wait, and an open
- * by path is made with O_NONBLOCK, which never waits.
+ * an object pinned by an fd (path.c's O_PATH lookup, checked by
+ * policy_reopen) is opened, and a FIFO's open is the one that may wait.
  */
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 
 #include "pvx/open_block.h"
 #include "pvx/path.h"
-
-#define TMPFILE_BIT 020000000	/* O_TMPFILE without O_DIRECTORY */
 
 /* What F_SETFL can change: the rest of the open flags stay as they are. */
 #define SETFL_BITS (O_APPEND | O_NONBLOCK | O_NOATIME | O_DIRECT | O_ASYNC)
@@ -88,51 +85,4 @@ long open_reopen(struct task *t, int fd, int flags)
 		return open_waiting(t, proc, &st, flags);
 	long r = open(proc, flags | O_CLOEXEC, 0);
 	return r < 0 ? neg_errno() : r;
-}
-
-static long openat2_host(int dirfd, const char *path, const struct open_how *how)
-{
-	long fd = syscall(SYS_openat2, dirfd, path, how, sizeof(*how));
-
-	return fd < 0 ? neg_errno() : fd;
-}
-
-/*
- * The object is pinned first with an O_PATH fd (a lookup never waits) and
- * reopened through it, so the kernel decides atomically whether a FIFO's
- * open waits (a writer that comes and goes meanwhile still counts) and
- * what the path names cannot change under us. What has no O_PATH fd (a
- * name to create, or an error the open itself reports) is opened by path
- * with O_NONBLOCK, which never waits; a FIFO made in that very moment is
- * reopened for its wait (a FIFO is open to every policy).
- */
-long open_at_block(struct task *t, int dirfd, const char *path, const struct open_how *how)
-{
-	int flags = (int)how->flags;
-	struct open_how nb = { O_PATH | O_CLOEXEC | (how->flags & (O_NOFOLLOW | O_DIRECTORY)), 0, how->resolve };
-	struct stat st;
-	long fd, r;
-
-	/* O_CREAT|O_EXCL and O_TMPFILE make a new regular file: no wait either. */
-	if ((flags & (O_NONBLOCK | O_PATH | TMPFILE_BIT)) || (flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL))
-		return openat2_host(dirfd, path, how);
-	int opath cleanup_close = (int)openat2_host(dirfd, path, &nb);
-	if (opath >= 0)
-		return open_reopen(t, opath, flags & ~(O_CREAT | O_EXCL));
-	struct open_how lookup = nb;
-	nb = *how;
-	nb.flags |= O_NONBLOCK;
-	fd = openat2_host(dirfd, path, &nb);
-	if (fd == -ENXIO && (flags & O_ACCMODE) == O_WRONLY) {
-		/* A FIFO made in that very moment, no reader yet: wait for one on it. */
-		int again cleanup_close = (int)openat2_host(dirfd, path, &lookup);
-		if (again >= 0 && fstat(again, &st) == 0 && S_ISFIFO(st.st_mode))
-			return open_reopen(t, again, flags & ~(O_CREAT | O_EXCL));
-		return fd;
-	}
-	if (fd < 0 || (flags & O_ACCMODE) != O_RDONLY || fstat((int)fd, &st) < 0 || !S_ISFIFO(st.st_mode))
-		return nonblock_off(fd, flags);
-	r = open_reopen(t, (int)fd, flags & ~(O_CREAT | O_EXCL | O_TRUNC));
-	close((int)fd);
-	return r;
 }
