@@ -105,24 +105,12 @@ setup() {
 
 # What the accounting cannot see (files in a tmpfs, memfds, page tables) may still press the host: its
 # OOM killer must take a guest process (the stub), never pvx or another host process.
-# children_of PID: its child processes, from each process's stat (/proc/PID/task/*/children needs
-# CONFIG_PROC_CHILDREN, which the test VM's kernel lacks)
-children_of() {
-	local pid=$1 f line
-	for f in /proc/[0-9]*/stat; do
-		read -r line <"$f" 2>/dev/null || continue
-		line=${line##*) }
-		set -- $line
-		[[ $2 != "$pid" ]] || { f=${f#/proc/}; echo "${f%/stat}"; }
-	done
-}
-
 @test "mm: the stubs are the host OOM killer's first choice (oom_score_adj 1000), pvx is not" {
 	require_prog "$BUSYBOX"
 	"$PVX" run --platform="$PVX_PLATFORM" -- "$BUSYBOX" sleep 3 &
 	local p=$! c n=0
 	sleep 1
-	for c in $(children_of "$p"); do
+	for c in $(pgrep -P "$p"); do	# as isolation.bats (/proc/PID/task/*/children needs CONFIG_PROC_CHILDREN)
 		[[ -w /proc/$c/oom_score_adj ]] || skip "stub $c is not ours to adjust (not dumpable, pvx not root)"
 		[[ $(</proc/$c/oom_score_adj) == 1000 ]]
 		n=$((n + 1))
