@@ -3,24 +3,34 @@
 #define SEC_BLOCK_H
 
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+/* /proc/PID/WHAT read into buf (NUL-terminated) in one read; false if it cannot be read. */
+static bool read_proc(pid_t pid, const char *what, char *buf, size_t size)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, what);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ssize_t n = read(fd, buf, size - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = 0;
+	return true;
+}
+
 /* The state letter of /proc/PID/stat (after the last ')' of the comm), or '?' */
 static __attribute__((unused)) char stat_state(pid_t pid)
 {
-	char path[64], buf[512];
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	char buf[512];
+	if (!read_proc(pid, "stat", buf, sizeof(buf)))
 		return '?';
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return '?';
-	buf[n] = 0;
 	char *p = strrchr(buf, ')');
 	return p && p[1] == ' ' ? p[2] : '?';
 }
@@ -29,16 +39,9 @@ static __attribute__((unused)) char stat_state(pid_t pid)
 static __attribute__((unused)) const char *status_state(pid_t pid)
 {
 	static char line[64];
-	char path[64], buf[2048];
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	char buf[2048];
+	if (!read_proc(pid, "status", buf, sizeof(buf)))
 		return "?";
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return "?";
-	buf[n] = 0;
 	char *p = strstr(buf, "State:\t");
 	if (!p)
 		return "?";
