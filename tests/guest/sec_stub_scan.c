@@ -2,12 +2,17 @@
  * finding 10). It starts threads and has one kicked by a signal while it runs (the sentry then interrupts
  * its stub thread), prints "ready", waits for the file IDS_FILE (host tids and pids written by the test),
  * then reads every page it can in the stub's range and reports each 32-bit word equal to one of them.
- * usage: sec_stub_scan IDS_FILE   prints "found ID at ADDR" lines, then "scanned N pages" */
+ * A word that is also the stub program's own bytes at that address (STUB_FILE, the ELF pvx embeds, mapped
+ * read-only from its PT_LOAD segments) is a constant of its code that happens to equal an id: on a fresh
+ * machine pids are small and 6 KiB of code holds such numbers. It is reported as "static", not "found".
+ * usage: sec_stub_scan IDS_FILE STUB_FILE   prints "found ID at ADDR" lines, then "scanned N pages" */
 #define _GNU_SOURCE
+#include <elf.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "guest.h"
@@ -19,6 +24,39 @@
 static unsigned masked[MAX_IDS];
 static int nids;
 static volatile int kicks, stop;
+static unsigned char *image;	/* STUB_FILE's bytes */
+static size_t image_len;
+
+/* Is the 32-bit word at addr the stub image's own (a PT_LOAD of STUB_FILE maps it there, from the file)? */
+static int in_image(uintptr_t addr, uint32_t v)
+{
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)image;
+
+	if (image_len < sizeof(*eh) || eh->e_phoff > image_len || eh->e_phnum > (image_len - eh->e_phoff) / sizeof(Elf64_Phdr))
+		return 0;
+	for (int i = 0; i < eh->e_phnum; i++) {
+		const Elf64_Phdr *ph = (const Elf64_Phdr *)(image + eh->e_phoff) + i;
+		if (ph->p_type != PT_LOAD || (ph->p_flags & PF_W) || addr < ph->p_vaddr || addr - ph->p_vaddr + 4 > ph->p_filesz ||
+		    ph->p_offset > image_len || ph->p_filesz > image_len - ph->p_offset)
+			continue;
+		uint32_t w;
+		memcpy(&w, image + ph->p_offset + (addr - ph->p_vaddr), 4);
+		return w == v;
+	}
+	return 0;
+}
+
+static void load_image(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		say("no stub file %s\n", path);
+		exit(4);
+	}
+	image = malloc(1 << 20);
+	image_len = fread(image, 1, 1 << 20, f);
+	fclose(f);
+}
 
 static void on_usr1(int sig)
 {
@@ -55,15 +93,17 @@ static void scan(uintptr_t from, uintptr_t to, long *pages)
 			unsigned v = w[i] ^ MASK;
 			for (int k = 0; k < nids; k++)
 				if (v == masked[k])
-					say("found %u at %#lx\n", w[i], (unsigned long)(pg + 4 * i));
+					say("%s %u at %#lx\n", in_image(pg + 4 * i, w[i]) ? "static" : "found", w[i],
+					    (unsigned long)(pg + 4 * i));
 		}
 	}
 }
 
 int main(int argc, char **argv)
 {
-	if (argc < 2)
+	if (argc < 3)
 		return 2;
+	load_image(argv[2]);
 	probe_init();
 	signal(SIGUSR1, on_usr1);
 	pthread_t t[3];
