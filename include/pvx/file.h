@@ -44,12 +44,19 @@ struct file_ops {
 	long (*mmap)(struct file *f);
 };
 
-/* An open file description (shared by dup'ed fds). */
+/*
+ * An open file description (shared by dup'ed fds). host_fd is the host fd
+ * that stands for the file: the object itself for host kinds, and for a
+ * kind pvx answers itself the host fd whose readiness is the file's (an
+ * eventfd the kind keeps in step), so poll, select and epoll wait on host
+ * fds for every kind. priv is the kind's own state, freed by its release.
+ */
 struct file {
 	int refs;
 	int host_fd;
 	int flags;		/* guest open flags (O_ACCMODE, O_APPEND, ...) */
 	const struct file_ops *ops;
+	void *priv;
 };
 
 /* Host fds: files, directories, devices the policy lets through, pipes, eventfds, memfds, /proc's memfds. */
