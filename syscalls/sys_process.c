@@ -109,7 +109,7 @@ static long do_thread(struct task *t, unsigned long flags, uint64_t stack, uint6
 		return r;
 	}
 	while (!t->fork_done)
-		sentry_wait();
+		sentry_wait_busy();
 	return t->fork_result < 0 ? t->fork_result : tid;
 }
 
@@ -196,7 +196,7 @@ static long do_fork(struct task *t, unsigned long flags, uint64_t stack, uint64_
 		return r;
 	}
 	while (!t->fork_done)
-		sentry_wait();
+		sentry_wait_busy();
 	if (mm_fork_prepare(t->mm, true) < 0)
 		pr_warn("fork: could not restore protections in the parent");
 	if (t->fork_result < 0) {

@@ -15,6 +15,9 @@ void sentry_lock(void);
 void sentry_unlock(void);
 /* Sleep until sentry_wake_all(); the lock is released while asleep. */
 void sentry_wait(void);
+/* The same for a wait that is the kernel's work, not a sleep of the guest's (fork waiting for its child's
+ * address space): /proc keeps showing the task running, as Linux's fork runs. */
+void sentry_wait_busy(void);
 /* The same, until CLOCK_MONOTONIC reaches until_ns at the latest (0: no limit). */
 void sentry_timedwait(uint64_t until_ns);
 void sentry_wake_all(void);

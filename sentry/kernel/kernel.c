@@ -65,6 +65,11 @@ void sentry_wait(void)
 		t->sleeping = false;
 }
 
+void sentry_wait_busy(void)
+{
+	pthread_cond_wait(&changed, &lock);
+}
+
 void sentry_timedwait(uint64_t until_ns)
 {
 	if (!until_ns) {
@@ -116,7 +121,8 @@ static char host_call_state(const struct task *t)
  * a task that runs guest code or is in the sentry for it is R; one asleep
  * for the guest is S: in sentry_wait, or in task_block while the host call
  * waits (D if the host says disk sleep); D for a vfork parent (Linux waits
- * for the child TASK_KILLABLE); one done with guest code is a zombie, also
+ * for the child TASK_KILLABLE); R while fork waits for its child's address
+ * space (sentry_wait_busy: the kernel's work, as Linux's copy); one done with guest code is a zombie, also
  * a leader whose other threads still run. pvx has no job control stops,
  * so never T.
  */
@@ -128,8 +134,10 @@ const char *task_state_name(const struct task *t)
 		char st = host_call_state(t);
 		return st == 'S' ? "S (sleeping)" : st == 'D' ? "D (disk sleep)" : "R (running)";
 	}
+	if (t->in_vfork)	/* from the clone until the child execs or exits, whatever the thread does meanwhile */
+		return "D (disk sleep)";
 	if (t->sleeping)
-		return t->in_vfork ? "D (disk sleep)" : "S (sleeping)";
+		return "S (sleeping)";
 	return "R (running)";
 }
 
