@@ -99,12 +99,16 @@ static long get_object(struct task *t, int dirfd, uint64_t upath, int at_flags, 
 	return path_lookup(t, dirfd, path, at_flags);
 }
 
-/* The host fd behind guest fd fd, or -EBADF. */
-static long host_fd(struct task *t, int fd)
+/*
+ * The host object of guest fd fd for call (pvx/file.h): its host fd,
+ * -errno, or FILE_CALL_DONE for a file without one where the call
+ * succeeds with nothing to do.
+ */
+static long fd_object(struct task *t, int fd, enum file_call call)
 {
 	struct file *f = fd_lookup(t->files, fd);
 
-	return f ? f->host_fd : -EBADF;
+	return f ? file_object(f, call) : -EBADF;
 }
 
 static void proc_fd_path(char *buf, size_t size, int hfd)
@@ -449,10 +453,10 @@ long sys_chmod(struct task *t, const long a[6])
 /* fchmod(2): "changes the mode of the file referred to by the open file descriptor fd". */
 long sys_fchmod(struct task *t, const long a[6])
 {
-	long hfd = host_fd(t, (int)a[0]);
+	long hfd = fd_object(t, (int)a[0], FILE_CHMOD);
 
 	if (hfd < 0)
-		return hfd;
+		return hfd == FILE_CALL_DONE ? 0 : hfd;
 	long r = ro_check((int)hfd);
 	if (r < 0)
 		return r;
@@ -499,10 +503,10 @@ long sys_lchown(struct task *t, const long a[6])
 /* fchown(2): "changes the ownership of the file referred to by the open file descriptor fd". */
 long sys_fchown(struct task *t, const long a[6])
 {
-	long hfd = host_fd(t, (int)a[0]);
+	long hfd = fd_object(t, (int)a[0], FILE_CHOWN);
 
 	if (hfd < 0)
-		return hfd;
+		return hfd == FILE_CALL_DONE ? 0 : hfd;
 	long r = ro_check((int)hfd);
 	if (r < 0)
 		return r;
@@ -544,10 +548,10 @@ long sys_truncate(struct task *t, const long a[6])
  */
 long sys_ftruncate(struct task *t, const long a[6])
 {
-	long hfd = host_fd(t, (int)a[0]);
+	long hfd = fd_object(t, (int)a[0], FILE_TRUNCATE);
 
 	if (hfd < 0)
-		return hfd;
+		return hfd == FILE_CALL_DONE ? 0 : hfd;
 	if (a[1] < 0)
 		return -EINVAL;
 	return ftruncate((int)hfd, (off_t)a[1]) < 0 ? neg_errno() : 0;
@@ -569,9 +573,9 @@ static long set_times(struct task *t, int dirfd, uint64_t upath, const struct ti
 	if (!upath && dirfd != AT_FDCWD) {
 		if (flags)
 			return -EINVAL;
-		long fd = host_fd(t, dirfd);
+		long fd = fd_object(t, dirfd, FILE_UTIMES);
 		if (fd < 0)
-			return fd;
+			return fd == FILE_CALL_DONE ? 0 : fd;
 		if ((r = ro_check((int)fd)) < 0)
 			return r;
 		return utimensat((int)fd, "", ts, AT_EMPTY_PATH) < 0 ? neg_errno() : 0;
@@ -712,30 +716,30 @@ long sys_statfs(struct task *t, const long a[6])
 long sys_fstatfs(struct task *t, const long a[6])
 {
 	char path[PVX_PATH_MAX];
-	long hfd = host_fd(t, (int)a[0]);
+	long hfd = fd_object(t, (int)a[0], FILE_STATFS);
 
 	if (hfd < 0)
-		return hfd;
+		return hfd == FILE_CALL_DONE ? 0 : hfd;
 	return put_statfs(t, (uint64_t)a[1], (int)hfd, path_of_fd((int)hfd, path, sizeof(path)) >= 0);
 }
 
 /* fsync(2): "EROFS, EINVAL fd is bound to a special file ... which does not support synchronization" -- the host's answer. */
 long sys_fsync(struct task *t, const long a[6])
 {
-	long hfd = host_fd(t, (int)a[0]);
+	long hfd = fd_object(t, (int)a[0], FILE_SYNC);
 
 	if (hfd < 0)
-		return hfd;
+		return hfd == FILE_CALL_DONE ? 0 : hfd;
 	return fsync((int)hfd) < 0 ? neg_errno() : 0;
 }
 
 /* fdatasync(2): "similar to fsync(), but does not flush modified metadata unless that metadata is needed". */
 long sys_fdatasync(struct task *t, const long a[6])
 {
-	long hfd = host_fd(t, (int)a[0]);
+	long hfd = fd_object(t, (int)a[0], FILE_SYNC);
 
 	if (hfd < 0)
-		return hfd;
+		return hfd == FILE_CALL_DONE ? 0 : hfd;
 	return fdatasync((int)hfd) < 0 ? neg_errno() : 0;
 }
 
