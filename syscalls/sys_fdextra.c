@@ -119,7 +119,7 @@ long sys_close_range(struct task *t, const long a[6])
  * The host object of guest fd fd for call (pvx/file.h): its host fd,
  * -errno, or FILE_CALL_DONE (succeeds, nothing to do).
  */
-static long fd_object(struct task *t, int fd, enum file_call call)
+long fd_object(struct task *t, int fd, enum file_call call)
 {
 	struct file *f = fd_lookup(t->files, fd);
 

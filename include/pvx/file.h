@@ -32,6 +32,7 @@ enum file_call {
 	FILE_PATH,		/* the object of an AT_EMPTY_PATH call (fchownat, linkat, ...): EPERM */
 	FILE_EXEC,		/* execveat(2) of the fd: EACCES */
 	FILE_REOPEN,		/* open of /proc/PID/fd/N: ENXIO, as for an anonymous inode */
+	FILE_STATX,		/* statx(2) of the fd (AT_EMPTY_PATH): FILE_CALL_DONE, from the kind's stat */
 	FILE_NR_CALLS
 };
 

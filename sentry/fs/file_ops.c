@@ -118,6 +118,7 @@ static const long no_object[FILE_NR_CALLS] = {
 	[FILE_PATH] = -EPERM,
 	[FILE_EXEC] = -EACCES,
 	[FILE_REOPEN] = -ENXIO,
+	[FILE_STATX] = FILE_CALL_DONE,
 };
 
 /*

@@ -7,7 +7,10 @@
  */
 #include <fcntl.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 
+#include "pvx/mm.h"
+#include "pvx/task.h"
 #include "pvx/file.h"
 #include "sentry/fs/host_file.h"
 
@@ -97,6 +100,31 @@ static long procfs_seek(struct file *f, off_t off, int whence)
 	return host_seek(f, off, whence);
 }
 
+/*
+ * fstat(2) as of a /proc file: a regular file of size 0 (its text is made
+ * when it is read), not the size of the memfd that holds it.
+ */
+static long procfs_stat(struct file *f, struct stat *st)
+{
+	long r = host_stat(f, st);
+
+	if (r < 0)
+		return r;
+	st->st_size = 0;
+	st->st_blocks = 0;
+	return 0;
+}
+
+/* ioctl(2): FIONREAD is every regular file's (do_vfs_ioctl): the size, 0, less the offset. */
+static long procfs_ioctl(struct task *t, struct file *f, unsigned long cmd, uint64_t arg)
+{
+	if (cmd != FIONREAD)
+		return -ENOTTY;
+	off_t pos = lseek(f->host_fd, 0, SEEK_CUR);
+	int n = (int)-pos;
+	return pos < 0 ? neg_errno() : copy_to_guest(t->mm, arg, &n, sizeof(n));
+}
+
 /* proc_setattr: "ATTR_MODE ... -EPERM"; the memfd underneath is no file of the guest's. */
 static long procfs_object(struct file *f, enum file_call call)
 {
@@ -104,17 +132,18 @@ static long procfs_object(struct file *f, enum file_call call)
 }
 
 /*
- * The text /proc makes (sentry/kernel/procfs.c): a sealed memfd opened
- * read-only. No mmap (ENODEV, as a seq_file), no ioctl, no kind fcntl.
+ * The text /proc makes (sentry/kernel/procfs.c): a memfd opened read-only.
+ * No mmap (ENODEV, as a seq_file), no kind fcntl.
  */
 const struct file_ops procfs_file_ops = {
 	.read = host_read,
 	.write = host_write,
 	.rw_in_guest_mm = host_rw_in_guest_mm,
 	.release = host_release,
-	.stat = host_stat,
+	.stat = procfs_stat,
 	.seek = procfs_seek,
 	.poll = host_poll,
+	.ioctl = procfs_ioctl,
 	.rw_vec = host_rw_vec,
 	.getfl = host_getfl,
 	.setfl = host_setfl,
