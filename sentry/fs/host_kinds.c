@@ -22,6 +22,7 @@ const struct file_ops dir_file_ops = {
 	.stat = host_stat,
 	.seek = host_seek,
 	.poll = host_poll,
+	.rw_vec = host_rw_vec,
 	.getdents = host_getdents,
 	.getfl = host_getfl,
 	.setfl = host_setfl,

@@ -389,9 +389,12 @@ static long normalize(const char *rel, char *out, size_t size)
  * object the guest holds, through the policy (sentry/fs/policy.c) with the
  * guest's flags on that fd, so an O_PATH fd of a device or of a read-only
  * file gives no more than the device allow-list and the read-only root
- * allow. "/proc/PID/fd/N/name" looks name up in directory N.
+ * allow. "/proc/PID/fd/N/name" looks name up in directory N. The new
+ * file is of the kind of the one it reopens (*kind), as Linux's reopen
+ * gives a pipe, a memfd or a /proc file again (a kind with priv state
+ * would need that made: such a file is classified by what it is instead).
  */
-static long open_fd_link(struct task *t, struct task *p, const char *num, int flags)
+static long open_fd_link(struct task *t, struct task *p, const char *num, int flags, const struct file_ops **kind)
 {
 	char path[PVX_PATH_MAX];
 	const char *end;
@@ -421,6 +424,8 @@ static long open_fd_link(struct task *t, struct task *p, const char *num, int fl
 		return obj == FILE_CALL_DONE ? -ENXIO : obj;
 	file_get(f);	/* its host fd stays while a FIFO's open waits with the lock dropped */
 	long r = policy_reopen(t, (int)obj, flags, 0, f->flags);
+	if (r >= 0 && !f->priv)	/* a kind with state of its own makes that in its own open */
+		*kind = f->ops;
 	file_put(f);
 	return r;
 }
@@ -443,7 +448,7 @@ static long procfs_open_kind(struct task *t, const char *orig, int flags, const 
 
 	/* The links first: they open what they name, with the caller's flags. */
 	if (p && !strncmp(rest, "/fd/", 4))
-		return open_fd_link(t, p, rest + 4, flags);
+		return open_fd_link(t, p, rest + 4, flags, kind);
 	if (p && (!strcmp(rest, "/exe") || !strcmp(rest, "/cwd") || !strcmp(rest, "/root"))) {
 		long n = procfs_readlink(t, rel, link, sizeof(link));
 		if (n < 0)

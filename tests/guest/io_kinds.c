@@ -1,7 +1,7 @@
 /* Each kind of file answers the calls that are its own, and Linux's errno for those it cannot do (issue 12).
  * usage: io_kinds proc|eventfd|pipe|dir|memfd
  *   proc     /proc/self/status: read-only, seq_file seeks (no SEEK_END), no mmap, fstat size 0, FIONREAD,
- *            fchmod EPERM
+ *            fchmod EPERM; the same when reopened through /proc/self/fd
  *   eventfd  noop seek, no mmap, getdents, seals or pipe sizes; fsync and ftruncate EINVAL; the
  *            vector calls through its 8-byte counter; fstat and statx of the fd by AT_EMPTY_PATH
  *   pipe     ESPIPE, no mmap or fsync, FIONBIO then F_GETFL, readv/writev, seals EINVAL
@@ -74,6 +74,10 @@ static int mode_proc(void)
 	say("fchmod: %s\n", rs(fchmod(fd, 0644)));
 	say("F_GETPIPE_SZ: %s\n", rs(fcntl(fd, F_GETPIPE_SZ)));
 	say("getdents: %s\n", rs(getdents_raw(fd)));
+	char path[64];
+	snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+	int again = open(path, O_RDONLY);
+	say("reopened by /proc/self/fd: SEEK_END %s, mmap %s\n", rs(lseek(again, 0, SEEK_END)), map(again));
 	return 0;
 }
 
