@@ -160,7 +160,7 @@ static long setup_stdio(struct fdtable *files)
 		if (hfd < 0)
 			continue;	/* closed in the sentry: closed in the guest */
 		int fl = fcntl(hfd, F_GETFL);
-		struct file *f = file_new(hfd, fl < 0 ? O_RDWR : fl, &host_file_ops);
+		struct file *f = file_new(hfd, fl < 0 ? O_RDWR : fl, file_kind_of(hfd));
 		if (!f)
 			return -ENOMEM;
 		long r = fd_install_at(files, fd, f, false);

@@ -29,10 +29,10 @@
 #define CLOSE_RANGE_UNSHARE_ (1U << 1)
 #define CLOSE_RANGE_CLOEXEC_ (1U << 2)
 
-/* A new host fd becomes the lowest free guest fd; the host fd is closed on failure. */
-static long install_host_fd(struct task *t, int host_fd, int flags, bool cloexec)
+/* A new host fd, a file of kind ops, becomes the lowest free guest fd; the host fd is closed on failure. */
+static long install_host_fd(struct task *t, int host_fd, int flags, bool cloexec, const struct file_ops *ops)
 {
-	struct file *f = file_new(host_fd, flags, &host_file_ops);
+	struct file *f = file_new(host_fd, flags, ops);
 
 	if (!f) {
 		close(host_fd);
@@ -62,7 +62,7 @@ long sys_memfd_create(struct task *t, const long a[6])
 	int fd = memfd_create(name, flags | MFD_CLOEXEC);
 	if (fd < 0)
 		return neg_errno();
-	return install_host_fd(t, fd, O_RDWR, flags & MFD_CLOEXEC);
+	return install_host_fd(t, fd, O_RDWR, flags & MFD_CLOEXEC, &memfd_file_ops);
 }
 
 /*
@@ -79,7 +79,7 @@ long sys_eventfd2(struct task *t, const long a[6])
 	int fd = eventfd((unsigned)a[0], EFD_CLOEXEC | (flags & (EFD_NONBLOCK | EFD_SEMAPHORE)));
 	if (fd < 0)
 		return neg_errno();
-	return install_host_fd(t, fd, O_RDWR | (flags & O_NONBLOCK), flags & EFD_CLOEXEC);
+	return install_host_fd(t, fd, O_RDWR | (flags & O_NONBLOCK), flags & EFD_CLOEXEC, &eventfd_file_ops);
 }
 
 long sys_eventfd(struct task *t, const long a[6])
@@ -116,51 +116,76 @@ long sys_close_range(struct task *t, const long a[6])
 }
 
 /*
- * flock(2) on the host fd, so the lock belongs to the guest's open file
- * description (shared by dup and fork) and conflicts with other opens of
- * the file. A lock that must wait does so with the sentry lock dropped;
- * a signal ends the wait (restartable, as Linux's -ERESTARTSYS). As on
- * Linux, a lock that is free is taken even with a signal pending.
+ * The host object of guest fd fd for call (pvx/file.h): its host fd,
+ * -errno, or FILE_CALL_DONE (succeeds, nothing to do).
+ */
+long fd_object(struct task *t, int fd, enum file_call call)
+{
+	struct file *f = fd_lookup(t->files, fd);
+
+	return f ? file_object(f, call) : -EBADF;
+}
+
+/*
+ * flock(2) on the host object, so the lock belongs to the guest's open
+ * file description (shared by dup and fork) and conflicts with other
+ * opens of the file. A lock that must wait does so with the sentry lock
+ * dropped; a signal ends the wait (restartable, as Linux's -ERESTARTSYS).
+ * As on Linux, a lock that is free is taken even with a signal pending.
+ * "EINVAL operation is invalid" also where there is no host object.
  */
 long sys_flock(struct task *t, const long a[6])
 {
 	struct file *f = fd_lookup(t->files, (int)a[0]);
-	int op = (int)a[1];
+	int op = (int)a[1], type = op & ~LOCK_NB;
 
 	if (!f)
 		return -EBADF;
-	if (flock(f->host_fd, op | LOCK_NB) == 0)
+	long hfd = file_object(f, FILE_FLOCK);
+	if (hfd == FILE_CALL_DONE)
+		return type == LOCK_SH || type == LOCK_EX || type == LOCK_UN ? 0 : -EINVAL;
+	if (hfd < 0)
+		return hfd;
+	if (flock((int)hfd, op | LOCK_NB) == 0)
 		return 0;
 	if (errno != EWOULDBLOCK || (op & LOCK_NB))
 		return neg_errno();
-	const long b[6] = { f->host_fd, op };
+	const long b[6] = { hfd, op };
 	file_get(f);
 	long r = task_block(t, NULL, SYS_flock, b, false);
 	file_put(f);
 	return r == -EINTR ? -ERESTARTSYS : r;
 }
 
-/* A host call on the host fd of a[0], the other arguments as they are. */
-static long fd_passthrough(struct task *t, long nr, const long a[6])
+/* A host call on the host object of a[0] for call, the other arguments as they are. */
+static long fd_passthrough(struct task *t, enum file_call call, long nr, const long a[6])
 {
-	struct file *f = fd_lookup(t->files, (int)a[0]);
+	long hfd = fd_object(t, (int)a[0], call);
 
-	if (!f)
-		return -EBADF;
-	long r = syscall(nr, f->host_fd, a[1], a[2], a[3], a[4], a[5]);
+	if (hfd < 0)
+		return hfd;
+	long r = syscall(nr, hfd, a[1], a[2], a[3], a[4], a[5]);
 	return r < 0 ? neg_errno() : r;
 }
 
-/* fadvise64(2): "EBADF", "ESPIPE fd refers to a pipe or FIFO", "EINVAL advice is invalid": the host's. */
+#define FADV_LAST 5	/* POSIX_FADV_NOREUSE */
+
+/*
+ * fadvise64(2): "EBADF", "ESPIPE fd refers to a pipe or FIFO", "EINVAL
+ * advice is invalid": the host's; without a host object, generic_fadvise's
+ * checks only.
+ */
 long sys_fadvise64(struct task *t, const long a[6])
 {
-	return fd_passthrough(t, SYS_fadvise64, a);
+	if (fd_object(t, (int)a[0], FILE_FADVISE) == FILE_CALL_DONE)
+		return a[2] < 0 || (unsigned long)a[3] > FADV_LAST ? -EINVAL : 0;
+	return fd_passthrough(t, FILE_FADVISE, SYS_fadvise64, a);
 }
 
 /* readahead(2): "EBADF fd is not ... open for reading", "EINVAL ... not a file type that supports it". */
 long sys_readahead(struct task *t, const long a[6])
 {
-	return fd_passthrough(t, SYS_readahead, a);
+	return fd_passthrough(t, FILE_READAHEAD, SYS_readahead, a);
 }
 
 /*
@@ -180,7 +205,10 @@ long sys_sendfile(struct task *t, const long a[6])
 	struct file *in = io_file(t, (int)a[1], O_RDONLY), *out = io_file(t, (int)a[0], O_WRONLY);
 	if (!in || !out)
 		return -EBADF;
-	const long b[6] = { out->host_fd, in->host_fd, uoff ? (long)&off : 0, a[3] };
+	long hin = file_object(in, FILE_SENDFILE), hout = file_object(out, FILE_SENDFILE);
+	if (hin < 0 || hout < 0)
+		return hin < 0 ? hin : hout;
+	const long b[6] = { hout, hin, uoff ? (long)&off : 0, a[3] };
 	r = io_block(t, NULL, in, out, SYS_sendfile, b);
 	if (r < 0)
 		r = io_error(t, r);
@@ -207,8 +235,10 @@ long sys_copy_file_range(struct task *t, const long a[6])
 	if ((uin && (r = copy_from_guest(t->mm, &off_in, uin, sizeof(off_in)))) ||
 	    (uout && (r = copy_from_guest(t->mm, &off_out, uout, sizeof(off_out)))))
 		return r;
-	const long b[6] = { in->host_fd, uin ? (long)&off_in : 0, out->host_fd, uout ? (long)&off_out : 0,
-			    a[4], a[5] };
+	long hin = file_object(in, FILE_COPY_RANGE), hout = file_object(out, FILE_COPY_RANGE);
+	if (hin < 0 || hout < 0)
+		return hin < 0 ? hin : hout;
+	const long b[6] = { hin, uin ? (long)&off_in : 0, hout, uout ? (long)&off_out : 0, a[4], a[5] };
 	r = io_block(t, NULL, in, out, SYS_copy_file_range, b);
 	if (r < 0)
 		return io_error(t, r);

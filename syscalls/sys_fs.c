@@ -18,11 +18,13 @@ long sys_openat(struct task *t, const long a[6])
 {
 	int flags = (int)a[2];
 	/* open(2): "the mode of the created file is (mode & ~umask)" */
-	long hfd = path_open_user(t, (int)a[0], (uint64_t)a[1], flags, (int)(a[3] & ~(long)t->proc->umask));
+	const struct file_ops *kind;
+	long hfd = path_open_user_kind(t, (int)a[0], (uint64_t)a[1], flags, (int)(a[3] & ~(long)t->proc->umask),
+				       &kind);
 
 	if (hfd < 0)
 		return hfd;
-	struct file *f = file_new((int)hfd, flags & ~O_CLOEXEC, &host_file_ops);
+	struct file *f = file_new((int)hfd, flags & ~O_CLOEXEC, kind);
 	if (!f) {
 		close((int)hfd);
 		return -ENOMEM;
@@ -70,9 +72,24 @@ static long open_at_path(struct task *t, int dirfd, uint64_t upath, int at_flags
 	return path_lookup(t, dirfd, path, at_flags & (AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH));
 }
 
+/*
+ * newfstatat(2): "If pathname is an empty string (or NULL since Linux
+ * 6.11) and the AT_EMPTY_PATH flag is specified in flags ... the call
+ * operates on the file referred to by dirfd": the kind's fstat, as
+ * vfs_fstatat does.
+ */
 long sys_newfstatat(struct task *t, const long a[6])
 {
 	cleanup_close int hfd = -1;
+	int flags = (int)a[3] & ~AT_EACCESS;
+	char c;
+
+	if ((flags & AT_EMPTY_PATH) && (int)a[0] != AT_FDCWD &&
+	    !(flags & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH | AT_NO_AUTOMOUNT)) &&
+	    copy_from_guest(t->mm, &c, (uint64_t)a[1], 1) == 0 && !c) {
+		const long b[6] = { a[0], a[2] };
+		return sys_fstat(t, b);
+	}
 	long r = open_at_path(t, (int)a[0], (uint64_t)a[1], (int)a[3] & ~AT_EACCESS);
 
 	if (r < 0)
@@ -114,7 +131,7 @@ long sys_lseek(struct task *t, const long a[6])
 
 	if (!f)
 		return -EBADF;
-	return f->ops->seek(f, (off_t)a[1], (int)a[2]);
+	return file_seek(f, (off_t)a[1], (int)a[2]);
 }
 
 /* faccessat2(2): "EROFS Write permission was requested for a file on a read-only filesystem." */
@@ -204,9 +221,9 @@ long sys_getdents64(struct task *t, const long a[6])
 	cleanup_free char *buf = malloc(count ? count : 1);
 	if (!buf)
 		return -ENOMEM;
-	long n = syscall(SYS_getdents64, f->host_fd, buf, count);
+	long n = file_getdents(t, f, buf, count);
 	if (n < 0)
-		return neg_errno();
+		return n;
 	long r = copy_to_guest(t->mm, (uint64_t)a[1], buf, (size_t)n);
 	return r ? r : n;
 }

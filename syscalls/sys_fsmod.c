@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Syscalls that change the file system: mkdir, mknod, unlink, rmdir, rename,
- * link, symlink, chmod, chown, truncate, utimensat; with them statx, statfs,
- * fsync and umask.
+ * link, symlink, chmod, chown, truncate, utimensat, and umask (statx, statfs
+ * and fsync are in sys_fsinfo.c).
  *
  * Calls that act on a name in a directory resolve the directory inside the
  * root to an O_PATH host fd (path_parent) and hand the last component as it
@@ -97,14 +97,6 @@ static long get_object(struct task *t, int dirfd, uint64_t upath, int at_flags, 
 		return proc_err;
 	}
 	return path_lookup(t, dirfd, path, at_flags);
-}
-
-/* The host fd behind guest fd fd, or -EBADF. */
-static long host_fd(struct task *t, int fd)
-{
-	struct file *f = fd_lookup(t->files, fd);
-
-	return f ? f->host_fd : -EBADF;
 }
 
 static void proc_fd_path(char *buf, size_t size, int hfd)
@@ -449,10 +441,10 @@ long sys_chmod(struct task *t, const long a[6])
 /* fchmod(2): "changes the mode of the file referred to by the open file descriptor fd". */
 long sys_fchmod(struct task *t, const long a[6])
 {
-	long hfd = host_fd(t, (int)a[0]);
+	long hfd = fd_object(t, (int)a[0], FILE_CHMOD);
 
 	if (hfd < 0)
-		return hfd;
+		return hfd == FILE_CALL_DONE ? 0 : hfd;
 	long r = ro_check((int)hfd);
 	if (r < 0)
 		return r;
@@ -499,10 +491,10 @@ long sys_lchown(struct task *t, const long a[6])
 /* fchown(2): "changes the ownership of the file referred to by the open file descriptor fd". */
 long sys_fchown(struct task *t, const long a[6])
 {
-	long hfd = host_fd(t, (int)a[0]);
+	long hfd = fd_object(t, (int)a[0], FILE_CHOWN);
 
 	if (hfd < 0)
-		return hfd;
+		return hfd == FILE_CALL_DONE ? 0 : hfd;
 	long r = ro_check((int)hfd);
 	if (r < 0)
 		return r;
@@ -544,10 +536,10 @@ long sys_truncate(struct task *t, const long a[6])
  */
 long sys_ftruncate(struct task *t, const long a[6])
 {
-	long hfd = host_fd(t, (int)a[0]);
+	long hfd = fd_object(t, (int)a[0], FILE_TRUNCATE);
 
 	if (hfd < 0)
-		return hfd;
+		return hfd == FILE_CALL_DONE ? 0 : hfd;
 	if (a[1] < 0)
 		return -EINVAL;
 	return ftruncate((int)hfd, (off_t)a[1]) < 0 ? neg_errno() : 0;
@@ -569,9 +561,9 @@ static long set_times(struct task *t, int dirfd, uint64_t upath, const struct ti
 	if (!upath && dirfd != AT_FDCWD) {
 		if (flags)
 			return -EINVAL;
-		long fd = host_fd(t, dirfd);
+		long fd = fd_object(t, dirfd, FILE_UTIMES);
 		if (fd < 0)
-			return fd;
+			return fd == FILE_CALL_DONE ? 0 : fd;
 		if ((r = ro_check((int)fd)) < 0)
 			return r;
 		return utimensat((int)fd, "", ts, AT_EMPTY_PATH) < 0 ? neg_errno() : 0;
@@ -652,102 +644,6 @@ long sys_utime(struct task *t, const long a[6])
 		ts[1].tv_sec = ub.modtime;
 	}
 	return set_times(t, AT_FDCWD, (uint64_t)a[0], a[1] ? ts : NULL, 0);
-}
-
-/*
- * statx(2): AT_EMPTY_PATH, AT_SYMLINK_NOFOLLOW, AT_NO_AUTOMOUNT and the
- * AT_STATX_SYNC_* flags; "EINVAL Reserved flag specified in flags" or mask.
- * Since Linux 6.11 pathname may be NULL with AT_EMPTY_PATH.
- */
-long sys_statx(struct task *t, const long a[6])
-{
-	cleanup_close int hfd = -1;
-	struct statx stx;
-	int flags = (int)a[2];
-	unsigned mask = (unsigned)a[3];
-	long r;
-
-	if (flags & ~(AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT | AT_EMPTY_PATH | AT_STATX_SYNC_TYPE))
-		return -EINVAL;
-	if ((flags & AT_STATX_SYNC_TYPE) == AT_STATX_SYNC_TYPE || (mask & STATX__RESERVED))
-		return -EINVAL;
-	if (!a[1] && (flags & AT_EMPTY_PATH))
-		r = path_lookup(t, (int)a[0], "", flags);
-	else
-		r = get_object(t, (int)a[0], (uint64_t)a[1], flags & (AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH), 0);
-	if (r < 0)
-		return r;
-	hfd = (int)r;
-	memset(&stx, 0, sizeof(stx));
-	if (syscall(SYS_statx, hfd, "", AT_EMPTY_PATH | (flags & AT_STATX_SYNC_TYPE), mask, &stx) < 0)
-		return neg_errno();
-	return copy_to_guest(t->mm, (uint64_t)a[4], &stx, sizeof(stx));
-}
-
-/* statfs(2) results, with ST_RDONLY in f_flags for the root when it is read-only. */
-static long put_statfs(struct task *t, uint64_t ubuf, int hfd, bool in_root)
-{
-	struct statfs sf;
-
-	if (fstatfs(hfd, &sf) < 0)
-		return neg_errno();
-	if (in_root && !sandbox.rw)
-		sf.f_flags |= ST_RDONLY;
-	return copy_to_guest(t->mm, ubuf, &sf, sizeof(sf));
-}
-
-/* statfs(2): "returns information about a mounted filesystem. path is the pathname of any file within the mounted filesystem." */
-long sys_statfs(struct task *t, const long a[6])
-{
-	cleanup_close int hfd = -1;
-	long r = get_object(t, AT_FDCWD, (uint64_t)a[0], 0, 0);
-
-	if (r < 0)
-		return r;
-	hfd = (int)r;
-	return put_statfs(t, (uint64_t)a[1], hfd, true);
-}
-
-/* fstatfs(2): "returns the same information about an open file referenced by descriptor fd". */
-long sys_fstatfs(struct task *t, const long a[6])
-{
-	char path[PVX_PATH_MAX];
-	long hfd = host_fd(t, (int)a[0]);
-
-	if (hfd < 0)
-		return hfd;
-	return put_statfs(t, (uint64_t)a[1], (int)hfd, path_of_fd((int)hfd, path, sizeof(path)) >= 0);
-}
-
-/* fsync(2): "EROFS, EINVAL fd is bound to a special file ... which does not support synchronization" -- the host's answer. */
-long sys_fsync(struct task *t, const long a[6])
-{
-	long hfd = host_fd(t, (int)a[0]);
-
-	if (hfd < 0)
-		return hfd;
-	return fsync((int)hfd) < 0 ? neg_errno() : 0;
-}
-
-/* fdatasync(2): "similar to fsync(), but does not flush modified metadata unless that metadata is needed". */
-long sys_fdatasync(struct task *t, const long a[6])
-{
-	long hfd = host_fd(t, (int)a[0]);
-
-	if (hfd < 0)
-		return hfd;
-	return fdatasync((int)hfd) < 0 ? neg_errno() : 0;
-}
-
-/*
- * sync(2): "causes all pending modifications to filesystem metadata and
- * cached file data to be written to the underlying filesystems". A no-op:
- * the guest's writes are the host's, and syncing every host file system
- * on a guest's whim could stall the sentry; fsync works per file.
- */
-long sys_sync(struct task *t __unused, const long a[6] __unused)
-{
-	return 0;
 }
 
 /*

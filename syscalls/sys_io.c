@@ -21,14 +21,6 @@
 #define IO_CHUNK (1UL << 20)	/* bounce buffer bound: larger I/O is done in chunks */
 #define IOV_MAX_GUEST 1024	/* UIO_MAXIOV */
 
-/* A host read-like (f read from) or write-like call on f, lock dropped. */
-static long unlocked_io(struct task *t, struct addr_space *as, struct file *f, long nr, const long a[6])
-{
-	bool in = nr == SYS_read || nr == SYS_pread64 || nr == SYS_readv || nr == SYS_preadv || nr == SYS_preadv2;
-
-	return io_block(t, as, in ? f : NULL, in ? NULL : f, nr, a);
-}
-
 /* write(2) "EPIPE ... the writing process will also receive a SIGPIPE signal". */
 static long epipe(struct task *t, long r)
 {
@@ -118,7 +110,7 @@ static long read_chunk(struct task *t, struct file *f, char *buf, uint64_t ubuf,
 	 */
 	size_t copied = copy_to_guest_partial(t->mm, ubuf, buf, (size_t)n);
 	if (copied < (size_t)n && !positional)
-		(void)f->ops->seek(f, (off_t)copied - n, SEEK_CUR);
+		(void)!file_seek(f, (off_t)copied - n, SEEK_CUR);
 	return copied || !n ? (long)copied : -EFAULT;
 }
 
@@ -223,26 +215,6 @@ static long get_iov(struct task *t, uint64_t uiov, long cnt, struct iovec **out)
 	return (long)total;
 }
 
-/*
- * The host call for a vectored read or write of buf: the guest's iovecs
- * gathered into one, so the host applies its own rules (ESPIPE, RWF_* flags
- * and their EOPNOTSUPP, O_APPEND) as it would to the guest's call. off -1
- * is the file position (readv, or preadv2 with -1).
- */
-static long host_rwv(struct task *t, struct file *f, bool rd, void *buf, size_t len, off_t off, int flags)
-{
-	struct iovec hiov = { buf, len };
-	long nr = flags ? (rd ? SYS_preadv2 : SYS_pwritev2)
-			: off == -1 ? (rd ? SYS_readv : SYS_writev) : (rd ? SYS_preadv : SYS_pwritev);
-	const long a[6] = { f->host_fd, (long)&hiov, 1, (long)off, 0, flags };
-
-	if (len == 0) {	/* never waits: an empty pipe reads 0 even with a signal pending */
-		long r = syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
-		return r < 0 ? neg_errno() : r;
-	}
-	return unlocked_io(t, NULL, f, nr, a);
-}
-
 /* Copy len bytes between buf and the guest's iovecs from byte pos of them on; returns what it copied
  * before a bad page. */
 static size_t iov_copy(struct task *t, const struct iovec *iov, size_t pos, char *buf, size_t len, bool to_guest)
@@ -271,7 +243,11 @@ static size_t iov_copy(struct task *t, const struct iovec *iov, size_t pos, char
 	return done;
 }
 
-/* readv, preadv, preadv2: scatter host reads of up to IO_CHUNK into the guest's iovecs. */
+/*
+ * readv, preadv, preadv2: scatter reads of up to IO_CHUNK into the guest's
+ * iovecs, each the kind's read of the iovecs gathered into one buffer (off
+ * -1: the file position).
+ */
 static long do_readv(struct task *t, int fd, uint64_t uiov, long cnt, off_t off, int flags)
 {
 	cleanup_free struct iovec *iov = NULL;
@@ -288,13 +264,13 @@ static long do_readv(struct task *t, int fd, uint64_t uiov, long cnt, off_t off,
 		return -ENOMEM;
 	do {
 		size_t chunk = MIN((size_t)total - done, IO_CHUNK);
-		ssize_t n = host_rwv(t, f, true, buf, chunk, off == -1 ? -1 : off + (off_t)done, flags);
+		ssize_t n = file_rw_vec(t, f, false, buf, chunk, off == -1 ? -1 : off + (off_t)done, flags);
 		if (n < 0)
 			return done ? (long)done : io_error(t, n);
 		size_t copied = iov_copy(t, iov, done, buf, (size_t)n, true);
 		/* As do_read: a short copy moves the file position by what was copied. */
 		if (copied < (size_t)n && off == -1)
-			lseek(f->host_fd, (off_t)copied - n, SEEK_CUR);
+			(void)!file_seek(f, (off_t)copied - n, SEEK_CUR);
 		if (!copied && n)
 			return done ? (long)done : -EFAULT;
 		done += copied;
@@ -305,8 +281,9 @@ static long do_readv(struct task *t, int fd, uint64_t uiov, long cnt, off_t off,
 }
 
 /*
- * writev, pwritev, pwritev2: gather into one host write per IO_CHUNK, so a
- * pipe sees up to that atomically; only a regular file gets more than one.
+ * writev, pwritev, pwritev2: gather into one write of the kind per
+ * IO_CHUNK, so a pipe sees up to that atomically; only a regular file gets
+ * more than one.
  */
 static long do_writev(struct task *t, int fd, uint64_t uiov, long cnt, off_t off, int flags)
 {
@@ -326,7 +303,7 @@ static long do_writev(struct task *t, int fd, uint64_t uiov, long cnt, off_t off
 		size_t chunk = MIN((size_t)total - done, IO_CHUNK);
 		if (iov_copy(t, iov, done, buf, chunk, false) < chunk)
 			return done ? (long)done : -EFAULT;
-		ssize_t n = host_rwv(t, f, false, buf, chunk, off == -1 ? -1 : off + (off_t)done, flags);
+		ssize_t n = file_rw_vec(t, f, true, buf, chunk, off == -1 ? -1 : off + (off_t)done, flags);
 		if (n < 0)
 			return done ? (long)done : io_error(t, n);
 		done += (size_t)n;
@@ -392,7 +369,7 @@ long sys_ioctl(struct task *t, const long a[6])
 		t->files->fds[a[0]].cloexec = cmd == FIOCLEX;
 		return 0;
 	}
-	return f->ops->ioctl(t, f, cmd, (uint64_t)a[2]);
+	return file_ioctl(t, f, cmd, (uint64_t)a[2]);
 }
 
 long sys_dup(struct task *t, const long a[6])
@@ -429,7 +406,6 @@ long sys_fcntl(struct task *t, const long a[6])
 {
 	struct file *f = fd_lookup(t->files, (int)a[0]);
 	int fd = (int)a[0], cmd = (int)a[1];
-	long r;
 
 	if (!f)
 		return -EBADF;
@@ -445,19 +421,10 @@ long sys_fcntl(struct task *t, const long a[6])
 		t->files->fds[fd].cloexec = a[2] & FD_CLOEXEC;
 		return 0;
 	case F_GETFL:
-		r = fcntl(f->host_fd, F_GETFL);
-		return r < 0 ? neg_errno() : r;
+		return file_getfl(f);
 	case F_SETFL:
-		r = fcntl(f->host_fd, F_SETFL, (int)(a[2] & (O_APPEND | O_NONBLOCK | O_NOATIME | O_DIRECT)));
-		if (r < 0)
-			return neg_errno();
-		f->flags = (f->flags & ~(O_APPEND | O_NONBLOCK)) | (int)(a[2] & (O_APPEND | O_NONBLOCK));
-		return 0;
-	case F_ADD_SEALS:
-	case F_GET_SEALS:
-		/* memfd seals live in the host file; the host says EINVAL for other files, EPERM, EBUSY. */
-		r = fcntl(f->host_fd, cmd, (int)a[2]);
-		return r < 0 ? neg_errno() : r;
+		return file_setfl(f, (int)a[2]);
 	}
-	return -EINVAL;
+	/* The kind's commands (seals, pipe sizes); EINVAL for those no kind has. */
+	return file_fcntl(t, f, cmd, (unsigned long)a[2]);
 }

@@ -16,7 +16,7 @@ long sys_mmap(struct task *t, const long a[6])
 		struct file *f = fd_lookup(t->files, (int)a[4]);
 		if (!f || (f->flags & O_PATH))
 			return -EBADF;
-		if ((host_fd = f->ops->mmap(f)) < 0)
+		if ((host_fd = file_mmap(f)) < 0)
 			return host_fd;
 	}
 	return mm_mmap(t->mm, (uint64_t)a[0], (uint64_t)a[1], prot & (PROT_READ | PROT_WRITE | PROT_EXEC),

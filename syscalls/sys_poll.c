@@ -27,8 +27,8 @@ long sys_pipe2(struct task *t, const long a[6])
 		return -EINVAL;
 	if (pipe2(host, O_CLOEXEC | (flags & (O_NONBLOCK | O_DIRECT))) < 0)
 		return neg_errno();
-	f[0] = file_new(host[0], O_RDONLY | (flags & O_NONBLOCK), &host_file_ops);
-	f[1] = file_new(host[1], O_WRONLY | (flags & O_NONBLOCK), &host_file_ops);
+	f[0] = file_new(host[0], O_RDONLY | (flags & O_NONBLOCK), &pipe_file_ops);
+	f[1] = file_new(host[1], O_WRONLY | (flags & O_NONBLOCK), &pipe_file_ops);
 	if (!f[0] || !f[1]) {
 		r = -ENOMEM;
 		goto out;
@@ -80,7 +80,7 @@ static long poll_host(struct task *t, struct pollfd *pfd, nfds_t n, struct times
 		struct file *f = pfd[i].fd >= 0 ? fd_lookup(t->files, pfd[i].fd) : NULL;
 		held[i] = f ? file_get(f) : NULL;
 		/* A bad fd polls as POLLNVAL; -1 is skipped: use fds the host reports that way. */
-		pfd[i].fd = f ? f->host_fd : (pfd[i].fd < 0 ? -1 : INT32_MAX);
+		pfd[i].fd = f ? file_ready_fd(f) : (pfd[i].fd < 0 ? -1 : INT32_MAX);
 	}
 	bool pending = signal_pending(t);
 	struct timespec now = { 0, 0 };

@@ -41,6 +41,8 @@ struct addr_space;
 struct file *io_file(struct task *t, int fd, int need);
 /* The guest's answer for a failed blocking read or write: ERESTARTSYS for EINTR, SIGPIPE for EPIPE. */
 long io_error(struct task *t, long r);
+/* The host object of fd for call (pvx/file.h file_object), -EBADF for no fd (syscalls/sys_fdextra.c). */
+long fd_object(struct task *t, int fd, enum file_call call);
 
 /* Run the emulation of syscall nr for t; returns the value for rax. */
 long syscall_dispatch(struct task *t, long nr, const long a[6]);

@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # Readiness (issue 6): poll, ppoll, select and pselect6 on pipes, their timeouts and signal masks.
 # More fds and I/O calls: memfd_create, eventfd, close_range, flock, fadvise64/readahead, p{read,write}v{,2},
-# sendfile, copy_file_range, msync, mincore.
+# sendfile, copy_file_range, msync, mincore; the calls each kind of file answers (io_kinds.c).
 # Static guests tests/guest/io_poll.c and io_extra.c, musl and glibc builds, each compared with its native run.
 
 load helpers
@@ -141,4 +141,24 @@ io_extra() {
 	grep -qx 'anonymous, pages 0 and 2 touched: 0, resident 1 0 1' "$sandbox_out"
 	grep -qx 'middle page unmapped: -1 ENOMEM' "$sandbox_out"
 	grep -qx 'vector at a kernel address: -1 EFAULT' "$sandbox_out"
+}
+
+@test "io: each kind of file answers its own calls: /proc text, eventfd, pipe, directory, memfd (issue 12)" {
+	for m in proc eventfd pipe dir memfd; do
+		PVX_OPTS=(--rw)
+		compare_flavours 0 io_kinds "$m"
+		case $m in
+		proc)
+			grep -qx 'lseek SEEK_END 0: -1 EINVAL' "$sandbox_out"
+			grep -qx 'mmap: -1 ENODEV' "$sandbox_out"
+			grep -qx 'fstat: 0 regular yes size 0' "$sandbox_out"
+			grep -qx 'fchmod: -1 EPERM' "$sandbox_out" ;;
+		eventfd)
+			grep -qx 'preadv at 0: -1 ESPIPE' "$sandbox_out"
+			grep -qx 'F_GETPIPE_SZ: -1 EBADF' "$sandbox_out" ;;
+		pipe) grep -qx 'F_GETFL has O_NONBLOCK: yes' "$sandbox_out" ;;
+		dir) grep -qx 'F_SETPIPE_SZ: -1 EBADF' "$sandbox_out" ;;
+		memfd) grep -qx 'FIONREAD: 0 value 6' "$sandbox_out" ;;
+		esac
+	done
 }

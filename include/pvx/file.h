@@ -12,12 +12,45 @@ struct stat;
 struct task;
 
 /*
+ * The calls the host kernel makes on the object a file is (file_object):
+ * for a kind without one (a kind pvx answers itself), file_object answers
+ * what Linux answers for a file that cannot do the call.
+ */
+enum file_call {
+	FILE_SENDFILE,		/* sendfile(2), either end: EINVAL */
+	FILE_COPY_RANGE,	/* copy_file_range(2): EINVAL (not a regular file) */
+	FILE_FLOCK,		/* flock(2): succeeds (nobody else can open the file to contend) */
+	FILE_FADVISE,		/* fadvise64(2): succeeds, as generic_fadvise for a non-FIFO without pages */
+	FILE_READAHEAD,		/* readahead(2): EINVAL */
+	FILE_CHMOD,		/* fchmod(2): succeeds (an anonymous inode's mode is no file's) */
+	FILE_CHOWN,		/* fchown(2): succeeds, the same */
+	FILE_UTIMES,		/* futimens(3): succeeds, the same */
+	FILE_TRUNCATE,		/* ftruncate(2): EINVAL (not a regular file) */
+	FILE_STATFS,		/* fstatfs(2): the readiness fd's (an anonymous inode's, as Linux's) */
+	FILE_SYNC,		/* fsync(2), fdatasync(2): EINVAL (no fsync) */
+	FILE_DIR,		/* the dirfd of *at(2) calls, fchdir(2): ENOTDIR */
+	FILE_PATH,		/* the object of an AT_EMPTY_PATH call (fchownat, linkat, ...): EPERM */
+	FILE_EXEC,		/* execveat(2) of the fd: EACCES */
+	FILE_REOPEN,		/* open of /proc/PID/fd/N: ENXIO, as for an anonymous inode */
+	FILE_STATX,		/* statx(2) of the fd (AT_EMPTY_PATH): FILE_CALL_DONE, from the kind's stat */
+	FILE_NR_CALLS
+};
+
+/* file_object's answer for a call that succeeds with nothing for the host to do. */
+#define FILE_CALL_DONE (-4096L)
+
+/*
  * What a kind of file does, chosen when the file is made (file_new):
- * handlers call these, never switch on a kind. Today every kind pvx has
- * (host files and directories, pipes, eventfds, memfds, /proc's files) is a
- * host fd the sentry owns, all with host_file_ops (sentry/fs/host_file.c);
- * a kind whose answers pvx makes itself (signalfd, epoll, sockets of the
- * sandbox's network, message queues) brings its own table.
+ * handlers call these (the optional ones through the file_* helpers
+ * below, which give a NULL op Linux's answer for a file that cannot do
+ * it), never switch on a kind. The kinds of sentry/fs/: host_file_ops
+ * (files, devices, terminals), dir_file_ops, pipe_file_ops (pipes and
+ * FIFOs), eventfd_file_ops, memfd_file_ops, procfs_file_ops (the text
+ * /proc makes): all host fds the sentry owns underneath, sharing the host
+ * helpers of sentry/fs/host_file.h. A kind whose answers pvx makes itself
+ * (signalfd, epoll, sockets of the sandbox's network, message queues)
+ * brings its own table: it must set read, write, release and stat; every
+ * other op may be NULL.
  */
 struct file_ops {
 	/*
@@ -40,8 +73,36 @@ struct file_ops {
 	short (*poll)(struct file *f, short events);
 	/* ioctl(2) beyond the fd table's FIOCLEX/FIONCLEX; arg is a guest address or value. */
 	long (*ioctl)(struct task *t, struct file *f, unsigned long cmd, uint64_t arg);
-	/* mmap(2): the host fd mm/ maps for it, or -errno (ENODEV: cannot be mapped). */
+	/* mmap(2): the host fd mm/ maps for it, or -errno (ENODEV: cannot be mapped). NULL: ENODEV. */
 	long (*mmap)(struct file *f);
+
+	/*
+	 * readv(2) family on the guest's iovecs gathered into buf: off -1 is
+	 * the file position, rwf the RWF_* flags of preadv2/pwritev2. NULL:
+	 * through read and write (RWF_* flags: EOPNOTSUPP, as Linux for a
+	 * file without FMODE_NOWAIT and the like).
+	 */
+	long (*rw_vec)(struct task *t, struct file *f, bool write, void *buf, size_t count, off_t off, int rwf);
+	/* getdents64(2) into the sentry's buf. NULL: ENOTDIR. */
+	long (*getdents)(struct task *t, struct file *f, void *buf, size_t count);
+	/*
+	 * fcntl(2) commands a kind may have (F_SETPIPE_SZ, F_GETPIPE_SZ,
+	 * F_ADD_SEALS, F_GET_SEALS); for those it does not, it returns
+	 * file_fcntl_none(cmd). NULL: file_fcntl_none for all.
+	 */
+	long (*fcntl)(struct task *t, struct file *f, int cmd, unsigned long arg);
+	/* F_GETFL. NULL: the guest flags pvx keeps in f->flags. */
+	long (*getfl)(struct file *f);
+	/* F_SETFL, FIONBIO: apply the status flags (O_APPEND, O_NONBLOCK, ...). NULL: nothing more to do. */
+	long (*setfl)(struct file *f, int flags);
+	/*
+	 * The host fd the host kernel makes call (enum file_call) on, or
+	 * -errno; -ENOENT: the kind has no host object for it (file_object
+	 * answers). NULL: none for any call.
+	 */
+	long (*object)(struct file *f, enum file_call call);
+	/* The host fd whose readiness poll and select wait on for the file's. NULL: f->host_fd. */
+	int (*ready_fd)(struct file *f);
 };
 
 /*
@@ -59,8 +120,27 @@ struct file {
 	void *priv;
 };
 
-/* Host fds: files, directories, devices the policy lets through, pipes, eventfds, memfds, /proc's memfds. */
-extern const struct file_ops host_file_ops;
+/* The kinds of sentry/fs/ (see struct file_ops). */
+extern const struct file_ops host_file_ops, dir_file_ops, pipe_file_ops, eventfd_file_ops, memfd_file_ops,
+	procfs_file_ops;
+
+/* The kind of a host fd opened by path or inherited (a pipe, a directory or a host file), by its fstat. */
+const struct file_ops *file_kind_of(int host_fd);
+
+/* The optional ops with Linux's answer where a kind has none (sentry/fs/file_ops.c). */
+long file_rw_vec(struct task *t, struct file *f, bool write, void *buf, size_t count, off_t off, int rwf)
+	__must_check;
+long file_seek(struct file *f, off_t off, int whence) __must_check;
+short file_poll(struct file *f, short events);
+long file_ioctl(struct task *t, struct file *f, unsigned long cmd, uint64_t arg) __must_check;
+long file_mmap(struct file *f) __must_check;
+long file_getdents(struct task *t, struct file *f, void *buf, size_t count) __must_check;
+long file_fcntl(struct task *t, struct file *f, int cmd, unsigned long arg) __must_check;
+long file_fcntl_none(int cmd) __must_check;
+long file_getfl(struct file *f) __must_check;
+long file_setfl(struct file *f, int flags) __must_check;
+long file_object(struct file *f, enum file_call call) __must_check;
+int file_ready_fd(struct file *f);
 
 struct fd_entry {
 	struct file *file;

@@ -29,6 +29,8 @@ struct fs_kernel_ops {
 	/* io_block of pvx/kernel.h: the same for I/O on files in and out (either may be NULL). */
 	long (*block_io)(struct task *t, struct addr_space *as, struct file *in, struct file *out, long nr,
 			 const long a[6]);
+	/* proc_open that also says the file kind of the fd it made (NULL: a host object, file_kind_of's). */
+	long (*proc_open_kind)(struct task *t, const char *rel, int flags, const struct file_ops **kind);
 };
 extern const struct fs_kernel_ops *fs_kernel;
 void path_set_kernel(const struct fs_kernel_ops *ops);
@@ -48,6 +50,9 @@ long path_open(struct task *t, int dirfd, const char *path, int flags, int mode)
 
 /* Read a guest path string (EFAULT, ENAMETOOLONG, ENOENT for "") and open it. */
 long path_open_user(struct task *t, int dirfd, uint64_t upath, int flags, int mode) __must_check;
+/* The same, and the file kind (pvx/file.h) of what it opened in *kind. */
+long path_open_user_kind(struct task *t, int dirfd, uint64_t upath, int flags, int mode,
+			 const struct file_ops **kind) __must_check;
 
 /*
  * What path_parent found as the last component, as the kernel's LAST_* types:

@@ -1,21 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The host-fd kind of file: what the guest opened is a host fd the sentry
- * owns (a file or directory inside the root, a device the policy lets
- * through, a pipe, an eventfd, a memfd, a memfd /proc made), and each
- * operation is the host's call on it.
+ * owns (a file inside the root, a device the policy lets through, a
+ * terminal), and each operation is the host's call on it. The helpers here
+ * are shared by the other kinds that are host fds underneath (pipes,
+ * directories, eventfds, memfds, /proc's text: sentry/fs/host_kinds.c).
  */
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <termios.h>
 
-#include "pvx/file.h"
 #include "pvx/mm.h"
 #include "pvx/path.h"
 #include "pvx/task.h"
+#include "sentry/fs/host_file.h"
 
 /* The host's read, write or their p variants on the host fd; ubuf is a sentry or (as given) guest address. */
 static long host_rw(struct task *t, struct addr_space *as, struct file *f, bool write, uint64_t ubuf, size_t count,
@@ -28,38 +30,58 @@ static long host_rw(struct task *t, struct addr_space *as, struct file *f, bool 
 }
 
 /* Into the sentry's buffer. */
-static long host_read(struct task *t, struct file *f, void *buf, size_t count, off_t off, bool positional)
+long host_read(struct task *t, struct file *f, void *buf, size_t count, off_t off, bool positional)
 {
 	return host_rw(t, NULL, f, false, (uint64_t)buf, count, off, positional);
 }
 
 /* From the sentry's buffer. */
-static long host_write(struct task *t, struct file *f, const void *buf, size_t count, off_t off, bool positional)
+long host_write(struct task *t, struct file *f, const void *buf, size_t count, off_t off, bool positional)
 {
 	return host_rw(t, NULL, f, true, (uint64_t)buf, count, off, positional);
 }
 
 /* Run in the guest's address space (vmexec): the host kernel moves the data to or from guest memory. */
-static long host_rw_in_guest_mm(struct task *t, struct file *f, bool write, uint64_t ubuf, size_t count, off_t off,
-				bool positional)
+long host_rw_in_guest_mm(struct task *t, struct file *f, bool write, uint64_t ubuf, size_t count, off_t off,
+			 bool positional)
 {
 	return host_rw(t, t->proc->as, f, write, ubuf, count, off, positional);
 }
 
+/*
+ * The host's vectored call on one iovec of buf, so the host applies its
+ * own rules to the guest's call (ESPIPE, RWF_* flags and their
+ * EOPNOTSUPP, O_APPEND). An empty transfer never waits: an empty pipe
+ * reads 0 even with a signal pending.
+ */
+long host_rw_vec(struct task *t, struct file *f, bool write, void *buf, size_t count, off_t off, int rwf)
+{
+	struct iovec hiov = { buf, count };
+	long nr = rwf ? (write ? SYS_pwritev2 : SYS_preadv2)
+		      : off == -1 ? (write ? SYS_writev : SYS_readv) : (write ? SYS_pwritev : SYS_preadv);
+	const long a[6] = { f->host_fd, (long)&hiov, 1, (long)off, 0, rwf };
+
+	if (count == 0) {
+		long r = syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+		return r < 0 ? neg_errno() : r;
+	}
+	return fs_kernel->block_io(t, NULL, write ? NULL : f, write ? f : NULL, nr, a);
+}
+
 /* Close the host fd. */
-static void host_release(struct file *f)
+void host_release(struct file *f)
 {
 	close(f->host_fd);
 }
 
 /* fstat of the host fd. */
-static long host_stat(struct file *f, struct stat *st)
+long host_stat(struct file *f, struct stat *st)
 {
 	return fstat(f->host_fd, st) < 0 ? neg_errno() : 0;
 }
 
 /* lseek of the host fd (ESPIPE for pipes, as the host says). */
-static long host_seek(struct file *f, off_t off, int whence)
+long host_seek(struct file *f, off_t off, int whence)
 {
 	off_t r = lseek(f->host_fd, off, whence);
 
@@ -67,11 +89,21 @@ static long host_seek(struct file *f, off_t off, int whence)
 }
 
 /* The host's poll with no timeout. */
-static short host_poll(struct file *f, short events)
+short host_poll(struct file *f, short events)
 {
 	struct pollfd p = { f->host_fd, events, 0 };
 
 	return poll(&p, 1, 0) > 0 ? p.revents : 0;
+}
+
+/* FIONREAD: the host's count (a pipe's bytes, a regular file's size past the offset, a terminal's input). */
+long host_fionread(struct task *t, struct file *f, uint64_t arg)
+{
+	int n;
+
+	if (ioctl(f->host_fd, FIONREAD, &n) < 0)
+		return neg_errno();
+	return copy_to_guest(t->mm, arg, &n, sizeof(n));
 }
 
 /*
@@ -92,18 +124,14 @@ static long tty_set_drained(struct task *t, struct file *f, unsigned long cmd, v
 
 #define KERNEL_TERMIOS_SIZE 36	/* struct termios of <asm/termbits.h>, not glibc's */
 
-/* ioctl(2): FIONBIO; terminal requests are passed to a host tty; the rest is ENOTTY. */
+/* ioctl(2): FIONREAD; terminal requests are passed to a host tty; the rest is ENOTTY. */
 static long host_ioctl(struct task *t, struct file *f, unsigned long cmd, uint64_t arg)
 {
 	char buf[64];
 	long r;
 
-	if (cmd == FIONBIO) {
-		int on, fl = fcntl(f->host_fd, F_GETFL);
-		if ((r = copy_from_guest(t->mm, &on, arg, sizeof(on))))
-			return r;
-		return fcntl(f->host_fd, F_SETFL, on ? fl | O_NONBLOCK : fl & ~O_NONBLOCK) < 0 ? neg_errno() : 0;
-	}
+	if (cmd == FIONREAD)
+		return host_fionread(t, f, arg);
 	if (!isatty(f->host_fd))
 		return -ENOTTY;
 	switch (cmd) {
@@ -127,7 +155,51 @@ static long host_ioctl(struct task *t, struct file *f, unsigned long cmd, uint64
 }
 
 /* mm/ maps the host fd itself (and checks it: an O_PATH fd is EBADF before this). */
-static long host_mmap(struct file *f)
+long host_mmap(struct file *f)
+{
+	return f->host_fd;
+}
+
+/* getdents64 of the host fd (ENOTDIR, EBADF for O_PATH: the host's). */
+long host_getdents(struct task *t __unused, struct file *f, void *buf, size_t count)
+{
+	long n = syscall(SYS_getdents64, f->host_fd, buf, count);
+
+	return n < 0 ? neg_errno() : n;
+}
+
+/*
+ * The seals of a host file: the host answers (any shmem file has them,
+ * F_SEAL_SEAL at least; EINVAL for other files). Pipes are their own kind.
+ */
+long host_fcntl(struct task *t __unused, struct file *f, int cmd, unsigned long arg)
+{
+	switch (cmd) {
+	case F_ADD_SEALS:
+	case F_GET_SEALS: {
+		long r = fcntl(f->host_fd, cmd, (int)arg);
+		return r < 0 ? neg_errno() : r;
+	}
+	}
+	return file_fcntl_none(cmd);
+}
+
+/* F_GETFL of the host fd (its O_LARGEFILE, O_DIRECT ... as Linux's). */
+long host_getfl(struct file *f)
+{
+	long r = fcntl(f->host_fd, F_GETFL);
+
+	return r < 0 ? neg_errno() : r;
+}
+
+/* F_SETFL on the host fd (which checks O_DIRECT, O_NOATIME permission). */
+long host_setfl(struct file *f, int flags)
+{
+	return fcntl(f->host_fd, F_SETFL, flags) < 0 ? neg_errno() : 0;
+}
+
+/* The host fd is the object for every call: the host answers. */
+long host_object(struct file *f, enum file_call call __unused)
 {
 	return f->host_fd;
 }
@@ -142,4 +214,9 @@ const struct file_ops host_file_ops = {
 	.poll = host_poll,
 	.ioctl = host_ioctl,
 	.mmap = host_mmap,
+	.rw_vec = host_rw_vec,
+	.fcntl = host_fcntl,
+	.getfl = host_getfl,
+	.setfl = host_setfl,
+	.object = host_object,
 };

@@ -113,9 +113,12 @@ long path_dir_fd(struct task *t, int fd)
 
 	if (!f)
 		return -EBADF;
-	if (fstat(f->host_fd, &st) < 0)
+	long hfd = file_object(f, FILE_DIR);
+	if (hfd < 0)
+		return hfd;
+	if (fstat((int)hfd, &st) < 0)
 		return neg_errno();
-	return S_ISDIR(st.st_mode) ? f->host_fd : -ENOTDIR;
+	return S_ISDIR(st.st_mode) ? hfd : -ENOTDIR;
 }
 
 /* Guest dirfd + path -> absolute guest path in out. */
@@ -385,7 +388,9 @@ static long open_std_device(const char *abs, int flags)
 
 #define MAX_CREATE_LINKS 40	/* MAXSYMLINKS */
 
-long path_open(struct task *t, int dirfd, const char *path, int flags, int mode)
+/* path_open, and the kind of the file it opened: /proc's own, else NULL (the host object's). */
+static long path_open_kind(struct task *t, int dirfd, const char *path, int flags, int mode,
+			   const struct file_ops **kind)
 {
 	char abs[PVX_PATH_MAX];
 	bool again = false;
@@ -399,7 +404,7 @@ long path_open(struct task *t, int dirfd, const char *path, int flags, int mode)
 	for (int links = 0; r >= 0 && links <= MAX_CREATE_LINKS; links++) {
 		/* The guest's /proc is the sentry's own (sentry/kernel/procfs.c), never the host's. */
 		if (path_in_proc(abs))
-			return fs_kernel->proc_open(t, abs + 5, flags);
+			return fs_kernel->proc_open_kind(t, abs + 5, flags, kind);
 		again = false;
 		r = open_checked(t, abs, sizeof(abs), flags, mode, &again);
 		if (!again)
@@ -416,14 +421,33 @@ long path_open(struct task *t, int dirfd, const char *path, int flags, int mode)
 	return r;
 }
 
+long path_open(struct task *t, int dirfd, const char *path, int flags, int mode)
+{
+	const struct file_ops *kind = NULL;
+
+	return path_open_kind(t, dirfd, path, flags, mode, &kind);
+}
+
 long path_open_user(struct task *t, int dirfd, uint64_t upath, int flags, int mode)
+{
+	const struct file_ops *kind;
+
+	return path_open_user_kind(t, dirfd, upath, flags, mode, &kind);
+}
+
+long path_open_user_kind(struct task *t, int dirfd, uint64_t upath, int flags, int mode,
+			 const struct file_ops **kind)
 {
 	char path[PVX_PATH_MAX];
 	long n = strncpy_from_guest(t->mm, path, upath, sizeof(path));
 
+	*kind = NULL;
 	if (n < 0)
 		return n;
-	return path_open(t, dirfd, path, flags, mode);
+	long fd = path_open_kind(t, dirfd, path, flags, mode, kind);
+	if (fd >= 0 && !*kind)
+		*kind = file_kind_of((int)fd);
+	return fd;
 }
 
 long path_parent(struct task *t, int dirfd, const char *path, char *last, size_t size, enum path_last *type)
@@ -444,7 +468,10 @@ long path_lookup(struct task *t, int dirfd, const char *path, int at_flags)
 			struct file *f = fd_lookup(t->files, dirfd);
 			if (!f)
 				return -EBADF;
-			hfd = f->host_fd;
+			long obj = file_object(f, FILE_PATH);
+			if (obj < 0)
+				return obj == FILE_CALL_DONE ? -EPERM : obj;
+			hfd = (int)obj;
 		}
 		int dup = fcntl(hfd, F_DUPFD_CLOEXEC, 3);
 		return dup < 0 ? neg_errno() : dup;

@@ -166,8 +166,10 @@ static long exec_open(struct task *t, int dirfd, const char *path, int at_flags,
 		struct file *f = NULL;
 		if (dirfd != AT_FDCWD && !(f = fd_lookup(t->files, dirfd)))
 			return -EBADF;
+		if (f && (hfd = (int)file_object(f, FILE_EXEC)) < 0)
+			return hfd == FILE_CALL_DONE ? -EACCES : hfd;
 		snprintf(name, size, "/dev/fd/%d", dirfd);
-		fd = fcntl(f ? f->host_fd : hfd, F_DUPFD_CLOEXEC, 0);
+		fd = fcntl(hfd, F_DUPFD_CLOEXEC, 0);
 		if (fd < 0)
 			return neg_errno();
 		held = f ? f->flags : O_PATH;

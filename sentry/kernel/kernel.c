@@ -320,7 +320,7 @@ long task_block(struct task *t, struct addr_space *as, long nr, const long a[6],
 /* Would I/O on f (NULL: none) not wait? */
 static bool io_ready(struct file *f, short ev)
 {
-	return !f || f->ops->poll(f, ev);
+	return !f || file_poll(f, ev);
 }
 
 /*

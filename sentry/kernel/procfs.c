@@ -389,9 +389,12 @@ static long normalize(const char *rel, char *out, size_t size)
  * object the guest holds, through the policy (sentry/fs/policy.c) with the
  * guest's flags on that fd, so an O_PATH fd of a device or of a read-only
  * file gives no more than the device allow-list and the read-only root
- * allow. "/proc/PID/fd/N/name" looks name up in directory N.
+ * allow. "/proc/PID/fd/N/name" looks name up in directory N. The new
+ * file is of the kind of the one it reopens (*kind), as Linux's reopen
+ * gives a pipe, a memfd or a /proc file again (a kind with priv state
+ * would need that made: such a file is classified by what it is instead).
  */
-static long open_fd_link(struct task *t, struct task *p, const char *num, int flags)
+static long open_fd_link(struct task *t, struct task *p, const char *num, int flags, const struct file_ops **kind)
 {
 	char path[PVX_PATH_MAX];
 	const char *end;
@@ -401,7 +404,10 @@ static long open_fd_link(struct task *t, struct task *p, const char *num, int fl
 	if (!f)
 		return -ENOENT;
 	if (*end) {
-		long r = path_of_fd(f->host_fd, path, sizeof(path));
+		long r = file_object(f, FILE_DIR);
+		r = r < 0 ? r : path_of_fd((int)r, path, sizeof(path));
+		if (r == -ENOTDIR)
+			return r;
 		if (r < 0)
 			return r == -ERANGE ? -ENAMETOOLONG : -ENOENT;
 		if (strlen(path) + strlen(end) >= sizeof(path))
@@ -413,13 +419,23 @@ static long open_fd_link(struct task *t, struct task *p, const char *num, int fl
 		return -ELOOP;	/* the link itself, as on Linux */
 	if ((flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL))
 		return -EEXIST;
+	long obj = file_object(f, FILE_REOPEN);
+	if (obj < 0)
+		return obj == FILE_CALL_DONE ? -ENXIO : obj;
 	file_get(f);	/* its host fd stays while a FIFO's open waits with the lock dropped */
-	long r = policy_reopen(t, f->host_fd, flags, 0, f->flags);
+	long r = policy_reopen(t, (int)obj, flags, 0, f->flags);
+	if (r >= 0 && !f->priv)	/* a kind with state of its own makes that in its own open */
+		*kind = f->ops;
 	file_put(f);
 	return r;
 }
 
-long procfs_open(struct task *t, const char *orig, int flags)
+/*
+ * Open the guest's /proc path orig (after "/proc"); *kind is
+ * procfs_file_ops for the text pvx makes, NULL for what is a host object
+ * (directories, the host's own files, what a link names).
+ */
+static long procfs_open_kind(struct task *t, const char *orig, int flags, const struct file_ops **kind)
 {
 	const char *rest;
 	char *text = NULL;
@@ -432,7 +448,7 @@ long procfs_open(struct task *t, const char *orig, int flags)
 
 	/* The links first: they open what they name, with the caller's flags. */
 	if (p && !strncmp(rest, "/fd/", 4))
-		return open_fd_link(t, p, rest + 4, flags);
+		return open_fd_link(t, p, rest + 4, flags, kind);
 	if (p && (!strcmp(rest, "/exe") || !strcmp(rest, "/cwd") || !strcmp(rest, "/root"))) {
 		long n = procfs_readlink(t, rel, link, sizeof(link));
 		if (n < 0)
@@ -450,8 +466,10 @@ long procfs_open(struct task *t, const char *orig, int flags)
 		return dir_fd("/proc/sys", (const char *const[]){ "kernel" }, 1);
 	if (!strcmp(rel, "/sys/kernel"))
 		return dir_fd("/proc/sys/kernel", (const char *const[]){ "osrelease", "ostype", "version" }, 3);
-	if (!strcmp(rel, "/loadavg"))
+	if (!strcmp(rel, "/loadavg")) {
+		*kind = &procfs_file_ops;
 		return gen_loadavg();
+	}
 	for (size_t i = 0; i < ARRAY_SIZE(host_files); i++) {
 		if (rel[0] == '/' && !strcmp(rel + 1, host_files[i])) {
 			snprintf(link, sizeof(link), "/proc/%s", host_files[i]);
@@ -471,7 +489,15 @@ long procfs_open(struct task *t, const char *orig, int flags)
 	if (!r)
 		r = text_fd(text ? text : "", len);
 	free(text);
+	*kind = &procfs_file_ops;
 	return r;
+}
+
+long procfs_open(struct task *t, const char *orig, int flags)
+{
+	const struct file_ops *kind = NULL;
+
+	return procfs_open_kind(t, orig, flags, &kind);
 }
 
 long procfs_readlink(struct task *t, const char *orig, char *buf, size_t size)
@@ -511,4 +537,10 @@ long procfs_readlink(struct task *t, const char *orig, char *buf, size_t size)
 }
 
 /* /proc and the blocking call, for the file side's path resolution and opens. */
-const struct fs_kernel_ops kernel_fs_ops = { procfs_open, procfs_dir_path, task_block, io_block };
+const struct fs_kernel_ops kernel_fs_ops = {
+	.proc_open = procfs_open,
+	.proc_dir_path = procfs_dir_path,
+	.block = task_block,
+	.block_io = io_block,
+	.proc_open_kind = procfs_open_kind,
+};
