@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Event fds: epoll (sentry/fs/epoll.c: a host epoll of the files' host fds)
+ * and timerfd (a host timerfd: pvx's clocks are the host's, with no offset,
+ * so absolute times need no conversion). Thin handlers: arguments in and
+ * out through mm/, the work in the kinds below.
+ */
+#include <fcntl.h>
+#include <limits.h>
+#include <sys/epoll.h>
+#include <sys/timerfd.h>
+#include <time.h>
+
+#include "pvx/events.h"
+#include "pvx/guest_layout.h"
+#include "pvx/kernel.h"
+#include "syscalls/syscalls.h"
+
+/* Install a new file at the lowest free fd; the caller's reference is dropped either way. */
+static long install_file(struct task *t, struct file *f, bool cloexec)
+{
+	long fd = fd_install(t->files, f, cloexec, 0);
+
+	file_put(f);
+	return fd;
+}
+
+/* epoll_create1(2): "flags: EPOLL_CLOEXEC"; anything else is EINVAL. */
+long sys_epoll_create1(struct task *t, const long a[6])
+{
+	long err;
+
+	if ((int)a[0] & ~EPOLL_CLOEXEC)
+		return -EINVAL;
+	struct file *f = epoll_file_new(&err);
+	if (!f)
+		return err;
+	return install_file(t, f, (int)a[0] & EPOLL_CLOEXEC);
+}
+
+/* epoll_create(2): "size is ignored, but must be greater than zero". */
+long sys_epoll_create(struct task *t, const long a[6])
+{
+	const long b[6] = { 0 };
+
+	return (int)a[0] <= 0 ? -EINVAL : sys_epoll_create1(t, b);
+}
+
+/*
+ * epoll_ctl(2): the event is read first (EFAULT before EBADF, as Linux),
+ * and only for ADD and MOD; the target is the guest fd's file.
+ */
+long sys_epoll_ctl(struct task *t, const long a[6])
+{
+	int op = (int)a[1], fd = (int)a[2];
+	struct epoll_event ev = { 0 };
+	long r;
+
+	if ((op == EPOLL_CTL_ADD || op == EPOLL_CTL_MOD) &&
+	    (r = copy_from_guest(t->mm, &ev, (uint64_t)a[3], sizeof(ev))))
+		return r;
+	struct file *ep = fd_lookup(t->files, (int)a[0]), *target = fd_lookup(t->files, fd);
+	if (!ep || !target)
+		return -EBADF;
+	return epoll_ctl_file(ep, op, target, fd, &ev);
+}
+
+#define EP_MAX_EVENTS (INT_MAX / (int)sizeof(struct epoll_event))
+#define EP_CHUNK 1024	/* events taken from the host per call: fewer than asked is a valid answer */
+
+/*
+ * do_epoll_wait(): maxevents in (0, EP_MAX_EVENTS], the buffer within the
+ * guest's range (access_ok), epfd an epoll; the events are copied out one
+ * by one, and a fault on the first is EFAULT, later ones cut the count.
+ */
+static long epoll_wait_user(struct task *t, int epfd, uint64_t uev, int max, struct timespec *to)
+{
+	if (max <= 0 || max > EP_MAX_EVENTS)
+		return -EINVAL;
+	if (uev >= PVX_GUEST_TASK_SIZE || (uint64_t)max * sizeof(struct epoll_event) > PVX_GUEST_TASK_SIZE - uev)
+		return -EFAULT;
+	struct file *ep = fd_lookup(t->files, epfd);
+	if (!ep)
+		return -EBADF;
+	if (ep->ops != &epoll_file_ops)
+		return -EINVAL;
+	int n = MIN(max, EP_CHUNK);
+	cleanup_free struct epoll_event *ev = calloc((size_t)n, sizeof(*ev));
+	if (!ev)
+		return -ENOMEM;
+	long r = epoll_wait_file(t, ep, ev, n, to, signal_pending(t));
+	for (long i = 0; i < r; i++)
+		if (copy_to_guest(t->mm, uev + (uint64_t)i * sizeof(*ev), &ev[i], sizeof(*ev)))
+			return i ? i : -EFAULT;
+	return r;
+}
+
+/* A timeout in milliseconds; negative: none. */
+static struct timespec *ms_timeout(int ms, struct timespec *ts)
+{
+	if (ms < 0)
+		return NULL;
+	*ts = (struct timespec){ ms / 1000, (ms % 1000) * 1000000L };
+	return ts;
+}
+
+long sys_epoll_wait(struct task *t, const long a[6])
+{
+	struct timespec ts;
+
+	return epoll_wait_user(t, (int)a[0], (uint64_t)a[1], (int)a[2], ms_timeout((int)a[3], &ts));
+}
+
+/* epoll_pwait(2): the sigmask is in force during the wait only (ppoll's rules, syscalls/sys_poll.c). */
+long sys_epoll_pwait(struct task *t, const long a[6])
+{
+	struct timespec ts;
+	long r;
+
+	if ((r = poll_mask_set(t, (uint64_t)a[4], a[5])))
+		return r;
+	return poll_mask_done(t, epoll_wait_user(t, (int)a[0], (uint64_t)a[1], (int)a[2],
+						 ms_timeout((int)a[3], &ts)));
+}
+
+/* epoll_pwait2(2): a timespec timeout (NULL: none), checked before the mask is set. */
+long sys_epoll_pwait2(struct task *t, const long a[6])
+{
+	struct timespec ts;
+	long r;
+
+	if (a[3]) {
+		if ((r = copy_from_guest(t->mm, &ts, (uint64_t)a[3], sizeof(ts))))
+			return r;
+		if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= 1000000000L)
+			return -EINVAL;
+	}
+	if ((r = poll_mask_set(t, (uint64_t)a[4], a[5])))
+		return r;
+	return poll_mask_done(t, epoll_wait_user(t, (int)a[0], (uint64_t)a[1], (int)a[2], a[3] ? &ts : NULL));
+}
+
+/*
+ * timerfd_create(2): the clocks Linux's timerfd takes (the ALARM ones need
+ * CAP_WAKE_ALARM on the host, as natively); CPU-time and other clocks EINVAL.
+ */
+long sys_timerfd_create(struct task *t, const long a[6])
+{
+	int clk = (int)a[0], flags = (int)a[1];
+
+	if (clk != CLOCK_REALTIME && clk != CLOCK_MONOTONIC && clk != CLOCK_BOOTTIME && clk != CLOCK_REALTIME_ALARM &&
+	    clk != CLOCK_BOOTTIME_ALARM)
+		return -EINVAL;
+	if (flags & ~(TFD_CLOEXEC | TFD_NONBLOCK))
+		return -EINVAL;
+	int fd = timerfd_create(clk, TFD_CLOEXEC | (flags & TFD_NONBLOCK));
+	if (fd < 0)
+		return neg_errno();
+	struct file *f = file_new(fd, O_RDWR | (flags & O_NONBLOCK), &host_file_ops);
+	if (!f) {
+		close(fd);
+		return -ENOMEM;
+	}
+	return install_file(t, f, flags & TFD_CLOEXEC);
+}
+
+/*
+ * timerfd_settime(2) on the file's host fd: the host checks it is a timerfd
+ * (EINVAL otherwise, as Linux; a kind pvx answers has an eventfd there),
+ * the flags and the times.
+ */
+long sys_timerfd_settime(struct task *t, const long a[6])
+{
+	struct itimerspec nv, ov;
+	long r;
+
+	if ((r = copy_from_guest(t->mm, &nv, (uint64_t)a[2], sizeof(nv))))
+		return r;
+	struct file *f = fd_lookup(t->files, (int)a[0]);
+	if (!f)
+		return -EBADF;
+	if (timerfd_settime(f->host_fd, (int)a[1], &nv, a[3] ? &ov : NULL) < 0)
+		return neg_errno();
+	return a[3] ? copy_to_guest(t->mm, (uint64_t)a[3], &ov, sizeof(ov)) : 0;
+}
+
+long sys_timerfd_gettime(struct task *t, const long a[6])
+{
+	struct itimerspec v;
+	struct file *f = fd_lookup(t->files, (int)a[0]);
+
+	if (!f)
+		return -EBADF;
+	if (timerfd_gettime(f->host_fd, &v) < 0)
+		return neg_errno();
+	return copy_to_guest(t->mm, (uint64_t)a[1], &v, sizeof(v));
+}
