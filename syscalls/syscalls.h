@@ -41,6 +41,9 @@ struct addr_space;
 struct file *io_file(struct task *t, int fd, int need);
 /* The guest's answer for a failed blocking read or write: ERESTARTSYS for EINTR, SIGPIPE for EPIPE. */
 long io_error(struct task *t, long r);
+/* Copy in an iovec array (sys_io.c, also vmsplice's): the total length or -errno (readv(2) EINVAL rules). */
+struct iovec;
+long get_iov(struct task *t, uint64_t uiov, long cnt, struct iovec **out) __must_check;
 /* ppoll's sigmask (sys_poll.c), also epoll_pwait's: set for the wait, kept past it only for a handler on EINTR. */
 long poll_mask_set(struct task *t, uint64_t umask, long size) __must_check;
 long poll_mask_done(struct task *t, long r);
