@@ -1,19 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Event fds: epoll (sentry/fs/epoll.c: a host epoll of the files' host fds)
- * and timerfd (a host timerfd: pvx's clocks are the host's, with no offset,
- * so absolute times need no conversion). Thin handlers: arguments in and
+ * Event fds: epoll (sentry/fs/epoll.c: a host epoll of the files' host fds),
+ * timerfd (a host timerfd: pvx's clocks are the host's, with no offset, so
+ * absolute times need no conversion) and inotify (a host inotify watching
+ * objects looked up inside the root). Thin handlers: arguments in and
  * out through mm/, the work in the kinds below.
  */
 #include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <sys/epoll.h>
+#include <sys/inotify.h>
 #include <sys/timerfd.h>
 #include <time.h>
 
 #include "pvx/events.h"
 #include "pvx/guest_layout.h"
 #include "pvx/kernel.h"
+#include "pvx/path.h"
 #include "syscalls/syscalls.h"
 
 /* Install a new file at the lowest free fd; the caller's reference is dropped either way. */
@@ -194,4 +198,78 @@ long sys_timerfd_gettime(struct task *t, const long a[6])
 	if (timerfd_gettime(f->host_fd, &v) < 0)
 		return neg_errno();
 	return copy_to_guest(t->mm, (uint64_t)a[1], &v, sizeof(v));
+}
+
+/* inotify_init1(2): IN_NONBLOCK and IN_CLOEXEC; a host inotify fd, read and polled as the host's. */
+long sys_inotify_init1(struct task *t, const long a[6])
+{
+	int flags = (int)a[0];
+	long err;
+
+	if (flags & ~(IN_CLOEXEC | IN_NONBLOCK))
+		return -EINVAL;
+	struct file *f = inotify_file_new(flags, &err);
+	if (!f)
+		return err;
+	return install_file(t, f, flags & IN_CLOEXEC);
+}
+
+long sys_inotify_init(struct task *t, const long a[6])
+{
+	const long b[6] = { 0 };
+
+	(void)a;
+	return sys_inotify_init1(t, b);
+}
+
+#ifndef IN_MASK_CREATE
+#define IN_MASK_CREATE 0x10000000
+#endif
+#define IN_MASK_CREATE_ IN_MASK_CREATE
+#define IN_ALL_BITS_ (IN_ALL_EVENTS | IN_UNMOUNT | IN_Q_OVERFLOW | IN_IGNORED | IN_ONLYDIR | IN_DONT_FOLLOW | \
+		      IN_EXCL_UNLINK | IN_MASK_ADD | IN_MASK_CREATE_ | IN_ISDIR | IN_ONESHOT)
+
+/*
+ * inotify_add_watch(2): the path is looked up inside the root as stat(2)
+ * does (IN_DONT_FOLLOW: a final symlink is not followed), and the host
+ * watches that very object through /proc/self/fd of the O_PATH fd: the
+ * guest's string never reaches the host. Event names are relative to the
+ * watched directory, so the events need no translation. Errors in Linux's
+ * order: the mask, the fd, then the path.
+ */
+long sys_inotify_add_watch(struct task *t, const long a[6])
+{
+	uint32_t mask = (uint32_t)a[2];
+	char path[PVX_PATH_MAX], proc[64];
+	cleanup_close int hfd = -1;
+	long r;
+
+	if (!(mask & IN_ALL_BITS_) || ((mask & IN_MASK_ADD) && (mask & IN_MASK_CREATE_)))
+		return -EINVAL;
+	struct file *f = fd_lookup(t->files, (int)a[0]);
+	if (!f || (f->flags & O_PATH))
+		return -EBADF;
+	if (f->ops != &inotify_file_ops)
+		return -EINVAL;
+	if ((r = strncpy_from_guest(t->mm, path, (uint64_t)a[1], sizeof(path))) < 0)
+		return r;
+	if ((r = path_lookup(t, AT_FDCWD, path, (mask & IN_DONT_FOLLOW) ? AT_SYMLINK_NOFOLLOW : 0)) < 0)
+		return r;
+	hfd = (int)r;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", hfd);
+	/* IN_DONT_FOLLOW was the lookup's: the host must follow the magic link to the object. */
+	r = inotify_add_watch(f->host_fd, proc, mask & ~IN_DONT_FOLLOW);
+	return r < 0 ? neg_errno() : r;
+}
+
+/* inotify_rm_watch(2): the host's, on the instance's host fd (EINVAL for a bad wd or a non-inotify fd). */
+long sys_inotify_rm_watch(struct task *t, const long a[6])
+{
+	struct file *f = fd_lookup(t->files, (int)a[0]);
+
+	if (!f || (f->flags & O_PATH))
+		return -EBADF;
+	if (f->ops != &inotify_file_ops)
+		return -EINVAL;
+	return inotify_rm_watch(f->host_fd, (int)a[1]) < 0 ? neg_errno() : 0;
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * File kinds for events (sentry/fs/epoll.c, sentry/fs/event_files.c): an
+ * File kinds for events (sentry/fs/epoll.c, sentry/fs/inotify.c): an
  * epoll is a host epoll fd the sentry owns, guest fds translated to their
  * files' host fds (the readiness fd of each kind, pvx/file.h), so level and
  * edge triggering, EPOLLONESHOT, EPOLLEXCLUSIVE, nesting and ELOOP are the
@@ -35,6 +35,11 @@ long epoll_ctl_file(struct file *ep, int op, struct file *target, int guest_fd, 
 long epoll_wait_file(struct task *t, struct file *ep, struct epoll_event *out, int max, struct timespec *to,
 		     bool pending) __must_check;
 
-/* The host-fd kinds with operations of the host's (timerfd, inotify): host_file_ops. */
+/* timerfd is a host timerfd with host_file_ops. */
+
+/* inotify: a host inotify fd (sentry/fs/inotify.c). */
+extern const struct file_ops inotify_file_ops;
+/* A new inotify file for inotify_init1's flags (IN_NONBLOCK checked by the caller); NULL with *err set. */
+struct file *inotify_file_new(int flags, long *err);
 
 #endif
