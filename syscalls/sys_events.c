@@ -2,8 +2,8 @@
 /*
  * Event fds: epoll (sentry/fs/epoll.c: a host epoll of the files' host fds),
  * timerfd (a host timerfd: pvx's clocks are the host's, with no offset, so
- * absolute times need no conversion) and inotify (a host inotify watching
- * objects looked up inside the root). Thin handlers: arguments in and
+ * absolute times need no conversion), inotify (a host inotify watching
+ * objects looked up inside the root) and signalfd (sentry/kernel/signalfd.c). Thin handlers: arguments in and
  * out through mm/, the work in the kinds below.
  */
 #include <fcntl.h>
@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <sys/epoll.h>
 #include <sys/inotify.h>
+#include <sys/signalfd.h>
 #include <sys/timerfd.h>
 #include <time.h>
 
@@ -18,6 +19,7 @@
 #include "pvx/guest_layout.h"
 #include "pvx/kernel.h"
 #include "pvx/path.h"
+#include "pvx/signalfd.h"
 #include "syscalls/syscalls.h"
 
 /* Install a new file at the lowest free fd; the caller's reference is dropped either way. */
@@ -272,4 +274,40 @@ long sys_inotify_rm_watch(struct task *t, const long a[6])
 	if (f->ops != &inotify_file_ops)
 		return -EINVAL;
 	return inotify_rm_watch(f->host_fd, (int)a[1]) < 0 ? neg_errno() : 0;
+}
+
+/*
+ * signalfd4(2): sizemask must be the kernel's sigset_t, the mask is read
+ * before the flags are checked; fd -1 makes a new signalfd, another fd must
+ * be one whose mask is replaced (EINVAL otherwise, EBADF if not open).
+ */
+long sys_signalfd4(struct task *t, const long a[6])
+{
+	int fd = (int)a[0], flags = (int)a[3];
+	uint64_t mask;
+	long r;
+
+	if (a[2] != GUEST_SIGSET_SIZE)
+		return -EINVAL;
+	if ((r = copy_from_guest(t->mm, &mask, (uint64_t)a[1], sizeof(mask))))
+		return r;
+	if (flags & ~(SFD_CLOEXEC | SFD_NONBLOCK))
+		return -EINVAL;
+	if (fd != -1) {
+		struct file *f = fd_lookup(t->files, fd);
+		if (!f)
+			return -EBADF;
+		return (r = signalfd_set_mask(t, f, mask)) < 0 ? r : fd;
+	}
+	struct file *f = signalfd_new(t, mask, flags, &r);
+	if (!f)
+		return r;
+	return install_file(t, f, flags & SFD_CLOEXEC);
+}
+
+long sys_signalfd(struct task *t, const long a[6])
+{
+	const long b[6] = { a[0], a[1], a[2], 0 };
+
+	return sys_signalfd4(t, b);
 }
