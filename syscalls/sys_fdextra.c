@@ -79,7 +79,7 @@ long sys_eventfd2(struct task *t, const long a[6])
 	int fd = eventfd((unsigned)a[0], EFD_CLOEXEC | (flags & (EFD_NONBLOCK | EFD_SEMAPHORE)));
 	if (fd < 0)
 		return neg_errno();
-	return install_host_fd(t, fd, O_RDWR | (flags & O_NONBLOCK), flags & EFD_CLOEXEC, &eventfd_file_ops);
+	return install_host_fd(t, fd, O_RDWR | (flags & O_NONBLOCK), flags & EFD_CLOEXEC, &anon_file_ops);
 }
 
 long sys_eventfd(struct task *t, const long a[6])

@@ -192,7 +192,7 @@ long sys_pwrite64(struct task *t, const long a[6])
 }
 
 /* Copy in an iovec array; returns the total length or -errno (readv(2) EINVAL rules). */
-static long get_iov(struct task *t, uint64_t uiov, long cnt, struct iovec **out)
+long get_iov(struct task *t, uint64_t uiov, long cnt, struct iovec **out)
 {
 	size_t total = 0;
 

@@ -101,7 +101,7 @@ static long poll_host(struct task *t, struct pollfd *pfd, nfds_t n, struct times
  * return EINTR, the handler's frame carries the old mask (as sigsuspend);
  * otherwise it comes back at once, and a signal it blocks stays pending.
  */
-static long poll_mask_set(struct task *t, uint64_t umask, long size)
+long poll_mask_set(struct task *t, uint64_t umask, long size)
 {
 	uint64_t mask;
 	long r;
@@ -116,7 +116,7 @@ static long poll_mask_set(struct task *t, uint64_t umask, long size)
 	return 0;
 }
 
-static long poll_mask_done(struct task *t, long r)
+long poll_mask_done(struct task *t, long r)
 {
 	if (t->has_saved_mask && r != -EINTR) {
 		t->sigmask = t->saved_mask;

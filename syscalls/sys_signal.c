@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "pvx/kernel.h"
+#include "pvx/signalfd.h"
 #include "pvx/sigframe.h"
 #include "pvx/log.h"
 #include "syscalls/syscalls.h"
@@ -39,6 +40,7 @@ long sys_rt_sigaction(struct task *t, const long a[6])
 			for (struct task *o = task_next(NULL); o; o = task_next(o))
 				if (o->proc == t->proc)
 					o->sigpending &= ~BIT(sig);
+			signalfd_sync(t->proc);
 		}
 	}
 	return 0;

@@ -43,6 +43,12 @@ struct file *io_file(struct task *t, int fd, int need);
 long io_error(struct task *t, long r);
 /* The host object of fd for call (pvx/file.h file_object), -EBADF for no fd (syscalls/sys_fdextra.c). */
 long fd_object(struct task *t, int fd, enum file_call call);
+/* Copy in an iovec array (sys_io.c, also vmsplice's): the total length or -errno (readv(2) EINVAL rules). */
+struct iovec;
+long get_iov(struct task *t, uint64_t uiov, long cnt, struct iovec **out) __must_check;
+/* ppoll's sigmask (sys_poll.c), also epoll_pwait's: set for the wait, kept past it only for a handler on EINTR. */
+long poll_mask_set(struct task *t, uint64_t umask, long size) __must_check;
+long poll_mask_done(struct task *t, long r);
 
 /* Run the emulation of syscall nr for t; returns the value for rax. */
 long syscall_dispatch(struct task *t, long nr, const long a[6]);

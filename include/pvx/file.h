@@ -45,7 +45,7 @@ enum file_call {
  * below, which give a NULL op Linux's answer for a file that cannot do
  * it), never switch on a kind. The kinds of sentry/fs/: host_file_ops
  * (files, devices, terminals), dir_file_ops, pipe_file_ops (pipes and
- * FIFOs), eventfd_file_ops, memfd_file_ops, procfs_file_ops (the text
+ * FIFOs), anon_file_ops (host eventfds and timerfds), memfd_file_ops, procfs_file_ops (the text
  * /proc makes): all host fds the sentry owns underneath, sharing the host
  * helpers of sentry/fs/host_file.h. A kind whose answers pvx makes itself
  * (signalfd, epoll, sockets of the sandbox's network, message queues)
@@ -121,7 +121,7 @@ struct file {
 };
 
 /* The kinds of sentry/fs/ (see struct file_ops). */
-extern const struct file_ops host_file_ops, dir_file_ops, pipe_file_ops, eventfd_file_ops, memfd_file_ops,
+extern const struct file_ops host_file_ops, dir_file_ops, pipe_file_ops, anon_file_ops, memfd_file_ops,
 	procfs_file_ops;
 
 /* The kind of a host fd opened by path or inherited (a pipe, a directory or a host file), by its fstat. */

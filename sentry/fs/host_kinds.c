@@ -35,7 +35,7 @@ const struct file_ops dir_file_ops = {
  * flock belong to no guest, so those calls find no host object
  * (file_object answers as for pvx's own anonymous files).
  */
-static long eventfd_object(struct file *f, enum file_call call)
+static long anon_object(struct file *f, enum file_call call)
 {
 	switch (call) {
 	case FILE_FLOCK:
@@ -50,8 +50,11 @@ static long eventfd_object(struct file *f, enum file_call call)
 	}
 }
 
-/* eventfd(2): the 8-byte counter, EFD_SEMAPHORE and readiness are the host eventfd's; seek is noop_llseek's. */
-const struct file_ops eventfd_file_ops = {
+/*
+ * eventfd(2) and timerfd_create(2): the counter (EFD_SEMAPHORE) or the
+ * expirations, and readiness, are the host file's; seek is noop_llseek's.
+ */
+const struct file_ops anon_file_ops = {
 	.read = host_read,
 	.write = host_write,
 	.rw_in_guest_mm = host_rw_in_guest_mm,
@@ -62,7 +65,7 @@ const struct file_ops eventfd_file_ops = {
 	.rw_vec = host_rw_vec,
 	.getfl = host_getfl,
 	.setfl = host_setfl,
-	.object = eventfd_object,
+	.object = anon_object,
 };
 
 /* ioctl(2): FIONREAD as for any regular file; no terminal. */

@@ -20,6 +20,7 @@
 #include "pvx/log.h"
 #include "pvx/mm.h"
 #include "pvx/sigframe.h"
+#include "pvx/signalfd.h"
 #include "pvx/task.h"
 #include "pvx/timer.h"
 #include "sentry/platform/platform.h"
@@ -59,6 +60,7 @@ void signal_queue(struct task *target, int sig, const struct sig_info *info)
 	}
 	target->sigpending |= BIT(sig);
 	target->siginfo[sig - 1] = info ? *info : (struct sig_info){ SI_USER, 0, 0, 0 };
+	signalfd_sync(target->proc);
 	if (!(target->sigmask & BIT(sig))) {
 		sentry_wake_all();
 		task_interrupt(target, false);
@@ -82,6 +84,7 @@ void signal_queue_process(struct process *p, int sig, const struct sig_info *inf
 	}
 	p->sigpending |= BIT(sig);
 	p->siginfo[sig - 1] = info ? *info : (struct sig_info){ SI_USER, 0, 0, 0 };
+	signalfd_sync(p);
 	struct task *to = NULL;
 	if (!leader->exiting && !(leader->sigmask & BIT(sig)))
 		to = leader;
@@ -143,6 +146,7 @@ int signal_dequeue(struct task *t, uint64_t set, struct sig_info *info)
 		*info = t->proc->siginfo[sig - 1];
 	}
 	ptimer_delivered(t->proc, info);
+	signalfd_sync(t->proc);
 	return sig;
 }
 
@@ -262,6 +266,7 @@ void signal_deliver(struct task *t, long *ret)
 			si = t->proc->siginfo[sig - 1];
 		}
 		ptimer_delivered(t->proc, &si);
+		signalfd_sync(t->proc);
 		if (sa->handler == (uint64_t)SIG_IGN || (sa->handler == (uint64_t)SIG_DFL &&
 							 (default_ignore(sig) || default_stop(sig))))
 			continue;	/* stopping needs job control, which pvx does not have */

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * File kinds for events (sentry/fs/epoll.c, sentry/fs/inotify.c): an
+ * epoll is a host epoll fd the sentry owns, guest fds translated to their
+ * files' host fds (the readiness fd of each kind, pvx/file.h), so level and
+ * edge triggering, EPOLLONESHOT, EPOLLEXCLUSIVE, nesting and ELOOP are the
+ * host kernel's. timerfd and inotify are host fds of their own kinds.
+ */
+#ifndef PVX_EVENTS_H
+#define PVX_EVENTS_H
+
+#include <sys/epoll.h>
+#include <time.h>
+
+#include "pvx/file.h"
+
+extern const struct file_ops epoll_file_ops;
+
+/* A new epoll file (epoll_create1); NULL with *err set. */
+struct file *epoll_file_new(long *err);
+/*
+ * epoll_ctl(2) of target (the file of guest fd guest_fd) in ep; ev is
+ * ignored for EPOLL_CTL_DEL. The host decides every error but one: a
+ * registration belongs to the fd number it was added by, as Linux keys it
+ * by (file, fd), so MOD or DEL through another fd of the same file is ENOENT.
+ */
+long epoll_ctl_file(struct file *ep, int op, struct file *target, int guest_fd, struct epoll_event *ev)
+	__must_check;
+/*
+ * Wait for at most max events of ep into out, until *to (NULL: no limit;
+ * left with what remained) with the sentry lock dropped. As ep_poll(): a
+ * signal already pending (pending: the caller asked the kernel) ends the
+ * call only when no event is ready, and an interrupted wait is EINTR.
+ */
+long epoll_wait_file(struct task *t, struct file *ep, struct epoll_event *out, int max, struct timespec *to,
+		     bool pending) __must_check;
+
+/* timerfd is a host timerfd with host_file_ops. */
+
+/* inotify: a host inotify fd (sentry/fs/inotify.c). */
+extern const struct file_ops inotify_file_ops;
+/* A new inotify file for inotify_init1's flags (IN_NONBLOCK checked by the caller); NULL with *err set. */
+struct file *inotify_file_new(int flags, long *err);
+
+#endif

@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * splice, tee, vmsplice and fallocate: the host's calls on the files' host
+ * fds, so pipes, files and their errors are the host kernel's. A kind pvx
+ * answers itself has an eventfd as its host fd, which has no splice
+ * operations: EINVAL (EBADF for vmsplice), as Linux says for such files.
+ * Offsets are copied in and out through mm/, and vmsplice moves guest memory
+ * through sentry buffers: the host never sees a guest address.
+ */
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+
+#include "pvx/kernel.h"
+#include "syscalls/syscalls.h"
+
+#define SPLICE_F_ALL_ (SPLICE_F_MOVE | SPLICE_F_NONBLOCK | SPLICE_F_MORE | SPLICE_F_GIFT)
+#define VMSPLICE_MAX (1UL << 20)	/* bytes per call: a pipe takes at most its size, partial counts are valid */
+
+/* An offset argument: NULL, or the guest's loff_t copied into *off (given back as hp). */
+static long offset_in(struct task *t, uint64_t uoff, loff_t *off, loff_t **hp)
+{
+	*hp = NULL;
+	if (!uoff)
+		return 0;
+	*hp = off;
+	return copy_from_guest(t->mm, off, uoff, sizeof(*off));
+}
+
+/*
+ * splice(2): "If fd_in refers to a pipe, then off_in must be NULL" (the
+ * host's ESPIPE); the offsets given are updated and the file positions
+ * left alone. Waits on a pipe drop the lock and are restartable.
+ */
+long sys_splice(struct task *t, const long a[6])
+{
+	loff_t oin, oout, *pin, *pout;
+	unsigned flags = (unsigned)a[5];
+	long r;
+
+	if (!a[4])
+		return 0;
+	if (flags & ~SPLICE_F_ALL_)
+		return -EINVAL;
+	struct file *in = fd_lookup(t->files, (int)a[0]), *out = fd_lookup(t->files, (int)a[2]);
+	if (!in || !out)
+		return -EBADF;
+	if ((r = offset_in(t, (uint64_t)a[3], &oout, &pout)) || (r = offset_in(t, (uint64_t)a[1], &oin, &pin)))
+		return r;
+	const long h[6] = { in->host_fd, (long)pin, out->host_fd, (long)pout, a[4], (long)flags };
+	r = io_block(t, NULL, in, out, SYS_splice, h);
+	if (r < 0)
+		return io_error(t, r);
+	if ((pin && copy_to_guest(t->mm, (uint64_t)a[1], pin, sizeof(*pin))) ||
+	    (pout && copy_to_guest(t->mm, (uint64_t)a[3], pout, sizeof(*pout))))
+		return -EFAULT;
+	return r;
+}
+
+/* tee(2): pipe to pipe without consuming; the host checks both are pipes. */
+long sys_tee(struct task *t, const long a[6])
+{
+	unsigned flags = (unsigned)a[3];
+
+	if (flags & ~SPLICE_F_ALL_)
+		return -EINVAL;
+	if (!a[2])
+		return 0;
+	struct file *in = fd_lookup(t->files, (int)a[0]), *out = fd_lookup(t->files, (int)a[1]);
+	if (!in || !out)
+		return -EBADF;
+	const long h[6] = { in->host_fd, out->host_fd, a[2], (long)flags };
+	long r = io_block(t, NULL, in, out, SYS_tee, h);
+	return r < 0 ? io_error(t, r) : r;
+}
+
+/*
+ * User memory into a pipe: the guest's bytes are gathered into pages of
+ * their own, mapped for this call only. The host's vmsplice may keep
+ * references to them in the pipe (kernels before 6.5 do not copy), so they
+ * are never reused: unmapped after, they live until the pipe is read.
+ */
+static long vmsplice_to_pipe(struct task *t, struct file *f, const struct iovec *iov, long cnt, size_t len,
+			     unsigned flags)
+{
+	size_t got = 0;
+
+	len = MIN(len, VMSPLICE_MAX);
+	char *buf = mmap(NULL, PAGE_ALIGN_UP(len), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (buf == MAP_FAILED)
+		return -ENOMEM;
+	for (long i = 0; i < cnt && got < len; i++) {
+		size_t n = MIN(iov[i].iov_len, len - got);
+		if (copy_from_guest(t->mm, buf + got, (uint64_t)iov[i].iov_base, n))
+			break;
+		got += n;
+	}
+	long r = -EFAULT;
+	if (got) {
+		struct iovec h = { buf, got };
+		const long a[6] = { f->host_fd, (long)&h, 1, (long)(flags & ~SPLICE_F_GIFT) };
+		r = io_block(t, NULL, NULL, f, SYS_vmsplice, a);
+	}
+	munmap(buf, PAGE_ALIGN_UP(len));
+	return r;
+}
+
+/* A pipe's data into user memory: read into the sentry, scattered into the guest's iovecs. */
+static long vmsplice_to_user(struct task *t, struct file *f, const struct iovec *iov, long cnt, size_t len,
+			     unsigned flags)
+{
+	len = MIN(len, VMSPLICE_MAX);
+	cleanup_free char *buf = malloc(len);
+	if (!buf)
+		return -ENOMEM;
+	struct iovec h = { buf, len };
+	const long a[6] = { f->host_fd, (long)&h, 1, (long)flags };
+	long r = io_block(t, NULL, f, NULL, SYS_vmsplice, a);
+	size_t put = 0;
+	for (long i = 0; r > 0 && i < cnt && put < (size_t)r; i++) {
+		size_t n = MIN(iov[i].iov_len, (size_t)r - put);
+		size_t c = copy_to_guest_partial(t->mm, (uint64_t)iov[i].iov_base, buf + put, n);
+		put += c;
+		if (c < n)
+			return put ? (long)put : -EFAULT;
+	}
+	return r;
+}
+
+/*
+ * vmsplice(2): the direction is the fd's (written: into the pipe, read: out
+ * of it); "fd must refer to a pipe" is the host's EBADF.
+ */
+long sys_vmsplice(struct task *t, const long a[6])
+{
+	unsigned flags = (unsigned)a[3];
+	struct iovec *iov = NULL;
+
+	if (flags & ~SPLICE_F_ALL_)
+		return -EINVAL;
+	struct file *f = fd_lookup(t->files, (int)a[0]);
+	if (!f || (f->flags & O_PATH))
+		return -EBADF;
+	long len = get_iov(t, (uint64_t)a[1], a[2], &iov);
+	if (len < 0)
+		return len;
+	bool to_pipe = (f->flags & O_ACCMODE) != O_RDONLY;
+	long r = !len ? 0
+		 : to_pipe ? vmsplice_to_pipe(t, f, iov, a[2], (size_t)len, flags)
+			   : vmsplice_to_user(t, f, iov, a[2], (size_t)len, flags);
+	free(iov);
+	return r < 0 ? io_error(t, r) : r;
+}
+
+/* fallocate(2) on the host fd: modes, EBADF for a read-only fd, ESPIPE, EOPNOTSUPP are the host's. */
+long sys_fallocate(struct task *t, const long a[6])
+{
+	struct file *f = fd_lookup(t->files, (int)a[0]);
+
+	if (!f || (f->flags & O_PATH))
+		return -EBADF;
+	return fallocate(f->host_fd, (int)a[1], (off_t)a[2], (off_t)a[3]) < 0 ? neg_errno() : 0;
+}
