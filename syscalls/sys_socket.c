@@ -14,6 +14,8 @@
 #include <poll.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
+#include <time.h>
 
 #include "syscalls/sockaddr.h"
 
@@ -195,14 +197,17 @@ static long do_accept(struct task *t, int fd, uint64_t uaddr, uint64_t ulenp, in
 	if (!(s = sock_lookup(t, fd, &f)))
 		return f ? -ENOTSOCK : -EBADF;
 	const long a[6] = { f->host_fd, (long)&sa, (long)&len, SOCK_CLOEXEC | (flags & SOCK_NONBLOCK) };
+	file_get(f);	/* f and s stay while the call waits, whatever other threads close */
 	long hfd = io_block(t, NULL, f, NULL, SYS_accept4, a);
+	int family = s->family, type = s->type, protocol = s->protocol;
+	file_put(f);
 	if (hfd < 0)
 		return sock_error(t, hfd, true);
-	long nfd = install_sock(t, (int)hfd, flags, s->family, s->type, s->protocol, &nf);
+	long nfd = install_sock(t, (int)hfd, flags, family, type, protocol, &nf);
 	if (nfd < 0)
 		return nfd;
 	struct sock *ns = nf->priv;
-	if (s->family == AF_UNIX) {
+	if (family == AF_UNIX) {
 		struct sock *peer = unix_peer(nf);
 		if (peer) {
 			ns->peer = peer->own;
@@ -233,7 +238,7 @@ long sys_accept4(struct task *t, const long a[6])
  * An AF_INET connect that may wait: started non-blocking on the host (a
  * host connect cut short by the sentry's interrupt could not be retried:
  * EALREADY), then a wait for POLLOUT with the lock dropped and SO_ERROR,
- * as inet_wait_for_connect(). A blocking connect restarted after a signal
+ * as inet_wait_for_connect(), for SO_SNDTIMEO at most. A blocking connect restarted after a signal
  * finds the attempt under way and waits for it again, as on Linux.
  */
 static long inet_connect(struct task *t, struct file *f, const struct sockaddr_storage *sa, socklen_t len)
@@ -249,10 +254,16 @@ static long inet_connect(struct task *t, struct file *f, const struct sockaddr_s
 	if (nonblock || (r != -EINPROGRESS && r != -EALREADY))
 		return r;
 	struct pollfd p = { f->host_fd, POLLOUT, 0 };
-	const long pa[6] = { (long)&p, 1, 0, 0, 8 };
+	struct timeval tv = { 0, 0 };
+	socklen_t tl = sizeof(tv);
+	(void)getsockopt(f->host_fd, SOL_SOCKET, SO_SNDTIMEO, &tv, &tl);
+	struct timespec to = { tv.tv_sec, tv.tv_usec * 1000 };
+	const long pa[6] = { (long)&p, 1, tv.tv_sec || tv.tv_usec ? (long)&to : 0, 0, 8 };
 	file_get(f);
 	r = task_block(t, NULL, SYS_ppoll, pa, false);
-	if (r >= 0) {
+	if (r == 0) {
+		r = -EINPROGRESS;	/* SO_SNDTIMEO ran out: inet_stream_connect() says so */
+	} else if (r > 0) {
 		int err = 0;
 		socklen_t el = sizeof(err);
 		r = getsockopt(f->host_fd, SOL_SOCKET, SO_ERROR, &err, &el) < 0 ? neg_errno() : -err;
@@ -296,18 +307,20 @@ long sys_connect(struct task *t, const long a[6])
 		}
 	}
 	const long ca[6] = { f->host_fd, (long)&sa, len };
+	file_get(f);	/* f and s stay while the call waits, whatever other threads close */
 	r = io_block(t, NULL, NULL, f, SYS_connect, ca);
 	if (pathfd >= 0)
 		close(pathfd);
-	if (r < 0)
-		return r == -EINTR ? -ERESTARTSYS : r;
-	s->own = sock_cred_of(t);
-	struct sock *peer = s->type != SOCK_DGRAM ? unix_peer(f) : NULL;
-	if (peer) {
-		s->peer = peer->own;
-		s->has_peer = true;
+	if (r == 0) {
+		s->own = sock_cred_of(t);
+		struct sock *peer = s->type != SOCK_DGRAM ? unix_peer(f) : NULL;
+		if (peer) {
+			s->peer = peer->own;
+			s->has_peer = true;
+		}
 	}
-	return 0;
+	file_put(f);
+	return r == -EINTR ? -ERESTARTSYS : r;
 }
 
 long sys_shutdown(struct task *t, const long a[6])

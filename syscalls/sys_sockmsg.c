@@ -198,8 +198,8 @@ static long recv_one(struct task *t, struct file *f, struct sock *s, const struc
 	if (m->namelen < 0 && um)
 		return -EINVAL;
 	size_t cap = MIN(total, s->type == SOCK_STREAM ? STREAM_CHUNK : DGRAM_MAX);
-	if (!first_writable(t, iov, m->iovlen))
-		return -EFAULT;
+	if (!(s->type == SOCK_STREAM && (flags & MSG_TRUNC)) && !first_writable(t, iov, m->iovlen))
+		return -EFAULT;	/* (TCP's MSG_TRUNC discards the data: no buffer needed) */
 	cleanup_free char *buf = malloc(cap + 1);
 	cleanup_free char *ctl = calloc(1, CMSG_SPACE(SCM_MAX_FD * sizeof(int)) + 1024);
 	if (!buf || !ctl)
@@ -222,7 +222,7 @@ static long recv_one(struct task *t, struct file *f, struct sock *s, const struc
 	if (n < 0 || r < 0)
 		return n < 0 ? n : r;
 	socklen_t klen = hm.msg_namelen ? sock_addr_to_guest(&from, hm.msg_namelen) : 0;
-	int oflags = (hm.msg_flags & ~MSG_CTRUNC) | gc.flags;
+	int oflags = hm.msg_flags | gc.flags;
 	if (!um) {
 		if (m->name && (r = sockaddr_out(t, &from, klen, m->name, unamelen)))
 			return r;
@@ -242,13 +242,24 @@ static long recv_one(struct task *t, struct file *f, struct sock *s, const struc
 	return n;
 }
 
-/* The socket of guest fd fd (EBADF, ENOTSOCK). */
+/*
+ * The socket of guest fd fd (EBADF, ENOTSOCK), its file held until
+ * msg_done: a close by another thread while the call waits cannot free it.
+ */
 static struct sock *msg_sock(struct task *t, int fd, struct file **f, long *err)
 {
 	struct sock *s = sock_lookup(t, fd, f);
 
 	*err = !*f ? -EBADF : !s ? -ENOTSOCK : 0;
+	if (s)
+		file_get(*f);
 	return s;
+}
+
+static long msg_done(struct file *f, long r)
+{
+	file_put(f);
+	return r;
 }
 
 /* sendto(2): one buffer, the address as the message's name (EINVAL for a length past the storage). */
@@ -262,11 +273,11 @@ long sys_sendto(struct task *t, const long a[6])
 	if (!s)
 		return r;
 	if (a[4] && ((int)a[5] < 0 || (int)a[5] > (int)sizeof(struct sockaddr_storage)))
-		return -EINVAL;
+		return msg_done(f, -EINVAL);
 	if ((ssize_t)a[2] < 0)
-		return -EINVAL;
+		return msg_done(f, -EINVAL);
 	struct guest_msghdr m = { .name = a[5] ? (uint64_t)a[4] : 0, .namelen = a[4] ? (int)a[5] : 0, .iovlen = 1 };
-	return send_one(t, f, s, &m, &iov, iov.iov_len, (int)a[3]);
+	return msg_done(f, send_one(t, f, s, &m, &iov, iov.iov_len, (int)a[3]));
 }
 
 /* recvfrom(2): the sender's address to a[4], its length to a[5], when a[4] is set. */
@@ -280,9 +291,9 @@ long sys_recvfrom(struct task *t, const long a[6])
 	if (!s)
 		return r;
 	if ((ssize_t)a[2] < 0)
-		return -EINVAL;
+		return msg_done(f, -EINVAL);
 	struct guest_msghdr m = { .name = (uint64_t)a[4], .iovlen = 1 };
-	return recv_one(t, f, s, &m, &iov, iov.iov_len, (int)a[3], 0, (uint64_t)a[5]);
+	return msg_done(f, recv_one(t, f, s, &m, &iov, iov.iov_len, (int)a[3], 0, (uint64_t)a[5]));
 }
 
 /* sendmsg of the guest msghdr at um. */
@@ -317,7 +328,7 @@ long sys_sendmsg(struct task *t, const long a[6])
 	long r;
 	struct sock *s = msg_sock(t, (int)a[0], &f, &r);
 
-	return s ? sendmsg_at(t, f, s, (uint64_t)a[1], (int)a[2]) : r;
+	return s ? msg_done(f, sendmsg_at(t, f, s, (uint64_t)a[1], (int)a[2])) : r;
 }
 
 long sys_recvmsg(struct task *t, const long a[6])
@@ -326,7 +337,7 @@ long sys_recvmsg(struct task *t, const long a[6])
 	long r;
 	struct sock *s = msg_sock(t, (int)a[0], &f, &r);
 
-	return s ? recvmsg_at(t, f, s, (uint64_t)a[1], (int)a[2]) : r;
+	return s ? msg_done(f, recvmsg_at(t, f, s, (uint64_t)a[1], (int)a[2])) : r;
 }
 
 /*
@@ -351,7 +362,7 @@ long sys_sendmmsg(struct task *t, const long a[6])
 		if ((r = copy_to_guest(t->mm, um + MSG_LEN_OFF, &len, sizeof(len))))
 			break;
 	}
-	return i ? (long)i : r;
+	return msg_done(f, i ? (long)i : r);
 }
 
 /*
@@ -373,9 +384,9 @@ long sys_recvmmsg(struct task *t, const long a[6])
 		return r;
 	if (a[4]) {
 		if ((r = copy_from_guest(t->mm, &to, (uint64_t)a[4], sizeof(to))))
-			return r;
+			return msg_done(f, r);
 		if (to.tv_sec < 0 || to.tv_nsec < 0 || to.tv_nsec >= 1000000000L)
-			return -EINVAL;
+			return msg_done(f, -EINVAL);
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		deadline = (uint64_t)(now.tv_sec + to.tv_sec) * 1000000000ULL + (uint64_t)(now.tv_nsec + to.tv_nsec);
 	}
@@ -395,5 +406,5 @@ long sys_recvmmsg(struct task *t, const long a[6])
 			}
 		}
 	}
-	return i ? (long)i : r;
+	return msg_done(f, i ? (long)i : r);
 }

@@ -73,9 +73,6 @@ long sock_bind_path(struct task *t, struct file *f, const char *path, const stru
 	r = -EROFS;		/* after the lookup's errors, before the name's: mnt_want_write() */
 	if (!sandbox.rw)
 		goto out;
-	r = -EINVAL;
-	if (s->guest_name.len || s->host_name_len)
-		goto out;	/* bound already */
 	int n = snprintf(host, sizeof(host), "/proc/self/fd/%ld/%s", dirfd, last);
 	bool relative = n < 0 || (size_t)n > sizeof(((struct sockaddr_un *)0)->sun_path) - 1;
 	r = host_bind(t, f, (int)dirfd, relative ? last : host, relative);
