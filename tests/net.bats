@@ -351,6 +351,24 @@ pvx_with() {
 	assert_contains "$output" 'connect: -1 ECONNREFUSED'
 }
 
+@test "--network=none without a namespace of its own (unshare -U: ids unmapped): said on stderr, EACCES, never the host's network" {
+	command -v unshare >/dev/null || skip "no unshare(1)"
+	unshare -U true 2>/dev/null || skip "unshare -U is not allowed here"
+	host_serve 127.0.0.1
+	run timeout -k 5 "$PVX_TIMEOUT" unshare -U "$PVX" run --platform="$PVX_PLATFORM" -- \
+		"$(guest net_inet)" connect 127.0.0.1 "$HOST_PORT"
+	if [[ $output == *"cannot make a network namespace"* ]]; then
+		assert_contains "$output" 'socket: -1 EACCES'
+		run timeout -k 5 "$PVX_TIMEOUT" unshare -U "$PVX" run --platform="$PVX_PLATFORM" -- "$(guest net_unix)" connect-abstract pvx-none-$$
+		assert_contains "$output" 'connect-abstract: -1 EACCES'
+	else
+		assert_contains "$output" 'connect: -1 ECONNREFUSED'	# a namespace was made after all
+	fi
+	# the listener was there all along
+	run timeout 20 "$(guest net_inet)" connect 127.0.0.1 "$HOST_PORT"
+	assert_contains "$output" 'read: 20 hello from the host'
+}
+
 @test "--network=host: a listener on the host's 127.0.0.1 is reachable" {
 	host_serve 127.0.0.1
 	pvx_with --network=host -- "$(guest net_inet)" connect 127.0.0.1 "$HOST_PORT"

@@ -14,6 +14,7 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 
 #include "pvx/netns.h"
 #include "pvx/sandbox.h"
@@ -83,6 +84,27 @@ static long drop_caps(void)
 	return syscall(SYS_capset, &h, d) < 0 ? neg_errno() : 0;
 }
 
+/*
+ * A user namespace cannot be left again: if its id maps could not be
+ * written pvx would be stuck with unmapped ids. So a child tries it all
+ * first (its exit status the errno), and pvx follows only if it worked.
+ */
+static long userns_probe(void)
+{
+	int st;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return neg_errno();
+	if (pid == 0) {
+		long r = enter_userns();
+		_exit((int)-(r ?: loopback_up()));
+	}
+	if (waitpid(pid, &st, 0) < 0)
+		return neg_errno();
+	return !WIFEXITED(st) ? -ECHILD : -WEXITSTATUS(st);
+}
+
 void netns_setup(bool host)
 {
 	bool root = geteuid() == 0;
@@ -93,7 +115,7 @@ void netns_setup(bool host)
 		return;
 	if (root)
 		r = unshare(CLONE_NEWNET) < 0 ? neg_errno() : 0;
-	else
+	else if (!(r = userns_probe()))
 		r = enter_userns();
 	if (!r)
 		r = loopback_up();
