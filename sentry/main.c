@@ -3,7 +3,7 @@
  * pvx: run an untrusted static x86-64 Linux binary in a user-mode kernel.
  *
  *   pvx run [--platform=auto|seccomp|ptrace] [--root DIR] [--rw] [--privileged] [--strace]
- *           [--debug] [--env K=V] -- PROG ARGS
+ *           [--debug] [--env K=V] [--network=none|host] -- PROG ARGS
  *   pvx syscalls | platforms
  */
 #include <fcntl.h>
@@ -20,6 +20,7 @@
 #include "pvx/hostcred.h"
 #include "pvx/kernel.h"
 #include "pvx/log.h"
+#include "pvx/netns.h"
 #include "pvx/path.h"
 #include "pvx/policy.h"
 #include "sentry/platform/platform.h"
@@ -50,6 +51,9 @@ static void usage(FILE *f)
 	      "  --privileged     run as root on the host's /, keep root's file access\n"
 	      "                   (default: the guest's file access is nobody's)\n"
 	      "  --env K=V        set an environment variable for the guest\n"
+	      "  --network=none   (default) a network of the sandbox's own with loopback only:\n"
+	      "                   nothing of the host's network is reachable\n"
+	      "  --network=host   the host's network (an explicit opt-in)\n"
 	      "  --memory=SIZE    bound the memory the guest commits (K/M/G suffixes; default: 3/4 of RAM\n"
 	      "                   plus swap); past it the guest gets ENOMEM, as under overcommit_memory=2\n"
 	      "  --strace         print every guest syscall on stderr\n"
@@ -213,11 +217,11 @@ static int cmd_run(int argc, char **argv)
 		{ "rw", no_argument, NULL, 'w' },	      { "strace", no_argument, NULL, 's' },
 		{ "debug", no_argument, NULL, 'd' },	      { "env", required_argument, NULL, 'e' },
 		{ "privileged", no_argument, NULL, 'P' },     { "help", no_argument, NULL, 'h' },
-		{ "memory", required_argument, NULL, 'm' },
+		{ "memory", required_argument, NULL, 'm' },   { "network", required_argument, NULL, 'n' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *platform = "auto", *root = "/";
-	bool privileged = false;
+	bool privileged = false, net_host = false;
 	size_t envc = 0;
 	char **envp;
 	int c;
@@ -250,6 +254,13 @@ static int cmd_run(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case 'n':
+			if (strcmp(optarg, "none") && strcmp(optarg, "host")) {
+				fprintf(stderr, "pvx: --network wants none or host, got '%s'\n", optarg);
+				return 2;
+			}
+			net_host = !strcmp(optarg, "host");
+			break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -271,6 +282,8 @@ static int cmd_run(int argc, char **argv)
 	int cwd = initial_cwd();
 	if (cwd < 0)
 		return 1;
+	/* Before any thread or stub: all of them inherit the network namespace (include/pvx/netns.h). */
+	netns_setup(net_host);
 	/* Before any thread or stub: all of them inherit the identity (include/pvx/hostcred.h). */
 	if (geteuid() == 0 && !privileged && path_root_is_host()) {
 		long r = hostcred_drop_files();

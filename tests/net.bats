@@ -176,6 +176,37 @@ pvx_with() {
 	assert_contains "$output" 'read: 20 "hello from the host'
 }
 
+@test "fds received from outside the sandbox meet the file policy: a device is refused (MSG_CTRUNC), a file is not" {
+	[[ -r /dev/kmsg ]] || skip "/dev/kmsg cannot be opened here: no device to pass"
+	chmod 0777 .
+	"$(guest net_unix)" serve-fd "$PWD/fd.sock" /dev/kmsg >serve.out 2>&1 &
+	HOST_PIDS=$!
+	for _ in $(seq 100); do grep -q listening serve.out && break; sleep 0.1; done
+	grep -q listening serve.out || skip "the host side could not pass /dev/kmsg: $(<serve.out)"
+	pvx_run "$(guest net_unix)" recv-fd "$PWD/fd.sock"
+	assert_contains "$output" 'connect: 0'
+	assert_contains "$output" 'recv-fd: 0 fds, MSG_CTRUNC yes, new fds 0'
+	wait "$HOST_PIDS" || true
+	# a regular file the host process passes is the host process's to give
+	echo data >file
+	chmod 0644 file
+	rm -f fd.sock
+	"$(guest net_unix)" serve-fd "$PWD/fd.sock" "$PWD/file" >serve.out 2>&1 &
+	HOST_PIDS=$!
+	for _ in $(seq 100); do grep -q listening serve.out && break; sleep 0.1; done
+	pvx_run "$(guest net_unix)" recv-fd "$PWD/fd.sock"
+	assert_contains "$output" 'recv-fd: 1 fds, MSG_CTRUNC no, new fds 1'
+	assert_contains "$output" 'fd: regular'
+}
+
+@test "SCM_CREDENTIALS: a guest cannot claim another pid, uid or gid (EPERM)" {
+	pvx_run "$(guest net_unix)" forge-creds
+	assert_contains "$output" 'forged pid: -1 EPERM'
+	assert_contains "$output" 'forged uid: -1 EPERM'
+	assert_contains "$output" 'forged gid: -1 EPERM'
+	assert_contains "$output" 'forged nothing: 1'
+}
+
 @test "abstract names are private to the sandbox: a host listener's name is not reachable" {
 	local name=pvx-test-$$-$RANDOM
 	"$(guest net_unix)" serve-abstract "$name" >serve.out 2>&1 &
@@ -318,6 +349,24 @@ pvx_with() {
 	[[ -n $port ]] || { cat "$out" >&2; false; }
 	run timeout 20 "$(guest net_inet)" connect 127.0.0.1 "$port"
 	assert_contains "$output" 'connect: -1 ECONNREFUSED'
+}
+
+@test "--network=none without a namespace of its own (unshare -U: ids unmapped): said on stderr, EACCES, never the host's network" {
+	command -v unshare >/dev/null || skip "no unshare(1)"
+	unshare -U true 2>/dev/null || skip "unshare -U is not allowed here"
+	host_serve 127.0.0.1
+	run timeout -k 5 "$PVX_TIMEOUT" unshare -U "$PVX" run --platform="$PVX_PLATFORM" -- \
+		"$(guest net_inet)" connect 127.0.0.1 "$HOST_PORT"
+	if [[ $output == *"cannot make a network namespace"* ]]; then
+		assert_contains "$output" 'socket: -1 EACCES'
+		run timeout -k 5 "$PVX_TIMEOUT" unshare -U "$PVX" run --platform="$PVX_PLATFORM" -- "$(guest net_unix)" connect-abstract pvx-none-$$
+		assert_contains "$output" 'connect-abstract: -1 EACCES'
+	else
+		assert_contains "$output" 'connect: -1 ECONNREFUSED'	# a namespace was made after all
+	fi
+	# the listener was there all along
+	run timeout 20 "$(guest net_inet)" connect 127.0.0.1 "$HOST_PORT"
+	assert_contains "$output" 'read: 20 hello from the host'
 }
 
 @test "--network=host: a listener on the host's 127.0.0.1 is reachable" {

@@ -33,6 +33,7 @@ enum file_call {
 	FILE_EXEC,		/* execveat(2) of the fd: EACCES */
 	FILE_REOPEN,		/* open of /proc/PID/fd/N: ENXIO, as for an anonymous inode */
 	FILE_STATX,		/* statx(2) of the fd (AT_EMPTY_PATH): FILE_CALL_DONE, from the kind's stat */
+	FILE_PASS,		/* SCM_RIGHTS: the host fd sent for it; EINVAL (pvx cannot pass what it answers itself) */
 	FILE_NR_CALLS
 };
 

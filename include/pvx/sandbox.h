@@ -15,6 +15,8 @@ struct sandbox {
 	bool strace;		/* --strace: print each guest syscall */
 	bool copy_io;		/* PVX_COPY_IO=1: no zero-copy I/O on vmexec (for bench/run) */
 	unsigned uid, gid;	/* what the guest is told */
+	bool net_host;		/* --network=host: sockets in the host's network namespace */
+	bool net_blocked;	/* --network=none without a namespace of its own: AF_INET* EACCES, no abstract names */
 };
 
 extern struct sandbox sandbox;

@@ -44,6 +44,7 @@ static long anon_object(struct file *f, enum file_call call)
 	case FILE_UTIMES:
 	case FILE_PATH:
 	case FILE_REOPEN:
+	case FILE_PASS:		/* a receiver could not tell it from any host anonymous inode (policy_check refuses those) */
 		return -ENOENT;
 	default:
 		return f->host_fd;

@@ -51,6 +51,7 @@ static __attribute__((unused)) const char *ename(int e)
 	case E2BIG: return "E2BIG";
 	case ERANGE: return "ERANGE";
 	case ENFILE: return "ENFILE";
+	case ENOBUFS: return "ENOBUFS";
 	default: break;
 	}
 	const char *n = errname(e);

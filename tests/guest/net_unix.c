@@ -3,6 +3,8 @@
  * usage: net_unix stream|dgram|seqpacket|named|abstract|rights|creds|errors
  *        net_unix bind PATH | connect PATH | connect-abstract NAME   (one call, its result printed)
  *        net_unix serve-abstract NAME | serve-path PATH   (listen, print "listening", answer one client)
+ *        net_unix serve-fd PATH FILE   (listen, print "listening", pass FILE's fd to one client)
+ *        net_unix recv-fd PATH   (connect, print the fds received) | forge-creds (SCM_CREDENTIALS not one's own)
  *   stream     socketpair(SOCK_STREAM): data both ways, flags, EAGAIN, shutdown, EOF, EPIPE and SIGPIPE
  *   dgram      socketpair and named datagram sockets: boundaries kept, MSG_TRUNC, sendto/recvfrom addresses
  *   seqpacket  socketpair and a named listener: boundaries, truncation, EOF after close
@@ -586,6 +588,34 @@ static int mode_errors(void)
 	cm->cmsg_len = CMSG_LEN(0);
 	cm->cmsg_type = 77;
 	say("sendmsg, unknown SOL_SOCKET cmsg type: %s\n", rs(syscall(SYS_sendmsg, sv[0], &bad, 0)));
+	cm->cmsg_type = SCM_CREDENTIALS;
+	cm->cmsg_len = CMSG_LEN(4);
+	say("sendmsg, SCM_CREDENTIALS of 4 bytes: %s\n", rs(syscall(SYS_sendmsg, sv[0], &bad, 0)));
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &(int){ 999 }, sizeof(int));
+	say("sendmsg, SCM_RIGHTS of fd 999: %s\n", rs(syscall(SYS_sendmsg, sv[0], &bad, 0)));
+	/* more fds than SCM_MAX_FD (253) in one message */
+	static char many[CMSG_SPACE(254 * sizeof(int))];
+	struct cmsghdr *mc = (struct cmsghdr *)many;
+	mc->cmsg_len = CMSG_LEN(254 * sizeof(int));
+	mc->cmsg_level = SOL_SOCKET;
+	mc->cmsg_type = SCM_RIGHTS;
+	memset(CMSG_DATA(mc), 0, 254 * sizeof(int));
+	struct msghdr mm = { .msg_iov = &iv, .msg_iovlen = 1, .msg_control = many, .msg_controllen = sizeof many };
+	say("sendmsg, 254 fds: %s\n", rs(syscall(SYS_sendmsg, sv[0], &mm, 0)));
+	size_t huge = (size_t)1 << 40;	/* the kernel's msg_controllen is 64 bits (musl's field is 32 and a pad) */
+	memcpy((char *)&mm + offsetof(struct msghdr, msg_controllen), &huge, sizeof huge);
+	say("sendmsg, msg_controllen 2^40: %s\n", rs(syscall(SYS_sendmsg, sv[0], &mm, 0)));
+	struct msghdr nm = { .msg_name = &a, .msg_namelen = -1, .msg_iov = &iv, .msg_iovlen = 1 };
+	say("sendmsg, msg_namelen -1: %s\n", rs(syscall(SYS_sendmsg, sv[0], &nm, 0)));
+	say("recvmsg, msg_namelen -1: %s\n", rs(syscall(SYS_recvmsg, sv[1], &nm, MSG_DONTWAIT)));
+	int d[2];
+	socketpair(AF_UNIX, SOCK_DGRAM, 0, d);
+	say("sendto, address length 200: %s\n", rs(sendto(d[0], "x", 1, 0, (struct sockaddr *)&a, 200)));
+	say("sendto, bad address pointer: %s\n", rs(sendto(d[0], "x", 1, 0, (struct sockaddr *)8, sizeof a)));
+	say("sendto, path not NUL-terminated, 108 bytes: %s\n", rs(sendto(d[0], "x", 1, 0,
+		(struct sockaddr *)&(struct sockaddr_un){ AF_UNIX, { [0 ... 107] = 'q' } }, sizeof(struct sockaddr_un))));
 	return 0;
 }
 
@@ -614,6 +644,61 @@ static int one_call(int argc, char **argv)
 	}
 	(void)argc;
 	return r ? 1 : 0;
+}
+
+/* serve-fd PATH FILE: the host side of a test of received fds: listen on PATH, send the client FILE's fd */
+static int serve_fd(const char *path, const char *file)
+{
+	socklen_t l;
+	struct sockaddr_un a = addr(path, 0, &l);
+	int s = socket(AF_UNIX, SOCK_STREAM, 0), fd = open(file, O_RDONLY | O_NONBLOCK);
+	if (fd < 0 || bind(s, (struct sockaddr *)&a, l) || listen(s, 1)) {
+		say("open/bind/listen: %s\n", rs(-1));
+		return 1;
+	}
+	chmod(path, 0777);
+	say("listening\n");
+	alarm(120);
+	int c = accept(s, NULL, NULL);
+	return send_fds(c, &fd, 1) == 1 ? 0 : 1;
+}
+
+/* recv-fd PATH: connect, receive what the server passes; print what arrived */
+static int recv_fd(const char *path)
+{
+	int s = socket(AF_UNIX, SOCK_STREAM, 0), fds[4], fl = 0;
+	say("connect: %s\n", rs(connect_path(s, path)));
+	int before = lowest_free();
+	int n = recv_fds(s, fds, 4, 0, CMSG_SPACE(4 * sizeof(int)), &fl);
+	say("recv-fd: %d fds, MSG_CTRUNC %s, new fds %d\n", n, yesno(fl & MSG_CTRUNC), lowest_free() - before);
+	struct stat st;
+	for (int i = 0; i < n; i++)
+		if (fstat(fds[i], &st) == 0)
+			say("fd: %s\n", S_ISCHR(st.st_mode) ? "char device" : S_ISREG(st.st_mode) ? "regular" : "other");
+	return 0;
+}
+
+/* forge-creds: SCM_CREDENTIALS naming another pid, uid or gid (EPERM without privilege) */
+static int forge_creds(void)
+{
+	int sv[2];
+	socketpair(AF_UNIX, SOCK_STREAM, 0, sv);
+	const struct ucred forged[3] = { { getpid() + 1, getuid(), getgid() }, { getpid(), getuid() + 1, getgid() },
+					 { getpid(), getuid(), getgid() + 1 } };
+	const char *what[3] = { "pid", "uid", "gid" };
+	for (int i = 0; i < 4; i++) {
+		char cbuf[CMSG_SPACE(sizeof(struct ucred))] = { 0 };
+		struct iovec iov = { "C", 1 };
+		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof cbuf };
+		struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_CREDENTIALS;
+		cm->cmsg_len = CMSG_LEN(sizeof(struct ucred));
+		struct ucred mine = { getpid(), getuid(), getgid() };
+		memcpy(CMSG_DATA(cm), i < 3 ? &forged[i] : &mine, sizeof mine);
+		say("forged %s: %s\n", i < 3 ? what[i] : "nothing", rs(sendmsg(sv[0], &mh, 0)));
+	}
+	return 0;
 }
 
 /* serve-abstract NAME, serve-path PATH: the host side of the tests that host sockets are not reachable */
@@ -645,6 +730,12 @@ int main(int argc, char **argv)
 		return serve(argv[2], 1);
 	if (argc == 3 && !strcmp(argv[1], "serve-path"))
 		return serve(argv[2], 0);
+	if (argc == 4 && !strcmp(argv[1], "serve-fd"))
+		return serve_fd(argv[2], argv[3]);
+	if (argc == 3 && !strcmp(argv[1], "recv-fd"))
+		return recv_fd(argv[2]);
+	if (argc == 2 && !strcmp(argv[1], "forge-creds"))
+		return forge_creds();
 	if (argc == 3 && (!strcmp(argv[1], "bind") || !strcmp(argv[1], "connect") || !strcmp(argv[1], "connect-abstract")))
 		return one_call(argc, argv);
 	return run_mode("net_unix", modes, sizeof modes / sizeof modes[0], argc, argv);
