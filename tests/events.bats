@@ -242,6 +242,23 @@ pvx_with() {
 	grep -qx 'thread 3: returned yes, child status 7' "$sandbox_out"
 }
 
+@test "posix_spawn of a missing program gives ENOENT to the caller (glibc's child reports it in shared memory)" {
+	ev thread_vfork missing
+	grep -qx 'posix_spawn of a missing program: ENOENT' "$sandbox_out"
+}
+
+@test "a vfork child killed before its exec wakes its parent; a vfork child vforks again" {
+	ev thread_vfork killed
+	grep -qx 'killed vfork child: returned yes, child status 137' "$sandbox_out"
+	ev thread_vfork nested
+	grep -qx 'vfork child vforking an exec: clone ok, returned yes, child status 17' "$sandbox_out"
+}
+
+@test "a process exits while its vfork child runs in its memory: the child goes on" {
+	ev thread_vfork orphan
+	[[ $(<"$sandbox_out") == $'the parent exited: status 5\nthe vfork child ran on after its parent exited\npipe closed' ]]
+}
+
 @test "busybox tail -f follows a file another process appends to" {
 	require_prog "$BUSYBOX"
 	PVX_OPTS=(--rw)
