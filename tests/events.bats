@@ -259,6 +259,12 @@ pvx_with() {
 	[[ $(<"$sandbox_out") == $'the parent exited: status 5\nthe vfork child ran on after its parent exited\npipe closed' ]]
 }
 
+@test "clone(CLONE_VM) without CLONE_VFORK: a process in its parent's memory" {
+	ev thread_vfork vm
+	grep -qx 'thread clone(CLONE_VM) + _exit: clone ok, returned yes, child status 3' "$sandbox_out"
+	grep -qx "the child's store is seen: yes" "$sandbox_out"
+}
+
 @test "busybox tail -f follows a file another process appends to" {
 	require_prog "$BUSYBOX"
 	PVX_OPTS=(--rw)

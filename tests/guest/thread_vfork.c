@@ -11,6 +11,7 @@
  *   killed  a vfork child that never execs is SIGKILLed by another thread: the vforking thread returns
  *   nested  a vfork child vforks a grandchild that execs, waits for it, and exits with its status + 10
  *   orphan  a process exits while its vfork child still runs in its memory; the child goes on
+ *   vm      clone(CLONE_VM) without CLONE_VFORK from a thread: the parent runs on, the child's store is seen
  * The parent prints only after the child is reaped, so the order of lines is fixed. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -196,6 +197,29 @@ static int mode_nested(void)
 	return 0;
 }
 
+static void *vm_thread(void *arg)
+{
+	struct job *j = arg;
+	size_t sz = 256 * 1024;
+	char *stack = malloc(sz);
+	j->pid = clone(child_fn, stack + sz, CLONE_VM | SIGCHLD, j);
+	j->returned = 1;
+	j->status = j->pid > 0 ? wait_child(j->pid) : -1;
+	free(stack);
+	return NULL;
+}
+
+static int mode_vm(void)
+{
+	struct job j = { .do_exec = 0 };
+	pthread_t t;
+	pthread_create(&t, NULL, vm_thread, &j);
+	pthread_join(t, NULL);
+	report("thread clone(CLONE_VM) + _exit", &j);
+	say("the child's store is seen: %s\n", yesno(touched));
+	return 0;
+}
+
 static void *orphan_thread(void *arg)
 {
 	vfork_job(arg);	/* never returns: the process exits meanwhile */
@@ -243,6 +267,7 @@ int main(int argc, char **argv)
 		{ "leader", mode_leader }, { "thread", mode_thread }, { "exit", mode_exit },
 		{ "spawn", mode_spawn },   { "many", mode_many },	  { "missing", mode_missing },
 		{ "killed", mode_killed }, { "nested", mode_nested }, { "orphan", mode_orphan },
+		{ "vm", mode_vm },
 	};
 	return run_mode("thread_vfork", modes, sizeof modes / sizeof modes[0], argc, argv);
 }
