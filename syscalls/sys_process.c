@@ -397,7 +397,10 @@ fail_r:
 
 /*
  * execve(2)/execveat(2): on success the new image starts; "on error, -1 is
- * returned". execveat: "EINVAL Invalid flag specified in flags".
+ * returned". execveat: "EINVAL Invalid flag specified in flags". The path,
+ * argv and envp are copied from guest memory once, here, and only the
+ * copies are used: a vfork child's memory is its parent's, which the
+ * parent's other threads may change at any time.
  */
 static long do_execveat(struct task *t, int dirfd, uint64_t upath, uint64_t uargv, uint64_t uenvp, int flags)
 {
