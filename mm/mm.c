@@ -41,8 +41,7 @@ static void oom_victim_first(pid_t pid)
 
 long mm_init(struct mm *mm, struct addr_space *as)
 {
-	memset(mm, 0, sizeof(*mm));
-	mm->as = as;
+	*mm = (struct mm){ .as = as, .users = mm->users };	/* who holds the mm does not change */
 	mm->mmap_base = PVX_MMAP_BASE;
 	if (as && as->pid > 0 && as->pid != getpid())	/* a stub process, never the sentry */
 		oom_victim_first(as->pid);

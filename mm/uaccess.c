@@ -22,8 +22,8 @@ long copy_from_guest(struct mm *mm, void *dst, uint64_t src, size_t n)
 
 	if (n == 0)
 		return 0;
-	if (bad_range(src, n))
-		return -EFAULT;
+	if (!mm->as || bad_range(src, n))
+		return -EFAULT;	/* no address space: a process that has exited */
 	return process_vm_readv(mm->as->pid, &l, 1, &r, 1, 0) == (ssize_t)n ? 0 : -EFAULT;
 }
 
@@ -33,7 +33,7 @@ long copy_to_guest(struct mm *mm, uint64_t dst, const void *src, size_t n)
 
 	if (n == 0)
 		return 0;
-	if (bad_range(dst, n))
+	if (!mm->as || bad_range(dst, n))
 		return -EFAULT;
 	return process_vm_writev(mm->as->pid, &l, 1, &r, 1, 0) == (ssize_t)n ? 0 : -EFAULT;
 }

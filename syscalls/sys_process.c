@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Processes: fork/vfork/clone (new address space = new stub), execve,
- * wait4/waitid, process groups and sessions. Threads (CLONE_VM without
- * CLONE_VFORK) are not supported yet and return ENOSYS.
+ * Processes: fork/clone (new address space = new stub), vfork and other
+ * CLONE_VM children (our address space), threads, execve, wait4/waitid,
+ * process groups and sessions.
  */
 #include <fcntl.h>
 #include <linux/sched.h>
@@ -41,12 +41,6 @@ static struct fdtable *fdtable_dup(const struct fdtable *src)
 	return t;
 }
 
-/*
- * clone(2) of a process: the child is a new task with a new stub holding a
- * copy of our memory (mm/fork.c), our fds, cwd, signal dispositions and
- * mask. With CLONE_VFORK we sleep until it execs or exits, like vfork; its
- * memory is a copy all the same (writes in the child are not seen by us).
- */
 /* What a new task takes from its parent's registers and clone(2) arguments. */
 static void clone_regs(struct task *c, const struct task *t, unsigned long flags, uint64_t stack, uint64_t ctid,
 		       uint64_t tls)
@@ -113,6 +107,137 @@ static long do_thread(struct task *t, unsigned long flags, uint64_t stack, uint6
 	return t->fork_result < 0 ? t->fork_result : tid;
 }
 
+/* Undo process_clone for a child that never ran. */
+static void process_unclone(struct task *c)
+{
+	if (c->files) {
+		fdtable_release(c->files);
+		free(c->files);
+	}
+	if (c->proc->cwd_fd >= 0)
+		close(c->proc->cwd_fd);
+	task_free(c);
+}
+
+/*
+ * A new process for clone(2) without CLONE_THREAD: its own pid, a copy of
+ * our fds, cwd, umask, credentials, signal dispositions and mask. The
+ * caller gives it memory (a copy, or ours with CLONE_VM). NULL: -EAGAIN or
+ * -ENOMEM in *err.
+ */
+static struct task *process_clone(struct task *t, unsigned long flags, uint64_t stack, uint64_t ctid, uint64_t tls,
+				  long *err)
+{
+	struct task *c = task_new();
+
+	*err = -EAGAIN;
+	if (!c)
+		return NULL;
+	if (!process_new(c)) {
+		task_free(c);
+		return NULL;
+	}
+	c->proc->ppid = t->pid;
+	c->proc->pgid = t->proc->pgid;
+	c->proc->sid = t->proc->sid;
+	clone_regs(c, t, flags, stack, ctid, tls);
+	/*
+	 * sigaltstack(2): "A child created via fork(2) inherits ... the alternate
+	 * signal stack settings"; copy_process() resets them for CLONE_VM alone.
+	 */
+	if ((flags & (CLONE_VM | CLONE_VFORK)) != CLONE_VM) {
+		c->altstack_sp = t->altstack_sp;
+		c->altstack_size = t->altstack_size;
+		c->altstack_flags = t->altstack_flags;
+	}
+	memcpy(c->proc->sigactions, t->proc->sigactions, sizeof(c->proc->sigactions));
+	c->proc->exe = t->proc->exe ? strdup(t->proc->exe) : NULL;
+	c->proc->cmdline = t->proc->cmdline ? malloc(t->proc->cmdline_len + 1) : NULL;
+	c->proc->cmdline_len = c->proc->cmdline ? t->proc->cmdline_len : 0;
+	if (c->proc->cmdline)
+		memcpy(c->proc->cmdline, t->proc->cmdline, t->proc->cmdline_len);
+	c->files = c->proc->files = fdtable_dup(t->files);
+	c->proc->cwd_fd = fcntl(t->proc->cwd_fd, F_DUPFD_CLOEXEC, 3);
+	c->proc->umask = t->proc->umask;
+	cred_fork(c->proc, t->proc);
+	if (!c->files || c->proc->cwd_fd < 0) {
+		process_unclone(c);
+		*err = -ENOMEM;
+		return NULL;
+	}
+	return c;
+}
+
+/*
+ * clone(CLONE_VM) of a process -- vfork(2), posix_spawn, Go's os/exec: the
+ * child runs in our address space (a new context there, as a thread's) as
+ * a process of its own, until its execve gives it a new one or it exits
+ * (sentry/kernel/mm_share.c). With CLONE_VFORK "the execution of the
+ * calling process is suspended until the child releases its virtual
+ * memory resources via a call to execve(2) or _exit(2)"; Linux waits
+ * killably: only SIGKILL (or the end of the process) ends the wait early.
+ */
+static long do_vm_clone(struct task *t, unsigned long flags, uint64_t stack, uint64_t ptid, uint64_t ctid,
+			uint64_t tls)
+{
+	struct platform_ctx *ctx;
+	long r;
+
+	if (t->proc->group_exit)
+		return -EAGAIN;
+	struct task *c = process_clone(t, flags, stack, ctid, tls, &r);
+	if (!c)
+		return r;
+	r = t->proc->as->ops->ctx_new(t->ctx, &ctx);
+	if (r < 0) {
+		process_unclone(c);
+		return r == -EAGAIN ? r : -ENOMEM;
+	}
+	mm_drop(c->proc->mm);	/* the empty one of process_new */
+	mm_share(c->proc, t->proc);
+	c->mm = c->proc->mm;
+	c->ctx = ctx;
+	int pid = c->pid;
+	/* Written before the child runs: it shares this memory, and the parent of a vfork sleeps. */
+	if ((flags & CLONE_PARENT_SETTID) && copy_to_guest(t->mm, ptid, &pid, sizeof(pid)))
+		pr_debug("clone: bad parent_tid pointer");
+	if ((flags & CLONE_CHILD_SETTID) && copy_to_guest(t->mm, ctid, &pid, sizeof(pid)))
+		pr_debug("clone: bad child_tid pointer");
+	t->fork_done = false;
+	t->fork_result = 0;
+	c->clone_parent = t;
+	/* vfork: asleep until the child execs or exits, from before it can run (/proc shows D). */
+	if (flags & CLONE_VFORK) {
+		c->proc->vfork_parent = t->tid;	/* the thread, which need not be the leader */
+		t->in_vfork = c->pid;
+	}
+	r = task_start(c, task_thread);
+	if (r < 0) {
+		/* Its stub thread stays idle until the stub ends; the context goes with the stub. */
+		t->in_vfork = 0;
+		c->ctx = NULL;
+		c->proc->as = NULL;
+		process_unclone(c);	/* and lets go of our mm (task_free) */
+		return r;
+	}
+	while (!t->fork_done)
+		sentry_wait();
+	if (t->fork_result < 0) {
+		t->in_vfork = 0;
+		return t->fork_result;	/* the child exits by itself, without a trace */
+	}
+	/* vfork_release() ends the wait when the child execs or exits (maybe already). */
+	while (t->in_vfork && !t->exiting)
+		sentry_wait();
+	t->in_vfork = 0;
+	return pid;
+}
+
+/*
+ * clone(2): a thread, a CLONE_VM process, or else a new task with a new
+ * stub holding a copy of our memory (mm/fork.c). With CLONE_VFORK we sleep
+ * until the child execs or exits.
+ */
 static long do_fork(struct task *t, unsigned long flags, uint64_t stack, uint64_t ptid, uint64_t ctid,
 		    uint64_t tls)
 {
@@ -128,49 +253,15 @@ static long do_fork(struct task *t, unsigned long flags, uint64_t stack, uint64_
 	}
 	if (flags & CLONE_THREAD)
 		return do_thread(t, flags, stack, ptid, ctid, tls);
-	if ((flags & CLONE_VM) && !(flags & CLONE_VFORK)) {
-		pr_warn("CLONE_VM without CLONE_THREAD or CLONE_VFORK is not supported");
-		return -ENOSYS;
-	}
 	if (flags & (CLONE_FS | CLONE_FILES | CLONE_SIGHAND)) {
 		pr_warn("clone flags %#lx: a process sharing files, fs or handlers is not supported", flags);
 		return -ENOSYS;
 	}
-	struct task *c = task_new();
+	if (flags & CLONE_VM)
+		return do_vm_clone(t, flags, stack, ptid, ctid, tls);
+	struct task *c = process_clone(t, flags, stack, ctid, tls, &r);
 	if (!c)
-		return -EAGAIN;
-	if (!process_new(c)) {
-		task_free(c);
-		return -EAGAIN;
-	}
-	c->proc->ppid = t->pid;
-	c->proc->pgid = t->proc->pgid;
-	c->proc->sid = t->proc->sid;
-	clone_regs(c, t, flags, stack, ctid, tls);
-	/* sigaltstack(2): "A child created via fork(2) inherits ... the alternate signal stack settings". */
-	c->altstack_sp = t->altstack_sp;
-	c->altstack_size = t->altstack_size;
-	c->altstack_flags = t->altstack_flags;
-	memcpy(c->proc->sigactions, t->proc->sigactions, sizeof(c->proc->sigactions));
-	c->proc->exe = t->proc->exe ? strdup(t->proc->exe) : NULL;
-	c->proc->cmdline = t->proc->cmdline ? malloc(t->proc->cmdline_len + 1) : NULL;
-	c->proc->cmdline_len = c->proc->cmdline ? t->proc->cmdline_len : 0;
-	if (c->proc->cmdline)
-		memcpy(c->proc->cmdline, t->proc->cmdline, t->proc->cmdline_len);
-	c->files = c->proc->files = fdtable_dup(t->files);
-	c->proc->cwd_fd = fcntl(t->proc->cwd_fd, F_DUPFD_CLOEXEC, 3);
-	c->proc->umask = t->proc->umask;
-	cred_fork(c->proc, t->proc);
-	if (!c->files || c->proc->cwd_fd < 0) {
-		if (c->files) {
-			fdtable_release(c->files);
-			free(c->files);
-		}
-		if (c->proc->cwd_fd >= 0)
-			close(c->proc->cwd_fd);
-		task_free(c);
-		return -ENOMEM;
-	}
+		return r;
 
 	/* The child's thread builds its stub and copies our memory while we sleep. */
 	if ((r = mm_fork_prepare(t->mm, false)) < 0)
@@ -179,20 +270,17 @@ static long do_fork(struct task *t, unsigned long flags, uint64_t stack, uint64_
 	t->fork_result = 0;
 	c->fork_parent = t;
 	int pid = c->pid;
-	/* vfork: asleep until the child execs or exits, from before it can run (/proc shows D). */
+	/* clone(CLONE_VFORK) without CLONE_VM: a copy, and we sleep until the child execs or exits. */
 	if (flags & CLONE_VFORK) {
-		c->proc->vfork_parent = t->pid;
-		t->in_vfork = true;
+		c->proc->vfork_parent = t->tid;	/* the thread, which need not be the leader */
+		t->in_vfork = c->pid;
 	}
 	r = task_start(c, task_thread);
 	if (r < 0) {
-		t->in_vfork = false;
+		t->in_vfork = 0;
 		if (mm_fork_prepare(t->mm, true) < 0)
 			pr_warn("fork: could not restore protections in the parent");
-		fdtable_release(c->files);
-		free(c->files);
-		close(c->proc->cwd_fd);
-		task_free(c);
+		process_unclone(c);
 		return r;
 	}
 	while (!t->fork_done)
@@ -201,7 +289,7 @@ static long do_fork(struct task *t, unsigned long flags, uint64_t stack, uint64_
 		pr_warn("fork: could not restore protections in the parent");
 	if (t->fork_result < 0) {
 		pr_warn("fork: setting up the child failed: %s", strerror((int)-t->fork_result));
-		t->in_vfork = false;
+		t->in_vfork = 0;
 		return t->fork_result;	/* the child thread exits by itself */
 	}
 	if ((flags & CLONE_PARENT_SETTID) && copy_to_guest(t->mm, ptid, &pid, sizeof(pid)))
@@ -211,7 +299,7 @@ static long do_fork(struct task *t, unsigned long flags, uint64_t stack, uint64_
 	/* vfork_release() ends the wait when the child execs or exits (maybe already). */
 	while (t->in_vfork && !t->exiting)
 		sentry_wait();
-	t->in_vfork = false;
+	t->in_vfork = 0;
 	return pid;
 }
 
@@ -309,7 +397,10 @@ fail_r:
 
 /*
  * execve(2)/execveat(2): on success the new image starts; "on error, -1 is
- * returned". execveat: "EINVAL Invalid flag specified in flags".
+ * returned". execveat: "EINVAL Invalid flag specified in flags". The path,
+ * argv and envp are copied from guest memory once, here, and only the
+ * copies are used: a vfork child's memory is its parent's, which the
+ * parent's other threads may change at any time.
  */
 static long do_execveat(struct task *t, int dirfd, uint64_t upath, uint64_t uargv, uint64_t uenvp, int flags)
 {

@@ -242,6 +242,29 @@ pvx_with() {
 	grep -qx 'thread 3: returned yes, child status 7' "$sandbox_out"
 }
 
+@test "posix_spawn of a missing program gives ENOENT to the caller (glibc's child reports it in shared memory)" {
+	ev thread_vfork missing
+	grep -qx 'posix_spawn of a missing program: ENOENT' "$sandbox_out"
+}
+
+@test "a vfork child killed before its exec wakes its parent; a vfork child vforks again" {
+	ev thread_vfork killed
+	grep -qx 'killed vfork child: returned yes, child status 137' "$sandbox_out"
+	ev thread_vfork nested
+	grep -qx 'vfork child vforking an exec: clone ok, returned yes, child status 17' "$sandbox_out"
+}
+
+@test "a process exits while its vfork child runs in its memory: the child goes on" {
+	ev thread_vfork orphan
+	[[ $(<"$sandbox_out") == $'the parent exited: status 5\nthe vfork child ran on after its parent exited\npipe closed' ]]
+}
+
+@test "clone(CLONE_VM) without CLONE_VFORK: a process in its parent's memory" {
+	ev thread_vfork vm
+	grep -qx 'thread clone(CLONE_VM) + _exit: clone ok, returned yes, child status 3' "$sandbox_out"
+	grep -qx "the child's store is seen: yes" "$sandbox_out"
+}
+
 @test "busybox tail -f follows a file another process appends to" {
 	require_prog "$BUSYBOX"
 	PVX_OPTS=(--rw)

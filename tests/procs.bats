@@ -89,7 +89,6 @@ proc() { compare_flavours "$@"; }
 }
 
 @test "procs: the vfork child runs in the parent's memory until it execs or exits" {
-	skip "known limitation (README): the vfork child gets a copy of memory, not the parent's"
 	proc 0 proc_exec vfork-shared
 	grep -qx "parent sees the vfork child's store: yes" "$sandbox_out"
 }

@@ -249,7 +249,6 @@ has() {
 }
 
 @test "threads: clone: clone(CLONE_VM|SIGCHLD) is a process sharing memory, reaped by wait4" {
-	skip "known limitation (README): CLONE_VM processes (no CLONE_THREAD or CLONE_VFORK) return ENOSYS"
 	thr 0 thread_clone vm-process
 	has 'clone(CLONE_VM|SIGCHLD) = a new pid: yes, its getpid() is that pid: yes' \
 		'wait4 status 7, its store seen by the parent: 42'

@@ -80,6 +80,22 @@ long signal_return(struct task *t);
 /* The vfork parent of t may go on (t exec'd or exited). */
 void vfork_release(struct task *t);
 
+/* Address spaces shared by processes (sentry/kernel/mm_share.c). */
+/* A new empty mm that one process holds; NULL when out of memory. */
+struct mm *mm_new(void);
+/* c (a new process) runs in p's mm and address space (CLONE_VM without CLONE_THREAD). */
+void mm_share(struct process *c, struct process *p);
+/* t's process has left mm and as (execve or exit): freed with the stub if it was the last one in it. */
+void mm_leave(struct task *t, struct mm *mm, struct addr_space *as);
+/* A process that never ran lets go of its mm. */
+void mm_drop(struct mm *mm);
+/* The empty mm of exited tasks (no address space: guest copies fail with EFAULT). */
+struct mm *mm_exited(void);
+/* Is every process that runs in as being killed (none, or group_exit)? Then its stub may be killed. */
+bool as_only_dying(const struct addr_space *as);
+/* A task thread at its end: wait while a stub it made (which dies with it) still runs some process. */
+void mm_linger(void);
+
 /*
  * The one way up: what the task loop calls for a trapped syscall. The
  * kernel is given it at start (main.c: syscalls/table.c's), as gVisor's

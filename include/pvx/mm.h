@@ -76,6 +76,7 @@ struct addr_space;
 
 struct mm {
 	struct addr_space *as;
+	int users;	/* processes running in it (vfork, CLONE_VM): the last one frees it (sentry/kernel/mm_share.c) */
 	struct vma_set vmas;
 	uint64_t brk_start, brk_cur;
 	uint64_t mmap_base;	/* top-down allocation starts below this */

@@ -62,8 +62,8 @@ struct process {
 	int nr_threads;		/* threads that have not exited yet */
 	bool group_exit;	/* exit_group or a fatal signal: every thread ends */
 	int exit_status;	/* wait status of the process, once group_exit */
-	struct addr_space *as;
-	struct mm mm;
+	struct addr_space *as;	/* = mm->as */
+	struct mm *mm;		/* shared with a vfork child until it execs or exits (mm->users) */
 	struct fdtable *files;
 	char *exe;		/* guest path of the running program (/proc/self/exe) */
 	char *cmdline;		/* argv, NUL-separated (/proc/self/cmdline) */
@@ -79,7 +79,7 @@ struct process {
 	uint64_t itimer_interval;
 	struct ptimer *ptimers;	/* timer_create(2) timers, PVX_MAX_PTIMERS of them (syscalls/sys_timer.c) */
 	bool execed;		/* has called execve (setpgid(2) EACCES from the parent) */
-	int vfork_parent;	/* pid of the parent sleeping in our vfork, or 0 */
+	int vfork_parent;	/* tid of the parent thread sleeping in our vfork, or 0 */
 	bool old_leader_gone;	/* execve from a thread: the old leader's sentry thread left */
 	struct guest_usage usage_gone;	/* of exited threads (vmexec) and of stubs left at execve or exit */
 	struct guest_usage usage_children;	/* reaped children's, with their own children's (RUSAGE_CHILDREN) */
@@ -90,7 +90,7 @@ struct task {
 	int pid, tid;		/* guest pid space: the first process is 1; pid = tgid */
 	enum task_state state;
 	struct process *proc;
-	struct mm *mm;		/* &proc->mm */
+	struct mm *mm;		/* proc->mm */
 	struct fdtable *files;	/* proc->files */
 	struct platform_ctx *ctx;	/* how this thread runs guest code */
 	char comm[16];		/* prctl(PR_SET_NAME) */
@@ -119,7 +119,7 @@ struct task {
 	struct task *fork_parent;	/* set while the child copies the parent's memory */
 	long fork_result;		/* set by the forked child for its parent: 0 or -errno */
 	bool fork_done;			/* ... and set when the child is done copying */
-	bool in_vfork;			/* sleeping in vfork until the child execs or exits */
+	int in_vfork;			/* sleeping in vfork until this child (pid) execs or exits; 0: not */
 	struct task *clone_parent;	/* a new thread: set until its context is started */
 	void *start_arg;		/* what the first task's thread execs */
 };

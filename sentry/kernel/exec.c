@@ -12,9 +12,9 @@
 #include <sys/syscall.h>
 
 #include "pvx/exec.h"
+#include "pvx/kernel.h"
 #include "pvx/loader.h"
 #include "pvx/log.h"
-#include "pvx/rusage.h"
 #include "pvx/path.h"
 #include "pvx/policy.h"
 #include "pvx/timer.h"
@@ -110,35 +110,40 @@ static long exec_elf(struct task *t, int fd, const char *path, char *const argv[
 			*why = ei->why;
 		return r;
 	}
+	/*
+	 * A new mm and stub, never the old ones changed in place: a vfork
+	 * parent may run in those (exec_mmap() of a CLONE_VM child).
+	 */
 	struct addr_space *old_as = t->proc->as, *as;
 	struct platform_ctx *old_ctx = t->ctx;
-	struct mm old_mm = *t->mm;
+	struct mm *old_mm = t->mm, *mm = mm_new();
 	struct pvx_regs old_regs = t->regs;
+	if (!mm)
+		return -ENOMEM;
 	r = sandbox.platform->as_new(&as);
 	if (r < 0) {
+		free(mm);
 		if (why)
 			*why = "cannot start the stub process";
 		return r;
 	}
 	t->proc->as = as;
 	t->ctx = as->ctxs;	/* its first context, owned by this thread */
-	r = mm_init(t->mm, as);
+	t->proc->mm = t->mm = mm;
+	r = mm_init(mm, as);
 	if (!r)
 		r = elf_load(t, fd, ei, argv, envp, path);
 	if (r < 0) {
-		mm_release(t->mm);
+		mm_release(mm);
+		free(mm);
 		as->ops->as_release(as);
 		t->proc->as = old_as;
 		t->ctx = old_ctx;
-		*t->mm = old_mm;
+		t->proc->mm = t->mm = old_mm;
 		t->regs = old_regs;
 		return r;
 	}
-	if (old_as) {
-		usage_stub_gone(t, old_as, old_ctx);	/* rusage counts across execve */
-		old_as->ops->as_release(old_as);
-	}
-	mm_release(&old_mm);
+	mm_leave(t, old_mm, old_as);	/* its stub goes unless a vfork parent runs there */
 	free(t->proc->exe);
 	t->proc->exe = path_of_fd(fd, exe, sizeof(exe)) >= 0 ? strdup(exe) : NULL;
 	set_cmdline(t, argv);

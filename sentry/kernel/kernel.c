@@ -181,13 +181,18 @@ struct process *process_new(struct task *leader)
 
 	if (!p)
 		return NULL;
+	p->mm = mm_new();
+	if (!p->mm) {
+		free(p);
+		return NULL;
+	}
 	p->pid = p->pgid = p->sid = leader->tid;
 	p->leader = leader;
 	p->nr_threads = 1;
 	p->cwd_fd = -1;
 	leader->pid = p->pid;
 	leader->proc = p;
-	leader->mm = &p->mm;
+	leader->mm = p->mm;
 	return p;
 }
 
@@ -195,7 +200,7 @@ void thread_attach(struct task *t, struct process *p)
 {
 	t->proc = p;
 	t->pid = p->pid;
-	t->mm = &p->mm;
+	t->mm = p->mm;
 	t->files = p->files;
 	p->nr_threads++;
 }
@@ -221,9 +226,11 @@ void process_exit_group(struct task *t, int status)
 	/*
 	 * zap_other_threads(): the other threads die now. A kick is not enough:
 	 * a guest thread can keep its stub thread from taking any (seccomp), and
-	 * nothing of the stub is needed any more.
+	 * nothing of the stub is needed any more -- unless another process runs
+	 * in it (a vfork child, or its parent): then the stub goes once those
+	 * left are all dying (mm_leave).
 	 */
-	if (others && p->as) {
+	if (others && p->as && as_only_dying(p->as)) {
 		usage_keep_maxrss(p);
 		kill(p->as->pid, SIGKILL);
 	}
@@ -368,6 +375,7 @@ void task_free(struct task *t)
 {
 	tasks[t->tid - 1] = NULL;
 	if (t->proc && t->proc->leader == t) {
+		mm_drop(t->proc->mm);	/* a process that never ran; one that exited has left its mm */
 		ptimers_release(t->proc);
 		free(t->proc->exe);
 		free(t->proc->cmdline);
@@ -384,12 +392,14 @@ void process_kill(struct process *p)
 		p->group_exit = true;
 		p->exit_status = SIGKILL;
 	}
+	/* A stub another process still runs in stays (see process_exit_group): its threads are kicked. */
+	bool kill_stub = as_only_dying(p->as);
 	for (struct task *o = task_next(NULL); o; o = task_next(o)) {
 		if (o->proc != p || o->state == TASK_ZOMBIE)
 			continue;
 		o->exiting = true;
 		o->exit_status = SIGKILL;
-		task_interrupt(o, true);
+		task_interrupt(o, kill_stub);
 	}
 	sentry_wake_all();	/* out of pause, sigsuspend, wait4 */
 }
@@ -406,8 +416,8 @@ void vfork_release(struct task *t)
 {
 	struct task *p = task_find(t->proc->vfork_parent);
 
-	if (p && p->in_vfork) {
-		p->in_vfork = false;
+	if (p && p->in_vfork == t->pid) {	/* that thread, still waiting for us */
+		p->in_vfork = 0;
 		sentry_wake_all();
 	}
 	t->proc->vfork_parent = 0;
@@ -468,13 +478,12 @@ void task_exit(struct task *t)
 	}
 	if (pr->group_exit)
 		t->exit_status = pr->exit_status;
-	const struct platform_ops *ops = pr->as ? pr->as->ops : NULL;
+	struct addr_space *as = pr->as;
+	struct mm *mm = pr->mm;
 
-	usage_stub_gone(t, pr->as, NULL);
-	if (ops)
-		ops->as_release(pr->as);
 	pr->as = NULL;
-	mm_release(t->mm);
+	pr->mm = t->mm = mm_exited();
+	mm_leave(t, mm, as);	/* the stub goes with the last process in it */
 	if (pr->files) {
 		fdtable_release(pr->files);
 		free(pr->files);

@@ -118,7 +118,10 @@ static void started(struct task *t, struct task *parent, long r)
 	}
 }
 
-/* The thread of every task: build its address space, run it, exit. */
+/*
+ * The thread of every task: build its address space, run it, exit; then
+ * stay while a stub this thread made still runs a process (mm_linger).
+ */
 void *task_thread(void *arg)
 {
 	struct task *t = arg;
@@ -132,6 +135,8 @@ void *task_thread(void *arg)
 		sentry_unlock();
 		long r = t->proc->as->ops->ctx_start(t->ctx);
 		sentry_lock();
+		if (r && t->proc->leader == t)	/* a CLONE_VM process that could not start: no zombie */
+			t->proc->ppid = 0;
 		started(t, parent, r);
 	} else if (t->fork_parent) {
 		/* fork: the parent sleeps in do_fork until fork_done; see syscalls/sys_process.c. */
@@ -159,7 +164,8 @@ void *task_thread(void *arg)
 	}
 	if (!t->exiting)
 		task_run(t);
-	task_exit(t);
+	task_exit(t);	/* t may be freed from here on */
+	mm_linger();
 	sentry_unlock();
 	return NULL;
 }

@@ -331,8 +331,16 @@ static long seccomp_ctx_new(struct platform_ctx *parent, struct platform_ctx **o
 	struct stub_shared *sh = region(sas, i);
 	memset(sh, 0, offsetof(struct stub_shared, msg));
 	sh->has_fsgsbase = pc->sh->has_fsgsbase;
-	sh->cur_fs_base = pc->sh->cur_fs_base;	/* clone(2) keeps the bases */
-	sh->cur_gs_base = pc->sh->cur_gs_base;
+	/*
+	 * K makes the thread without CLONE_SETTLS: it starts with K's bases,
+	 * which K never sets (0), whatever the guest's parent thread has. The
+	 * stub loads the guest's at the first run when they differ from these
+	 * (without FSGSBASE it cannot read the real ones), so these must be
+	 * true: a child that keeps its parent's base (vfork, a thread without
+	 * CLONE_SETTLS) would run on a base of 0.
+	 */
+	sh->cur_fs_base = 0;
+	sh->cur_gs_base = 0;
 	sas->spin = 0;	/* two threads: see place_cpus */
 	if (sas->pinned) {
 		/* K's mask is what new threads get; the first thread got K's pinned one. */

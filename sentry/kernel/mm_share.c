@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Address spaces shared by processes: a clone(CLONE_VM|CLONE_VFORK) child
+ * (vfork, posix_spawn, Go's os/exec) is a process of its own that runs in
+ * its parent's mm -- a stub thread of the parent's stub, as a thread does
+ * -- until its execve gives it a new one or it exits (Linux's copy_mm with
+ * CLONE_VM: mmget, and mmput at exec_mmap or exit). struct mm counts the
+ * processes in it; the last one out releases the stub.
+ *
+ * A stub dies with the sentry thread that made it (stub_exec's parent-death
+ * signal, and ptrace's PTRACE_O_EXITKILL for its main thread): that thread
+ * stays, once its task is done, until no process runs in the stub any more
+ * (mm_linger).
+ */
+#include <signal.h>
+#include <stdlib.h>
+
+#include "pvx/kernel.h"
+#include "pvx/log.h"
+#include "pvx/rusage.h"
+#include "sentry/platform/platform.h"
+
+/* What the tasks of an exited process point at: no VMAs, no address space (copies give EFAULT). */
+static struct mm exited_mm;
+
+/* See pvx/kernel.h. */
+struct mm *mm_new(void)
+{
+	struct mm *mm = calloc(1, sizeof(*mm));
+
+	if (mm)
+		mm->users = 1;
+	return mm;
+}
+
+/* See pvx/kernel.h. */
+void mm_share(struct process *c, struct process *p)
+{
+	c->mm = p->mm;
+	c->as = p->as;
+	c->mm->users++;
+}
+
+/* See pvx/kernel.h. */
+bool as_only_dying(const struct addr_space *as)
+{
+	if (!as)
+		return false;
+	for (struct task *o = task_next(NULL); o; o = task_next(o))
+		if (o->proc && o->proc->as == as && !o->exited && !o->proc->group_exit)
+			return false;
+	return true;
+}
+
+/*
+ * See pvx/kernel.h. The caller has pointed its process elsewhere already
+ * (a new mm, or none at exit). Other processes still in mm keep the stub:
+ * only t's context goes (a thread's context went at thread_exit; the first
+ * context stays with the stub, and its owner with it: mm_linger).
+ */
+void mm_leave(struct task *t, struct mm *mm, struct addr_space *as)
+{
+	struct platform_ctx *ctx = as ? ctx_self(as) : NULL;
+
+	if (!mm || mm == &exited_mm)
+		return;
+	if (mm->users > 1) {
+		if (ctx && !ctx->first && as->ops->ctx_release)
+			as->ops->ctx_release(ctx);
+		mm->users--;
+		/* Those left are all being killed: the stub goes, as process_kill would have had it. */
+		if (as_only_dying(as)) {
+			pr_debug("stub %d: every process left in it is dying", as->pid);
+			kill(as->pid, SIGKILL);
+		}
+		return;
+	}
+	if (as) {
+		usage_stub_gone(t, as, ctx);	/* rusage counts across execve */
+		as->ops->as_release(as);
+	}
+	mm_release(mm);
+	free(mm);
+	sentry_wake_all();	/* a thread in mm_linger may go */
+}
+
+/* See pvx/kernel.h. */
+void mm_drop(struct mm *mm)
+{
+	if (mm && mm != &exited_mm && --mm->users == 0) {
+		mm_release(mm);
+		free(mm);
+	}
+}
+
+/* See pvx/kernel.h. */
+struct mm *mm_exited(void)
+{
+	return &exited_mm;
+}
+
+/* Does a process still run in a stub the calling thread made (its first context)? */
+static bool holds_stub(void)
+{
+	for (struct task *o = task_next(NULL); o; o = task_next(o)) {
+		struct platform_ctx *c = o->proc ? ctx_self(o->proc->as) : NULL;
+		if (c && c->first)
+			return true;
+	}
+	return false;
+}
+
+/* See pvx/kernel.h. */
+void mm_linger(void)
+{
+	while (holds_stub())
+		sentry_wait();
+}
