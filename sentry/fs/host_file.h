@@ -25,5 +25,7 @@ long host_fcntl(struct task *t, struct file *f, int cmd, unsigned long arg);
 long host_getfl(struct file *f);
 long host_setfl(struct file *f, int flags);
 long host_object(struct file *f, enum file_call call);
+/* The object of a host anonymous inode (eventfd, timerfd, inotify): none for its mode, owner, times, flock, path, reopen, passing. */
+long anon_object(struct file *f, enum file_call call);
 
 #endif

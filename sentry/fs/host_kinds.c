@@ -35,7 +35,7 @@ const struct file_ops dir_file_ops = {
  * flock belong to no guest, so those calls find no host object
  * (file_object answers as for pvx's own anonymous files).
  */
-static long anon_object(struct file *f, enum file_call call)
+long anon_object(struct file *f, enum file_call call)
 {
 	switch (call) {
 	case FILE_FLOCK:

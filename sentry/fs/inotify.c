@@ -10,6 +10,7 @@
 #include <sys/ioctl.h>
 
 #include "pvx/events.h"
+#include "sentry/fs/host_file.h"
 #include "pvx/mm.h"
 #include "pvx/task.h"
 
@@ -29,62 +30,27 @@ struct file *inotify_file_new(int flags, long *err)
 	return f;
 }
 
-/* Reads wait with the lock dropped as any host read; a write is EINVAL (the host's). */
-static long inotify_read(struct task *t, struct file *f, void *buf, size_t count, off_t off, bool positional)
-{
-	return host_file_ops.read(t, f, buf, count, off, positional);
-}
-
-static long inotify_write(struct task *t, struct file *f, const void *buf, size_t count, off_t off, bool positional)
-{
-	return host_file_ops.write(t, f, buf, count, off, positional);
-}
-
-static void inotify_release(struct file *f)
-{
-	host_file_ops.release(f);
-}
-
-static long inotify_stat(struct file *f, struct stat *st)
-{
-	return host_file_ops.stat(f, st);
-}
-
-static long inotify_seek(struct file *f, off_t off, int whence)
-{
-	return host_file_ops.seek(f, off, whence);
-}
-
-static short inotify_poll(struct file *f, short events)
-{
-	return host_file_ops.poll(f, events);
-}
-
-/* FIONREAD: "the number of bytes available to read" (inotify(7)); the rest as any host fd. */
+/* FIONREAD: "the number of bytes available to read" (inotify(7)); no other request (ENOTTY). */
 static long inotify_ioctl(struct task *t, struct file *f, unsigned long cmd, uint64_t arg)
 {
-	int n;
-
-	if (cmd != FIONREAD)
-		return host_file_ops.ioctl(t, f, cmd, arg);
-	if (ioctl(f->host_fd, FIONREAD, &n) < 0)
-		return neg_errno();
-	return copy_to_guest(t->mm, arg, &n, sizeof(n));
+	return cmd == FIONREAD ? host_fionread(t, f, arg) : -ENOTTY;
 }
 
-static long inotify_mmap(struct file *f)
-{
-	(void)f;
-	return -ENODEV;
-}
-
+/*
+ * Reads wait with the lock dropped as any host read, honouring the host
+ * fd's O_NONBLOCK (getfl/setfl); a write is EINVAL (the host's). Its
+ * anonymous inode is shared with the host's other ones (anon_object).
+ */
 const struct file_ops inotify_file_ops = {
-	.read = inotify_read,
-	.write = inotify_write,
-	.release = inotify_release,
-	.stat = inotify_stat,
-	.seek = inotify_seek,
-	.poll = inotify_poll,
+	.read = host_read,
+	.write = host_write,
+	.release = host_release,
+	.stat = host_stat,
+	.seek = host_seek,	/* noop_llseek: 0 */
+	.poll = host_poll,
 	.ioctl = inotify_ioctl,
-	.mmap = inotify_mmap,
+	.rw_vec = host_rw_vec,
+	.getfl = host_getfl,
+	.setfl = host_setfl,
+	.object = anon_object,
 };
