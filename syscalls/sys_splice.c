@@ -48,7 +48,10 @@ long sys_splice(struct task *t, const long a[6])
 		return -EBADF;
 	if ((r = offset_in(t, (uint64_t)a[3], &oout, &pout)) || (r = offset_in(t, (uint64_t)a[1], &oin, &pin)))
 		return r;
-	const long h[6] = { in->host_fd, (long)pin, out->host_fd, (long)pout, a[4], (long)flags };
+	long hin = file_object(in, FILE_SPLICE), hout = file_object(out, FILE_SPLICE);
+	if (hin < 0 || hout < 0)
+		return hin < 0 ? hin : hout;
+	const long h[6] = { hin, (long)pin, hout, (long)pout, a[4], (long)flags };
 	r = io_block(t, NULL, in, out, SYS_splice, h);
 	if (r < 0)
 		return io_error(t, r);
@@ -70,7 +73,10 @@ long sys_tee(struct task *t, const long a[6])
 	struct file *in = fd_lookup(t->files, (int)a[0]), *out = fd_lookup(t->files, (int)a[1]);
 	if (!in || !out)
 		return -EBADF;
-	const long h[6] = { in->host_fd, out->host_fd, a[2], (long)flags };
+	long hin = file_object(in, FILE_SPLICE), hout = file_object(out, FILE_SPLICE);
+	if (hin < 0 || hout < 0)
+		return hin < 0 ? hin : hout;
+	const long h[6] = { hin, hout, a[2], (long)flags };
 	long r = io_block(t, NULL, in, out, SYS_tee, h);
 	return r < 0 ? io_error(t, r) : r;
 }
@@ -81,7 +87,7 @@ long sys_tee(struct task *t, const long a[6])
  * references to them in the pipe (kernels before 6.5 do not copy), so they
  * are never reused: unmapped after, they live until the pipe is read.
  */
-static long vmsplice_to_pipe(struct task *t, struct file *f, const struct iovec *iov, long cnt, size_t len,
+static long vmsplice_to_pipe(struct task *t, struct file *f, int hfd, const struct iovec *iov, long cnt, size_t len,
 			     unsigned flags)
 {
 	size_t got = 0;
@@ -99,7 +105,7 @@ static long vmsplice_to_pipe(struct task *t, struct file *f, const struct iovec 
 	long r = -EFAULT;
 	if (got) {
 		struct iovec h = { buf, got };
-		const long a[6] = { f->host_fd, (long)&h, 1, (long)(flags & ~SPLICE_F_GIFT) };
+		const long a[6] = { hfd, (long)&h, 1, (long)(flags & ~SPLICE_F_GIFT) };
 		r = io_block(t, NULL, NULL, f, SYS_vmsplice, a);
 	}
 	munmap(buf, PAGE_ALIGN_UP(len));
@@ -107,7 +113,7 @@ static long vmsplice_to_pipe(struct task *t, struct file *f, const struct iovec 
 }
 
 /* A pipe's data into user memory: read into the sentry, scattered into the guest's iovecs. */
-static long vmsplice_to_user(struct task *t, struct file *f, const struct iovec *iov, long cnt, size_t len,
+static long vmsplice_to_user(struct task *t, struct file *f, int hfd, const struct iovec *iov, long cnt, size_t len,
 			     unsigned flags)
 {
 	len = MIN(len, VMSPLICE_MAX);
@@ -115,7 +121,7 @@ static long vmsplice_to_user(struct task *t, struct file *f, const struct iovec 
 	if (!buf)
 		return -ENOMEM;
 	struct iovec h = { buf, len };
-	const long a[6] = { f->host_fd, (long)&h, 1, (long)flags };
+	const long a[6] = { hfd, (long)&h, 1, (long)flags };
 	long r = io_block(t, NULL, f, NULL, SYS_vmsplice, a);
 	size_t put = 0;
 	for (long i = 0; r > 0 && i < cnt && put < (size_t)r; i++) {
@@ -142,13 +148,16 @@ long sys_vmsplice(struct task *t, const long a[6])
 	struct file *f = fd_lookup(t->files, (int)a[0]);
 	if (!f || (f->flags & O_PATH))
 		return -EBADF;
+	long hfd = file_object(f, FILE_SPLICE);
+	if (hfd < 0)
+		return -EBADF;	/* "fd ... doesn't refer to a pipe" */
 	long len = get_iov(t, (uint64_t)a[1], a[2], &iov);
 	if (len < 0)
 		return len;
 	bool to_pipe = (f->flags & O_ACCMODE) != O_RDONLY;
 	long r = !len ? 0
-		 : to_pipe ? vmsplice_to_pipe(t, f, iov, a[2], (size_t)len, flags)
-			   : vmsplice_to_user(t, f, iov, a[2], (size_t)len, flags);
+		 : to_pipe ? vmsplice_to_pipe(t, f, (int)hfd, iov, a[2], (size_t)len, flags)
+			   : vmsplice_to_user(t, f, (int)hfd, iov, a[2], (size_t)len, flags);
 	free(iov);
 	return r < 0 ? io_error(t, r) : r;
 }
@@ -160,5 +169,8 @@ long sys_fallocate(struct task *t, const long a[6])
 
 	if (!f || (f->flags & O_PATH))
 		return -EBADF;
-	return fallocate(f->host_fd, (int)a[1], (off_t)a[2], (off_t)a[3]) < 0 ? neg_errno() : 0;
+	long hfd = file_object(f, FILE_FALLOCATE);
+	if (hfd < 0)
+		return hfd;
+	return fallocate((int)hfd, (int)a[1], (off_t)a[2], (off_t)a[3]) < 0 ? neg_errno() : 0;
 }

@@ -33,6 +33,8 @@ enum file_call {
 	FILE_EXEC,		/* execveat(2) of the fd: EACCES */
 	FILE_REOPEN,		/* open of /proc/PID/fd/N: ENXIO, as for an anonymous inode */
 	FILE_STATX,		/* statx(2) of the fd (AT_EMPTY_PATH): FILE_CALL_DONE, from the kind's stat */
+	FILE_SPLICE,		/* splice(2), tee(2), vmsplice(2): EINVAL (no splice_read/splice_write) */
+	FILE_FALLOCATE,		/* fallocate(2): ENODEV (no fallocate) */
 	FILE_PASS,		/* SCM_RIGHTS: the host fd sent for it; EINVAL (pvx cannot pass what it answers itself) */
 	FILE_NR_CALLS
 };

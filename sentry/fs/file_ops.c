@@ -119,6 +119,8 @@ static const long no_object[FILE_NR_CALLS] = {
 	[FILE_EXEC] = -EACCES,
 	[FILE_REOPEN] = -ENXIO,
 	[FILE_STATX] = FILE_CALL_DONE,
+	[FILE_SPLICE] = -EINVAL,
+	[FILE_FALLOCATE] = -ENODEV,
 	[FILE_PASS] = -EINVAL,
 };
 
