@@ -60,6 +60,13 @@ long sys_prctl(struct task *t, const long a[6])
 		return 1;	/* nothing in the sandbox can gain privileges on exec */
 	case PR_SET_NO_NEW_PRIVS:
 		return a[1] == 1 && !a[2] && !a[3] && !a[4] ? 0 : -EINVAL;
+	case PR_GET_KEEPCAPS:
+		return t->keepcaps;
+	case PR_SET_KEEPCAPS:	/* the calling thread's flag (cap_task_prctl); the sandbox holds no capabilities to keep */
+		if ((unsigned long)a[1] > 1)
+			return -EINVAL;
+		t->keepcaps = a[1];
+		return 0;
 	}
 	pr_warn("prctl option %ld is not supported", a[0]);
 	return -EINVAL;

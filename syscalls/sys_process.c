@@ -56,6 +56,7 @@ static void clone_regs(struct task *c, const struct task *t, unsigned long flags
 	c->sigmask = t->sigmask;
 	c->sched_policy = t->sched_policy;
 	memcpy(c->comm, t->comm, sizeof(c->comm));
+	c->keepcaps = t->keepcaps;
 }
 
 /*

@@ -385,3 +385,9 @@ has() {
 	has '100 detached threads: create failures 0, each reported once: yes' \
 		'main returns while a detached thread is blocked in read()'
 }
+
+@test "threads: prctl(PR_SET_KEEPCAPS) is per thread, kept by clone and fork, cleared by execve (Go's AllThreadsSyscall test)" {
+	compare_flavours 0 thread_keepcaps
+	grep -qx 'a thread made before: 0' "$sandbox_out"
+	grep -qx 'after execve: 0' "$sandbox_out"
+}

@@ -94,6 +94,7 @@ struct task {
 	struct fdtable *files;	/* proc->files */
 	struct platform_ctx *ctx;	/* how this thread runs guest code */
 	char comm[16];		/* prctl(PR_SET_NAME) */
+	bool keepcaps;		/* prctl(PR_SET_KEEPCAPS): the thread's, kept by clone, cleared by execve */
 	struct pvx_regs regs;
 	uint64_t clear_child_tid;
 	uint64_t robust_list;

@@ -151,6 +151,7 @@ static long exec_elf(struct task *t, int fd, const char *path, char *const argv[
 	/* __set_task_comm at exec: the file name, cut to 15 bytes. */
 	strncpy(t->comm, base ? base + 1 : path, sizeof(t->comm) - 1);
 	t->comm[sizeof(t->comm) - 1] = 0;
+	t->keepcaps = false;	/* "This flag is always cleared on an execve(2)" */
 	exec_reset(t);
 	return 0;
 }
