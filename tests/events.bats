@@ -101,6 +101,12 @@ pvx_with() {
 	grep -qx "parent: the child's registration is in the shared set: 1 \[OUT data 0x62\]" "$sandbox_out"
 }
 
+@test "epoll: one open file under two fd numbers is two registrations (a dup'ed listener, Go's FileListener)" {
+	ev ev_epoll dups
+	grep -qx 'both report: 2 \[IN data 0x72\] \[IN data 0x71\]' "$sandbox_out"
+	grep -qx 'the file closed: none: 0' "$sandbox_out"
+}
+
 @test "timerfd: create/settime/gettime, one-shot read, poll readiness" {
 	ev ev_timerfd basic
 	grep -qx 'blocking read: read 8, expirations 1' "$sandbox_out"

@@ -20,12 +20,15 @@ extern const struct file_ops epoll_file_ops;
 struct file *epoll_file_new(long *err);
 /*
  * epoll_ctl(2) of target (the file of guest fd guest_fd) in ep; ev is
- * ignored for EPOLL_CTL_DEL. The host decides every error but one: a
- * registration belongs to the fd number it was added by, as Linux keys it
- * by (file, fd), so MOD or DEL through another fd of the same file is ENOENT.
+ * ignored for EPOLL_CTL_DEL. A registration is keyed by (file, fd number)
+ * as Linux keys it: the same file under another fd is a registration of
+ * its own, and MOD or DEL through an fd that did not add it is ENOENT.
+ * Other errors are the host's, in its order.
  */
 long epoll_ctl_file(struct file *ep, int op, struct file *target, int guest_fd, struct epoll_event *ev)
 	__must_check;
+/* f's open file description is going (file_put, f->epoll_regs != 0): out of every epoll it is in. */
+void epoll_file_gone(struct file *f);
 /*
  * Wait for at most max events of ep into out, until *to (NULL: no limit;
  * left with what remained) with the sentry lock dropped. As ep_poll(): a

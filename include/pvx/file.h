@@ -121,6 +121,7 @@ struct file {
 	int flags;		/* guest open flags (O_ACCMODE, O_APPEND, ...) */
 	const struct file_ops *ops;
 	void *priv;
+	unsigned epoll_regs;	/* registrations in epolls (sentry/fs/epoll.c), dropped when the file goes */
 };
 
 /* The kinds of sentry/fs/ (see struct file_ops). */

@@ -4,9 +4,7 @@
  * the host each target file's host fd (the object itself for host kinds,
  * the readiness eventfd for kinds pvx answers) with the guest's event mask
  * and 64-bit data word untouched, so the host kernel does the triggering,
- * the nesting checks and the bookkeeping. A registration lives as long as
- * the host fd of the target's struct file, that is as long as the guest's
- * open file description: Linux's rule (it leaves the set when the file goes).
+ * the nesting checks and the bookkeeping.
  */
 #include <fcntl.h>
 #include <poll.h>
@@ -18,54 +16,71 @@
 #include "pvx/path.h"
 
 /*
- * Which guest fd number each registration was added by, keyed by the
- * target's host fd (one entry per host fd: a later ADD overwrites it).
- * Linux keys a registration by (file, fd): MOD or DEL through a dup of the
- * file is ENOENT, which the host, keying by its one fd, cannot tell.
+ * Linux keys a registration by (file, fd): the same open file may be in
+ * one epoll under several fd numbers (a dup'ed listener, Go's FileConn),
+ * and MOD or DEL through another fd of it is ENOENT. The host keys by its
+ * own (file, fd) too, so the first registration of a file uses its
+ * readiness fd and each further one a host dup of it. A registration lasts
+ * as long as the guest's open file description (struct file): when one
+ * goes, epoll_file_gone takes its registrations out of every epoll, as
+ * Linux's eventpoll_release does, and closes the dups.
  */
 struct epoll_reg {
-	int host_fd, guest_fd;
+	struct file *file;	/* counted in file->epoll_regs, so never dangling */
+	int guest_fd;
+	int hfd;		/* what the host epoll has: file_ready_fd(file), or a dup of it */
+	bool dup;
 };
 
 struct epoll_priv {
+	int epfd;		/* the host epoll fd */
 	struct epoll_reg *regs;
 	size_t n, cap;
+	struct epoll_priv *next;	/* all epolls of the sentry (epoll_file_gone), under the sentry lock */
 };
 
-static struct epoll_reg *reg_find(struct epoll_priv *p, int host_fd)
+static struct epoll_priv *all_epolls;
+
+static struct epoll_reg *reg_find(struct epoll_priv *p, const struct file *f, int guest_fd)
 {
 	for (size_t i = 0; i < p->n; i++)
-		if (p->regs[i].host_fd == host_fd)
+		if (p->regs[i].file == f && (guest_fd < 0 || p->regs[i].guest_fd == guest_fd))
 			return &p->regs[i];
 	return NULL;
 }
 
-/* Remember that guest_fd added host_fd (replacing what an earlier file of that host fd left). */
-static long reg_set(struct epoll_priv *p, int host_fd, int guest_fd)
+static long reg_add(struct epoll_priv *p, struct epoll_reg r)
 {
-	struct epoll_reg *r = reg_find(p, host_fd);
-
-	if (!r) {
-		if (p->n == p->cap) {
-			size_t cap = p->cap ? 2 * p->cap : 16;
-			struct epoll_reg *n = realloc(p->regs, cap * sizeof(*n));
-			if (!n)
-				return -ENOMEM;
-			p->regs = n;
-			p->cap = cap;
-		}
-		r = &p->regs[p->n++];
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? 2 * p->cap : 16;
+		struct epoll_reg *n = realloc(p->regs, cap * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		p->regs = n;
+		p->cap = cap;
 	}
-	*r = (struct epoll_reg){ host_fd, guest_fd };
+	p->regs[p->n++] = r;
+	r.file->epoll_regs++;
 	return 0;
 }
 
-static void reg_drop(struct epoll_priv *p, int host_fd)
+/* Forget r (the host registration is gone or taken out): its dup closed, its file uncounted. */
+static void reg_drop(struct epoll_priv *p, struct epoll_reg *r)
 {
-	struct epoll_reg *r = reg_find(p, host_fd);
+	if (r->dup)
+		close(r->hfd);
+	r->file->epoll_regs--;
+	*r = p->regs[--p->n];
+}
 
-	if (r)
-		*r = p->regs[--p->n];
+/* See pvx/events.h. */
+void epoll_file_gone(struct file *f)
+{
+	for (struct epoll_priv *p = all_epolls; p && f->epoll_regs; p = p->next)
+		for (struct epoll_reg *r; (r = reg_find(p, f, -1));) {
+			(void)!epoll_ctl(p->epfd, EPOLL_CTL_DEL, r->hfd, NULL);
+			reg_drop(p, r);
+		}
 }
 
 struct file *epoll_file_new(long *err)
@@ -84,34 +99,64 @@ struct file *epoll_file_new(long *err)
 			close(fd);
 		return NULL;
 	}
+	p->epfd = fd;
+	p->next = all_epolls;
+	all_epolls = p;
 	f->priv = p;
 	return f;
+}
+
+/* The host's answer for op on a fresh dup of target's readiness fd: its errors in Linux's order, nothing changed. */
+static long host_probe(struct file *ep, int op, struct file *target, struct epoll_event *ev)
+{
+	int fd = fcntl(file_ready_fd(target), F_DUPFD_CLOEXEC, 0);
+
+	if (fd < 0)
+		return neg_errno();
+	long r = epoll_ctl(ep->host_fd, op, fd, ev) < 0 ? neg_errno() : 0;
+	if (!r && op == EPOLL_CTL_ADD)
+		(void)!epoll_ctl(ep->host_fd, EPOLL_CTL_DEL, fd, NULL);
+	close(fd);
+	return r;
 }
 
 long epoll_ctl_file(struct file *ep, int op, struct file *target, int guest_fd, struct epoll_event *ev)
 {
 	struct epoll_priv *p = ep->ops == &epoll_file_ops ? ep->priv : NULL;
-	struct epoll_reg *r = p ? reg_find(p, file_ready_fd(target)) : NULL;
+	struct epoll_reg *r = p ? reg_find(p, target, guest_fd) : NULL;
 	long err;
 
-	/* Not an epoll: the host's answer (EPERM for a target that cannot poll first, then EINVAL). */
-	if ((op == EPOLL_CTL_MOD || op == EPOLL_CTL_DEL) && r && r->guest_fd != guest_fd)
-		return -ENOENT;
-	if (epoll_ctl(ep->host_fd, op, file_ready_fd(target), ev) < 0) {
-		err = neg_errno();
-		if (err == -ENOENT && p)
-			reg_drop(p, file_ready_fd(target));
-		return err;
-	}
-	if (!p)
+	/* Not an epoll, an op or a target the host refuses, or (MOD, DEL) no registration: the host's errors. */
+	if (!p || (op != EPOLL_CTL_ADD && op != EPOLL_CTL_MOD && op != EPOLL_CTL_DEL))
+		return host_probe(ep, op, target, ev);
+	if (op != EPOLL_CTL_ADD) {
+		if (!r)
+			return (err = host_probe(ep, op, target, ev)) ? err : -ENOENT;
+		if (epoll_ctl(p->epfd, op, r->hfd, ev) < 0)
+			return neg_errno();
+		if (op == EPOLL_CTL_DEL)
+			reg_drop(p, r);
 		return 0;
-	if (op == EPOLL_CTL_DEL)
-		reg_drop(p, file_ready_fd(target));
-	else if (op == EPOLL_CTL_ADD && (err = reg_set(p, file_ready_fd(target), guest_fd)) < 0) {
-		(void)!epoll_ctl(ep->host_fd, EPOLL_CTL_DEL, file_ready_fd(target), NULL);
-		return err;
+	}
+	if (r)
+		return -EEXIST;
+	bool dup = reg_find(p, target, -1) != NULL;
+	int hfd = dup ? fcntl(file_ready_fd(target), F_DUPFD_CLOEXEC, 0) : file_ready_fd(target);
+	if (hfd < 0)
+		return neg_errno();
+	if (epoll_ctl(p->epfd, EPOLL_CTL_ADD, hfd, ev) < 0) {
+		err = neg_errno();
+		goto out_dup;
+	}
+	if ((err = reg_add(p, (struct epoll_reg){ target, guest_fd, hfd, dup })) < 0) {
+		(void)!epoll_ctl(p->epfd, EPOLL_CTL_DEL, hfd, NULL);
+		goto out_dup;
 	}
 	return 0;
+out_dup:
+	if (dup)
+		close(hfd);
+	return err;
 }
 
 long epoll_wait_file(struct task *t, struct file *ep, struct epoll_event *out, int max, struct timespec *to,
@@ -155,11 +200,18 @@ static long epoll_write(struct task *t, struct file *f, const void *buf, size_t 
 	return -EINVAL;
 }
 
-/* Closing the host epoll fd ends its registrations. */
+/* Closing the host epoll fd ends its registrations: the dups go, the files are uncounted. */
 static void epoll_release(struct file *f)
 {
 	struct epoll_priv *p = f->priv;
 
+	while (p->n)
+		reg_drop(p, &p->regs[p->n - 1]);
+	for (struct epoll_priv **q = &all_epolls; *q; q = &(*q)->next)
+		if (*q == p) {
+			*q = p->next;
+			break;
+		}
 	close(f->host_fd);
 	free(p->regs);
 	free(p);

@@ -6,6 +6,7 @@
  */
 #include <fcntl.h>
 
+#include "pvx/events.h"
 #include "pvx/file.h"
 
 /* See pvx/file.h. */
@@ -32,6 +33,8 @@ void file_put(struct file *f)
 {
 	if (!f || --f->refs > 0)
 		return;
+	if (f->epoll_regs)
+		epoll_file_gone(f);	/* Linux's eventpoll_release: out of every epoll, before its host fd closes */
 	f->ops->release(f);
 	free(f);
 }

@@ -1,5 +1,5 @@
 /* ev_epoll: epoll_create/create1/ctl/wait/pwait/pwait2 on every kind of file.
- * usage: ev_epoll basic|lt-et|oneshot|exclusive|nested|kinds|eintr|pwait-mask|pwait2|hostile|closed|fork
+ * usage: ev_epoll basic|lt-et|oneshot|exclusive|nested|kinds|eintr|pwait-mask|pwait2|hostile|closed|fork|dups
  *   basic       create/create1 flags and errors; ctl ADD/MOD/DEL and their errors (EEXIST, ENOENT, EPERM on a
  *               regular file, EINVAL for a bad op or epfd == fd); the data word comes back untouched
  *   lt-et       level-triggered events repeat while data is left; edge-triggered ones come once per new write
@@ -614,6 +614,52 @@ static int mode_closed(void)
 	return 0;
 }
 
+/*
+ * One open file under two fd numbers (a dup, as Go's FileListener makes): two registrations, each with its
+ * own data word and its own MOD/DEL; closing one number keeps both while the file is open; closing the
+ * last fd of the file takes both out; an epoll closed with registrations of a live file frees nothing of it.
+ */
+static int mode_dups(void)
+{
+	int p[2], ep = epoll_create1(0);
+	if (pipe(p))
+		return 90;
+	int d = dup(p[0]);
+	say("ADD the fd: %s\n", rs(add(ep, p[0], EPOLLIN, 0x71)));
+	say("ADD its dup: %s\n", rs(add(ep, d, EPOLLIN, 0x72)));
+	say("ADD the dup again: %s\n", rs(add(ep, d, EPOLLIN, 0x73)));
+	if (write(p[1], "x", 1) != 1)
+		return 91;
+	show_wait("both report", ep, 0);
+	struct epoll_event ev = { .events = EPOLLOUT, .data.u64 = 0x74 };
+	say("MOD the dup to OUT: %s\n", rs(epoll_ctl(ep, EPOLL_CTL_MOD, d, &ev)));
+	show_wait("only the fd reports IN", ep, 0);
+	say("DEL the dup: %s\n", rs(epoll_ctl(ep, EPOLL_CTL_DEL, d, NULL)));
+	say("DEL the dup again: %s\n", rs(epoll_ctl(ep, EPOLL_CTL_DEL, d, NULL)));
+	say("ADD the dup back: %s\n", rs(add(ep, d, EPOLLIN, 0x75)));
+	close(p[0]);
+	show_wait("the fd closed, the dup open: both still report", ep, 0);
+	int e = dup(d);
+	close(d);
+	show_wait("every fd of the first numbers closed, a third keeps the file: both still report", ep, 0);
+	close(e);
+	show_wait("the file closed: none", ep, 0);
+	int q[2];
+	if (pipe(q))
+		return 92;
+	int ep2 = epoll_create1(0);
+	add(ep2, q[0], EPOLLIN, 0x76);
+	int d2 = dup(q[0]);
+	add(ep2, d2, EPOLLIN, 0x77);
+	close(ep2);
+	if (write(q[1], "y", 1) != 1)
+		return 93;
+	char c;
+	say("the pipe after its epoll closed: read %s\n", rs((int)read(d2, &c, 1)));
+	say("ADD the pipe to the first epoll: %s\n", rs(add(ep, q[0], EPOLLIN, 0x78)));
+	return 0;
+}
+
 static int mode_fork(void)
 {
 	int p[2], ep = epoll_create1(0);
@@ -639,6 +685,7 @@ int main(int argc, char **argv)
 		{ "exclusive", mode_exclusive }, { "nested", mode_nested }, { "kinds", mode_kinds },
 		{ "eintr", mode_eintr },	 { "pwait-mask", mode_pwait_mask }, { "pwait2", mode_pwait2 },
 		{ "hostile", mode_hostile },	 { "closed", mode_closed }, { "fork", mode_fork },
+		{ "dups", mode_dups },
 	};
 	return run_mode("ev_epoll", modes, sizeof modes / sizeof modes[0], argc, argv);
 }
