@@ -22,7 +22,7 @@ setup() {
 # and offset (mm/mm.c same_description): two opens of one file at the same offset then merge where Linux's
 # would not, and this guest maps exactly that.
 @test "mm: neighbouring mappings merge into one VMA as on Linux: /proc/self/maps and mremap see one" {
-	grep -qw __x64_sys_kcmp /proc/kallsyms || skip "known gap: this kernel has no kcmp (see mm/mm.c same_description)"
+	"$(guest kcmp_probe)" || skip "known gap: this kernel has no kcmp (see mm/mm.c same_description)"
 	compare_flavours 0 sec_mm_merge "$LINES"
 }
 
