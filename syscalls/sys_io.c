@@ -215,23 +215,22 @@ long get_iov(struct task *t, uint64_t uiov, long cnt, struct iovec **out)
 	return (long)total;
 }
 
-/* Copy len bytes between buf and the guest's iovecs from byte pos of them on; returns what it copied
- * before a bad page. */
-static size_t iov_copy(struct task *t, const struct iovec *iov, size_t pos, char *buf, size_t len, bool to_guest)
+/* See syscalls.h. */
+size_t iov_move(struct task *t, const struct iovec *iov, size_t n, size_t pos, char *buf, size_t len, bool to_guest)
 {
 	size_t done = 0;
 
-	for (; done < len; iov++) {
-		if (pos >= iov->iov_len) {
-			pos -= iov->iov_len;
+	for (size_t i = 0; i < n && done < len; i++) {
+		if (pos >= iov[i].iov_len) {
+			pos -= iov[i].iov_len;
 			continue;
 		}
-		size_t c = MIN(iov->iov_len - pos, len - done);
-		uint64_t at = (uint64_t)iov->iov_base + pos;
+		size_t c = MIN(iov[i].iov_len - pos, len - done);
+		uint64_t at = (uint64_t)iov[i].iov_base + pos;
 		if (to_guest) {
-			size_t copied = copy_to_guest_partial(t->mm, at, buf + done, c);
-			done += copied;
-			if (copied < c)
+			size_t k = copy_to_guest_partial(t->mm, at, buf + done, c);
+			done += k;
+			if (k < c)
 				break;
 		} else {
 			if (copy_from_guest(t->mm, buf + done, at, c))
@@ -267,7 +266,7 @@ static long do_readv(struct task *t, int fd, uint64_t uiov, long cnt, off_t off,
 		ssize_t n = file_rw_vec(t, f, false, buf, chunk, off == -1 ? -1 : off + (off_t)done, flags);
 		if (n < 0)
 			return done ? (long)done : io_error(t, n);
-		size_t copied = iov_copy(t, iov, done, buf, (size_t)n, true);
+		size_t copied = iov_move(t, iov, (size_t)cnt, done, buf, (size_t)n, true);
 		/* As do_read: a short copy moves the file position by what was copied. */
 		if (copied < (size_t)n && off == -1)
 			(void)!file_seek(f, (off_t)copied - n, SEEK_CUR);
@@ -301,7 +300,7 @@ static long do_writev(struct task *t, int fd, uint64_t uiov, long cnt, off_t off
 		return -ENOMEM;
 	do {
 		size_t chunk = MIN((size_t)total - done, IO_CHUNK);
-		if (iov_copy(t, iov, done, buf, chunk, false) < chunk)
+		if (iov_move(t, iov, (size_t)cnt, done, buf, chunk, false) < chunk)
 			return done ? (long)done : -EFAULT;
 		ssize_t n = file_rw_vec(t, f, true, buf, chunk, off == -1 ? -1 : off + (off_t)done, flags);
 		if (n < 0)

@@ -59,6 +59,15 @@ static void clone_regs(struct task *c, const struct task *t, unsigned long flags
 	c->keepcaps = t->keepcaps;
 }
 
+/* CLONE_PARENT_SETTID and CLONE_CHILD_SETTID of a child sharing t's memory: id at both (a bad pointer is ignored). */
+static void clone_settids(struct task *t, unsigned long flags, uint64_t ptid, uint64_t ctid, int id)
+{
+	if ((flags & CLONE_PARENT_SETTID) && copy_to_guest(t->mm, ptid, &id, sizeof(id)))
+		pr_debug("clone: bad parent_tid pointer");
+	if ((flags & CLONE_CHILD_SETTID) && copy_to_guest(t->mm, ctid, &id, sizeof(id)))
+		pr_debug("clone: bad child_tid pointer");
+}
+
 /*
  * A new thread of our process: a new context in our address space (a stub
  * thread, see sentry/platform/), a task and a sentry thread of its own.
@@ -89,10 +98,7 @@ static long do_thread(struct task *t, unsigned long flags, uint64_t stack, uint6
 	c->ctx = ctx;
 	clone_regs(c, t, flags, stack, ctid, tls);	/* the altstack is not inherited with CLONE_VM */
 	int tid = c->tid;
-	if ((flags & CLONE_PARENT_SETTID) && copy_to_guest(t->mm, ptid, &tid, sizeof(tid)))
-		pr_debug("clone: bad parent_tid pointer");
-	if ((flags & CLONE_CHILD_SETTID) && copy_to_guest(t->mm, ctid, &tid, sizeof(tid)))
-		pr_debug("clone: bad child_tid pointer");
+	clone_settids(t, flags, ptid, ctid, tid);
 	t->fork_done = false;
 	t->fork_result = 0;
 	c->clone_parent = t;
@@ -200,10 +206,7 @@ static long do_vm_clone(struct task *t, unsigned long flags, uint64_t stack, uin
 	c->ctx = ctx;
 	int pid = c->pid;
 	/* Written before the child runs: it shares this memory, and the parent of a vfork sleeps. */
-	if ((flags & CLONE_PARENT_SETTID) && copy_to_guest(t->mm, ptid, &pid, sizeof(pid)))
-		pr_debug("clone: bad parent_tid pointer");
-	if ((flags & CLONE_CHILD_SETTID) && copy_to_guest(t->mm, ctid, &pid, sizeof(pid)))
-		pr_debug("clone: bad child_tid pointer");
+	clone_settids(t, flags, ptid, ctid, pid);
 	t->fork_done = false;
 	t->fork_result = 0;
 	c->clone_parent = t;

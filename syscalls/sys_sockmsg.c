@@ -38,54 +38,16 @@ _Static_assert(sizeof(struct guest_msghdr) == 56, "struct msghdr of x86-64");
 #define CONTROLLEN_OFF 40
 #define FLAGS_OFF 48
 
-/* The guest's iovecs: EMSGSIZE for too many, EINVAL for lengths past SSIZE_MAX; *total their sum. */
+/* The guest's iovecs (get_iov, but EMSGSIZE for too many, as ___sys_sendmsg); *total their sum. */
 static long get_iovs(struct task *t, const struct guest_msghdr *m, struct iovec **out, size_t *total)
 {
 	if (m->iovlen > IOV_MAX_GUEST)
 		return -EMSGSIZE;
-	struct iovec *iov = calloc(m->iovlen + 1, sizeof(*iov));
-	if (!iov)
-		return -ENOMEM;
-	long r = copy_from_guest(t->mm, iov, m->iov, m->iovlen * sizeof(*iov));
-	*total = 0;
-	for (size_t i = 0; !r && i < m->iovlen; i++) {
-		if ((ssize_t)iov[i].iov_len < 0 || *total + iov[i].iov_len > (size_t)SSIZE_MAX)
-			r = -EINVAL;
-		*total += iov[i].iov_len;
-	}
-	if (r)
-		free(iov);
-	else
-		*out = iov;
-	return r;
-}
-
-/* Copy len bytes between buf and the guest's iovecs from byte pos on; returns how many before a bad page. */
-static size_t iov_move(struct task *t, const struct iovec *iov, size_t n, size_t pos, char *buf, size_t len,
-		       bool to_guest)
-{
-	size_t done = 0;
-
-	for (size_t i = 0; i < n && done < len; i++) {
-		if (pos >= iov[i].iov_len) {
-			pos -= iov[i].iov_len;
-			continue;
-		}
-		size_t c = MIN(iov[i].iov_len - pos, len - done);
-		uint64_t at = (uint64_t)iov[i].iov_base + pos;
-		if (to_guest) {
-			size_t k = copy_to_guest_partial(t->mm, at, buf + done, c);
-			done += k;
-			if (k < c)
-				break;
-		} else {
-			if (copy_from_guest(t->mm, buf + done, at, c))
-				break;
-			done += c;
-		}
-		pos = 0;
-	}
-	return done;
+	long r = get_iov(t, m->iov, (long)m->iovlen, out);
+	if (r < 0)
+		return r;
+	*total = (size_t)r;
+	return 0;
 }
 
 /* One sendmsg of the guest's message m (its iovecs copied in: iov) on f; the bytes sent or -errno. */

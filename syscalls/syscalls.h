@@ -46,6 +46,8 @@ long fd_object(struct task *t, int fd, enum file_call call);
 /* Copy in an iovec array (sys_io.c, also vmsplice's): the total length or -errno (readv(2) EINVAL rules). */
 struct iovec;
 long get_iov(struct task *t, uint64_t uiov, long cnt, struct iovec **out) __must_check;
+/* Copy len bytes between buf and the n guest iovecs from byte pos of them on; what it copied before a bad page. */
+size_t iov_move(struct task *t, const struct iovec *iov, size_t n, size_t pos, char *buf, size_t len, bool to_guest);
 /* ppoll's sigmask (sys_poll.c), also epoll_pwait's: set for the wait, kept past it only for a handler on EINTR. */
 long poll_mask_set(struct task *t, uint64_t umask, long size) __must_check;
 long poll_mask_done(struct task *t, long r);
