@@ -99,7 +99,7 @@ static bool more_io(struct task *t, struct file *f, size_t done, size_t count)
 static long read_chunk(struct task *t, struct file *f, char *buf, uint64_t ubuf, size_t count, off_t off,
 		       bool positional)
 {
-	if (!first_page_writable(t, ubuf))
+	if (!f->ops->read_consumes && !first_page_writable(t, ubuf))
 		return -EFAULT;
 	ssize_t n = f->ops->read(t, f, buf, count, off, positional);
 	if (n < 0)

@@ -78,6 +78,7 @@ io_extra() {
 	grep -qx 'after 5 + 2: read 8 value 7' "$sandbox_out"
 	grep -qx 'semaphore 0: read -1 EAGAIN value 0' "$sandbox_out"
 	grep -qx 'full: poll 1 IN' "$sandbox_out"
+	grep -qx 'after the bad buffer: read -1 EAGAIN value 0' "$sandbox_out"
 }
 
 @test "io: eventfd blocking read woken by another process, interrupted by a signal (EINTR), restarted" {

@@ -106,6 +106,13 @@ struct file_ops {
 	long (*object)(struct file *f, enum file_call call);
 	/* The host fd whose readiness poll and select wait on for the file's. NULL: f->host_fd. */
 	int (*ready_fd)(struct file *f);
+	/*
+	 * A read takes what it returns before copying it out (signalfd_read,
+	 * eventfd_read, timerfd_read): a bad buffer loses it with EFAULT, so
+	 * read(2) does not check the buffer first as it does for the kinds
+	 * whose data stays (pipes, sockets: pipe_read consumes only what it copied).
+	 */
+	bool read_consumes;
 };
 
 /*

@@ -67,6 +67,7 @@ const struct file_ops anon_file_ops = {
 	.getfl = host_getfl,
 	.setfl = host_setfl,
 	.object = anon_object,
+	.read_consumes = true,
 };
 
 /* ioctl(2): FIONREAD as for any regular file; no terminal. */

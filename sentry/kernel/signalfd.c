@@ -230,4 +230,5 @@ const struct file_ops signalfd_file_ops = {
 	.poll = sfd_poll,
 	.ioctl = sfd_ioctl,
 	.mmap = sfd_mmap,
+	.read_consumes = true,
 };

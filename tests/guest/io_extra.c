@@ -258,6 +258,12 @@ static int mode_eventfd(void)
 	rd("semaphore after write 3", fd);
 	close(fd);
 
+	/* eventfd_read takes the count, then copies it out: a bad buffer loses it */
+	fd = eventfd(4, EFD_NONBLOCK);
+	say("read into a bad buffer: %s\n", res(syscall(SYS_read, fd, 8, 8)));
+	rd("after the bad buffer", fd);
+	close(fd);
+
 	say("eventfd2 bad flags: %s\n", res(syscall(SYS_eventfd2, 0, 0x10)));
 #ifdef SYS_eventfd
 	fd = syscall(SYS_eventfd, 7);
