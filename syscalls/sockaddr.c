@@ -47,6 +47,8 @@ long sockaddr_to_host(struct task *t, struct sock *s, struct sockaddr_storage *a
 	char path[sizeof(u->sun_path) + 1];
 
 	*pathfd = -1;
+	if (s->family == AF_NETLINK)
+		return netlink_dest_ok(a, *len);
 	if (s->family != AF_UNIX || a->ss_family != AF_UNIX)
 		return 0;	/* the host checks the family against the socket's */
 	if (*len > off && !u->sun_path[0])

@@ -19,6 +19,7 @@ long sockaddr_in_guest(struct task *t, uint64_t uaddr, long ulen, struct sockadd
  * an AF_UNIX path looked up inside --root becomes /proc/self/fd/N of the
  * socket file found (*pathfd = N, the caller closes it); abstract names are
  * refused (EACCES) when the sandbox has no network namespace of its own.
+ * A netlink destination other than the kernel is refused (EPERM).
  */
 long sockaddr_to_host(struct task *t, struct sock *s, struct sockaddr_storage *a, socklen_t *len,
 		      int *pathfd) __must_check;

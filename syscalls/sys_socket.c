@@ -9,6 +9,7 @@
  * Messages (send*, recv*) are in sys_sockmsg.c.
  */
 #include <fcntl.h>
+#include <linux/netlink.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -23,8 +24,9 @@
 
 /*
  * socket(2)'s checks, in __sys_socket() and __sock_create()'s order, and
- * pvx's own: only AF_UNIX, and AF_INET/AF_INET6 with stream (TCP) and
- * datagram (UDP) sockets; raw and packet sockets are refused (EPERM, as for
+ * pvx's own: only AF_UNIX, AF_INET/AF_INET6 with stream (TCP) and
+ * datagram (UDP) sockets, and AF_NETLINK's NETLINK_ROUTE (read-only:
+ * sentry/fs/netlink.c); raw and packet sockets are refused (EPERM, as for
  * a process without CAP_NET_RAW).
  */
 static long socket_check(int family, int type, int protocol)
@@ -39,6 +41,11 @@ static long socket_check(int family, int type, int protocol)
 		return -EINVAL;
 	if (family == AF_UNIX)
 		return 0;	/* unix_create() checks the type and protocol as Linux */
+	if (family == AF_NETLINK) {	/* netlink_create()'s checks; only NETLINK_ROUTE is configured */
+		if (base != SOCK_RAW && base != SOCK_DGRAM)
+			return -ESOCKTNOSUPPORT;
+		return protocol == NETLINK_ROUTE ? 0 : -EPROTONOSUPPORT;
+	}
 	if (family != AF_INET && family != AF_INET6)
 		return -EAFNOSUPPORT;
 	if (base == SOCK_RAW)
@@ -140,6 +147,8 @@ long sys_bind(struct task *t, const long a[6])
 		memcpy(gu->sun_path, path, strlen(path));
 		return sock_bind_path(t, f, path, &g);
 	}
+	if (s->family == AF_NETLINK)
+		return netlink_bind(t, f, &sa, len);
 	if (s->family == AF_UNIX && sa.ss_family == AF_UNIX && len > offsetof(struct sockaddr_un, sun_path) &&
 	    sandbox.net_blocked)
 		return -EACCES;	/* an abstract name would be the host's */
@@ -295,6 +304,11 @@ long sys_connect(struct task *t, const long a[6])
 	socklen_t len = (socklen_t)a[2];
 	if ((r = sockaddr_to_host(t, s, &sa, &len, &pathfd)))
 		return r;
+	if (s->family == AF_NETLINK) {	/* the default destination, at once; autobound first as on Linux */
+		if ((r = netlink_ensure_bound(t, f)))
+			return r;
+		return connect(f->host_fd, (struct sockaddr *)&sa, len) < 0 ? neg_errno() : 0;
+	}
 	if (s->family != AF_UNIX) {
 		r = inet_connect(t, f, &sa, len);
 		return r == -EINTR ? -ERESTARTSYS : r;

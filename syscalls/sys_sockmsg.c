@@ -86,6 +86,8 @@ static long send_one(struct task *t, struct file *f, struct sock *s, const struc
 			r = done ? (long)done : -EFAULT;
 			goto out;
 		}
+		if (s->family == AF_NETLINK && ((r = netlink_send_ok(buf, chunk)) || (r = netlink_ensure_bound(t, f))))
+			goto out;	/* checked in the sentry's copy, which is what the host gets */
 		struct iovec hiov = { buf, chunk };
 		struct msghdr hm = { m->name && nl ? &sa : NULL, m->name ? nl : 0, &hiov, 1,
 				     done ? NULL : hc.buf, done ? 0 : hc.len, 0 };

@@ -7,6 +7,7 @@
  * congestion control module to load) are not passed (EPERM, or ENOPROTOOPT
  * for those pvx does not know). SO_PEERCRED shows guest pids and ids.
  */
+#include <linux/netlink.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <netinet/udp.h>
@@ -56,6 +57,11 @@ static const int sol_tcp_ok[] = {
 	TCP_NOTSENT_LOWAT, TCP_CONGESTION,
 };
 static const int sol_udp_ok[] = { UDP_CORK, UDP_SEGMENT, UDP_GRO };
+/* Netlink's, without NETLINK_LISTEN_ALL_NSID (other namespaces' messages; CAP_NET_BROADCAST: EPERM). */
+static const int sol_netlink_ok[] = {
+	NETLINK_ADD_MEMBERSHIP, NETLINK_DROP_MEMBERSHIP, NETLINK_PKTINFO, NETLINK_BROADCAST_ERROR,
+	NETLINK_NO_ENOBUFS, NETLINK_LIST_MEMBERSHIPS, NETLINK_CAP_ACK, NETLINK_EXT_ACK, NETLINK_GET_STRICT_CHK,
+};
 
 static bool in(const int *list, size_t n, int opt)
 {
@@ -76,6 +82,11 @@ static long opt_allowed(const struct sock *s, int level, int opt, bool set)
 {
 	if (s->family == AF_UNIX && level != SOL_SOCKET)
 		return -EOPNOTSUPP;
+	if (s->family == AF_NETLINK && level != SOL_SOCKET) {
+		if (level != SOL_NETLINK)
+			return -ENOPROTOOPT;
+		return IN(sol_netlink_ok, opt) ? 0 : opt == NETLINK_LISTEN_ALL_NSID ? -EPERM : -ENOPROTOOPT;
+	}
 	switch (level) {
 	case SOL_SOCKET:
 		if (IN(sol_socket_ok, opt) || opt == SO_PEERCRED)

@@ -376,3 +376,68 @@ pvx_with() {
 	assert_contains "$output" 'connect: 0'
 	assert_contains "$output" 'read: 20 hello from the host'
 }
+
+# AF_NETLINK: NETLINK_ROUTE's GET requests only (sentry/fs/netlink.c); guest tests/guest/net_netlink.c.
+@test "netlink: link and address dumps, port ids, getifaddrs and if_nametoindex as natively (lo)" {
+	net net_netlink lo
+	grep -qx 'addr lo inet 127.0.0.1/8' "$sandbox_out"
+	grep -qx 'replies carry the port id: yes, the sequence: yes, a DONE: yes' "$sandbox_out"
+}
+
+@test "netlink: the sandbox's own network has only lo; with --network=host the host's links, as natively" {
+	pvx_run "$(guest net_netlink)" links
+	assert_status 0
+	[[ $output == lo ]] || fail_msg "links under --network=none: $output"
+	PVX_OPTS=(--network=host)
+	compare_native_status 0 "$(guest net_netlink)" links
+	PVX_OPTS=()
+}
+
+@test "netlink (hostile): changes, other namespaces, other ports and groups, splice and other protocols refused" {
+	pvx_run "$(guest net_netlink)" hostile	# in the sandbox's own network: a failure here changes nothing real
+	assert_status 0
+	local want
+	want=$(cat <<-'END'
+	RTM_NEWADDR: send -1 EPERM
+	RTM_DELADDR: send -1 EPERM
+	RTM_SETLINK: send -1 EPERM
+	RTM_NEWROUTE: send -1 EPERM
+	GETLINK then NEWADDR in one send: -1 EPERM
+	GETLINK dump, IFLA_TARGET_NETNSID after ifinfomsg: send -1 EPERM
+	GETLINK dump, IFLA_TARGET_NETNSID after rtgenmsg: send -1 EPERM
+	GETLINK, IFLA_NET_NS_FD 3 (a sentry fd): send -1 EPERM
+	GETLINK, IFLA_NET_NS_PID 1 with a flag bit: send -1 EPERM
+	GETADDR dump, IFA_TARGET_NETNSID: send -1 EPERM
+	RTM_GETNSID: send -1 EOPNOTSUPP
+	sendto port 1: -1 EPERM
+	sendto a multicast group: -1 EPERM
+	connect port 1: -1 EPERM
+	NETLINK_LISTEN_ALL_NSID: -1 EPERM
+	a header with a length past the end: 64
+	splice a NEWADDR into it: -1 EINVAL
+	NETLINK_AUDIT: -1 EPROTONOSUPPORT
+	NETLINK_KOBJECT_UEVENT: -1 EPROTONOSUPPORT
+	NETLINK_SOCK_DIAG: -1 EPROTONOSUPPORT
+	NETLINK_GENERIC: -1 EPROTONOSUPPORT
+	SOCK_STREAM: -1 ESOCKTNOSUPPORT
+	END
+	)
+	diff <(printf '%s\n' "$want") <(printf '%s\n' "$output")
+}
+
+# pvx as root holds CAP_NET_ADMIN in the network it runs in; with --network=host that is the host's. Run in a
+# throwaway network namespace so that a failure changes nothing real; natively the same guest adds the address.
+@test "netlink (hostile): RTM_NEWADDR by write, send, sendmsg, sendmmsg and writev never reaches --network=host" {
+	command -v unshare >/dev/null || skip "no unshare(1)"
+	unshare -n true 2>/dev/null || skip "unshare -n is not allowed here"
+	run timeout -k 5 "$PVX_TIMEOUT" unshare -n sh -c '"$1" run --platform="$2" --network=host -- "$3" add 127.0.0.99; "$3" lo' \
+		sh "$PVX" "$PVX_PLATFORM" "$(guest net_netlink)"
+	assert_contains "$output" 'write: -1 EPERM'
+	assert_contains "$output" 'sendmmsg: -1 EPERM'
+	assert_contains "$output" 'writev: -1 EPERM'
+	assert_not_contains "$output" 'ack error'
+	assert_not_contains "$output" '127.0.0.99'
+	# the guest can do it natively (as root), so the check above can fail
+	run timeout 20 unshare -n sh -c '"$1" add 127.0.0.99; "$1" lo' sh "$(guest net_netlink)"
+	assert_contains "$output" 'addr lo inet 127.0.0.99/8'
+}

@@ -38,10 +38,11 @@ struct sock {
 	bool has_peer;
 	struct sock_cred last_sender;	/* who last sent on it (SCM_CREDENTIALS of what it sent) */
 	struct sock *pair;		/* the other end of a socketpair, while both live */
+	bool nl_bound;			/* AF_NETLINK: bound to a port id (sentry/fs/netlink.c) */
 	struct sock *next;		/* the registry of named sockets */
 };
 
-extern const struct file_ops socket_file_ops;
+extern const struct file_ops socket_file_ops, netlink_file_ops;
 
 /* A socket file owning host_fd (flags: O_RDWR | O_NONBLOCK as the guest asked); NULL: ENOMEM (host_fd left open). */
 struct file *sock_file_new(int host_fd, int flags, int family, int type, int protocol);
@@ -80,5 +81,18 @@ long sock_bind_path(struct task *t, struct file *f, const char *path, const stru
  * call to name as /proc/self/fd/N: nothing is looked up twice.
  */
 long sock_lookup_path(struct task *t, const char *path) __must_check;
+
+/*
+ * AF_NETLINK (sentry/fs/netlink.c): NETLINK_ROUTE's GET requests only.
+ * netlink_send_ok: 0 when every message of buf (the sentry's copy of what
+ * the guest sends) is one the host may have, else -EPERM or -EOPNOTSUPP.
+ * netlink_dest_ok: a destination other than the kernel is refused (EPERM).
+ * netlink_bind: bind(2), port id 0 chosen as Linux's autobind would in the
+ * guest's terms; netlink_ensure_bound: that autobind before a send or connect.
+ */
+long netlink_send_ok(const void *buf, size_t len) __must_check;
+long netlink_dest_ok(const struct sockaddr_storage *a, socklen_t len) __must_check;
+long netlink_bind(struct task *t, struct file *f, const struct sockaddr_storage *a, socklen_t len) __must_check;
+long netlink_ensure_bound(struct task *t, struct file *f) __must_check;
 
 #endif

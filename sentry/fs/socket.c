@@ -107,13 +107,14 @@ socklen_t sock_addr_to_guest(struct sockaddr_storage *a, socklen_t len)
 
 struct sock *sock_of(struct file *f)
 {
-	return f && f->ops == &socket_file_ops ? f->priv : NULL;
+	return f && (f->ops == &socket_file_ops || f->ops == &netlink_file_ops) ? f->priv : NULL;
 }
 
 struct file *sock_file_new(int host_fd, int flags, int family, int type, int protocol)
 {
 	struct sock *s = calloc(1, sizeof(*s));
-	struct file *f = s ? file_new(host_fd, flags, &socket_file_ops) : NULL;
+	struct file *f = s ? file_new(host_fd, flags, family == AF_NETLINK ? &netlink_file_ops : &socket_file_ops)
+			   : NULL;
 
 	if (!f) {
 		free(s);
@@ -145,6 +146,19 @@ static long sock_write(struct task *t, struct file *f, const void *buf, size_t c
 		       bool positional)
 {
 	return positional ? -ESPIPE : sock_rw(t, NULL, f, true, (uint64_t)buf, count);
+}
+
+/* write(2) on a netlink socket: one message batch, checked in the sentry's copy before the host has it. */
+static long netlink_write(struct task *t, struct file *f, const void *buf, size_t count, off_t off __unused,
+			  bool positional)
+{
+	long r;
+
+	if (positional)
+		return -ESPIPE;
+	if ((r = netlink_send_ok(buf, count)) || (r = netlink_ensure_bound(t, f)))
+		return r;
+	return sock_rw(t, NULL, f, true, (uint64_t)buf, count);
 }
 
 /* vmexec: the host kernel moves the data straight to or from guest memory. */
@@ -263,6 +277,12 @@ static long sock_object(struct file *f, enum file_call call)
 	}
 }
 
+/* A netlink socket's messages must pass netlink_send_ok: nothing reaches it without the sentry's copy. */
+static long netlink_object(struct file *f, enum file_call call)
+{
+	return call == FILE_SPLICE || call == FILE_SENDFILE ? -EINVAL : sock_object(f, call);
+}
+
 const struct file_ops socket_file_ops = {
 	.read = sock_read,
 	.write = sock_write,
@@ -275,5 +295,20 @@ const struct file_ops socket_file_ops = {
 	.mmap = sock_mmap,
 	.object = sock_object,
 	.getfl = host_getfl,	/* O_NONBLOCK (F_SETFL, FIONBIO) is the host socket's, which its waits follow */
+	.setfl = host_setfl,
+};
+
+/* AF_NETLINK: no zero-copy write from guest memory, no splice or sendfile into it (sentry/fs/netlink.c). */
+const struct file_ops netlink_file_ops = {
+	.read = sock_read,
+	.write = netlink_write,
+	.release = sock_release,
+	.stat = sock_stat,
+	.seek = sock_seek,
+	.poll = sock_poll,
+	.ioctl = sock_ioctl,
+	.mmap = sock_mmap,
+	.object = netlink_object,
+	.getfl = host_getfl,
 	.setfl = host_setfl,
 };
