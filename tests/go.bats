@@ -52,6 +52,13 @@ setup() {
 # Tests left out, per package, because they fail natively on Debian's Go for reasons of packaging:
 #   time: TestLoadLocationFromTZData reads $GOROOT/lib/time/zoneinfo.zip, which Debian does not ship
 declare -gA GO_STD_EXCLUDE=([time]=TestLoadLocationFromTZData)
+# Packages known to fail under pvx, with the open issue that fixes them: reported and skipped while they fail
+# (an expected failure), and the test fails once one passes, so that the entry is removed.
+declare -gA GO_STD_PENDING=(
+	[os]="issue 14: TestErrProcessDone execs the dynamic go tool (ENOEXEC), and the package panics there"
+	[os/exec]="issue 14: TestExtraFiles runs \`go build\` (the go tool is dynamic)"
+	[os/signal]="issue 14: TestNohup and TestDetectNohup exec the dynamic /usr/bin/nohup"
+)
 
 # go_std PKG: run PKG's test binary natively and under pvx (in the package's source directory, as `go test`
 # does, -test.short); report both results; fail when it passes natively and not under pvx.
@@ -79,6 +86,15 @@ go_std() {
 	if ((ns != 0)); then
 		tail -20 "$BATS_TEST_TMPDIR/native.out" >&2
 		skip "$pkg tests fail natively too (status $ns)"
+	fi
+	local pending=${GO_STD_PENDING[$pkg]:-}
+	if ((ps == 0)) && [[ -n $pending ]]; then
+		echo "$pkg passes under pvx now: remove it from GO_STD_PENDING ($pending)" >&2
+		return 1
+	fi
+	if ((ps != 0)) && [[ -n $pending ]]; then
+		grep -E '^(--- FAIL|panic|fatal error)' "$BATS_TEST_TMPDIR/pvx.out" | head -10 | sed 's/^/# /' >&3
+		skip "expected to fail under pvx until $pending"
 	fi
 	if ((ps != 0)); then
 		echo "--- pvx output (tail):" >&2
