@@ -260,8 +260,7 @@ long sys_inotify_add_watch(struct task *t, const long a[6])
 	hfd = (int)r;
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", hfd);
 	/* IN_DONT_FOLLOW was the lookup's: the host must follow the magic link to the object. */
-	r = inotify_add_watch(f->host_fd, proc, mask & ~IN_DONT_FOLLOW);
-	return r < 0 ? neg_errno() : r;
+	return inotify_watch_add(f, proc, mask & ~IN_DONT_FOLLOW);
 }
 
 /* inotify_rm_watch(2): the host's, on the instance's host fd (EINVAL for a bad wd or a non-inotify fd). */
@@ -273,7 +272,7 @@ long sys_inotify_rm_watch(struct task *t, const long a[6])
 		return -EBADF;
 	if (f->ops != &inotify_file_ops)
 		return -EINVAL;
-	return inotify_rm_watch(f->host_fd, (int)a[1]) < 0 ? neg_errno() : 0;
+	return inotify_watch_rm(f, (int)a[1]);
 }
 
 /*

@@ -292,3 +292,32 @@ no_inotify_skip() {
 		for i in 1 2 3; do echo line$i >> followed; sleep 0.3; done; sleep 2; kill $t; wait $t; echo tail ended'
 	[[ $(<"$sandbox_out") == $'line1\nline2\nline3\ntail ended' ]]
 }
+
+# The host counts epoll and inotify watches per user, and pvx's user is shared with the host's own programs:
+# the sandbox has a share of its own (pvx/events.h), and a guest past it gets Linux's answer for a user past
+# max_user_watches or max_user_instances. Natively (as root, with the host's limits) the same guest goes further.
+@test "epoll (hostile): registrations past the sandbox's share are ENOSPC; DEL and close give them back" {
+	pvx_run "$(guest ev_limits)" epoll
+	assert_status 0
+	assert_contains "$output" 'registrations: 65536, then -1 ENOSPC'
+	assert_contains "$output" 'again: -1 ENOSPC'
+	assert_contains "$output" 'then ADD: 0'
+	assert_contains "$output" 'and one more: -1 ENOSPC'
+	assert_contains "$output" 'after closing an epoll, every fd left went: yes'
+}
+
+@test "inotify (hostile): instances past the share are EMFILE, watches ENOSPC; rm_watch, IN_IGNORED, close give back" {
+	no_inotify_skip
+	chmod 0777 .
+	PVX_OPTS=(--rw)
+	pvx_run "$(guest ev_limits)" inotify
+	assert_status 0
+	assert_contains "$output" 'instances: 32, then -1 EMFILE'
+	assert_contains "$output" 'watches: 8192, then -1 ENOSPC'
+	assert_contains "$output" 'a path already watched: its wd'
+	assert_contains "$output" 'then f8192: a wd'
+	assert_contains "$output" 'IN_IGNORED read: yes'
+	assert_contains "$output" 'then f8193: a wd'
+	assert_contains "$output" 'and f8194: -1 ENOSPC'
+	assert_contains "$output" 'after close, f8194: a wd'
+}

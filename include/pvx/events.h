@@ -42,7 +42,16 @@ long epoll_wait_file(struct task *t, struct file *ep, struct epoll_event *out, i
 
 /* inotify: a host inotify fd (sentry/fs/inotify.c). */
 extern const struct file_ops inotify_file_ops;
-/* A new inotify file for inotify_init1's flags (IN_NONBLOCK checked by the caller); NULL with *err set. */
+/* The sandbox's share of the host user's epoll watches (sentry/fs/epoll.c): ENOSPC past it. */
+#define PVX_EPOLL_WATCHES 65536
+/* The sandbox's share of the host user's inotify budget (see sentry/fs/inotify.c). */
+#define PVX_INOTIFY_INSTANCES 32	/* Linux's default max_user_instances is 128 */
+#define PVX_INOTIFY_WATCHES 8192	/* ... and its smallest max_user_watches */
+/* A new inotify file for inotify_init1's flags (IN_NONBLOCK checked by the caller); NULL with *err set (EMFILE: the share's used). */
 struct file *inotify_file_new(int flags, long *err);
+/* inotify_add_watch on f's host fd for host_path (the object's /proc/self/fd link): the wd or -errno (ENOSPC: the share's used). */
+long inotify_watch_add(struct file *f, const char *host_path, uint32_t mask) __must_check;
+/* inotify_rm_watch: 0 or the host's -errno (EINVAL for a wd f does not have). */
+long inotify_watch_rm(struct file *f, int wd) __must_check;
 
 #endif

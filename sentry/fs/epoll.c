@@ -40,6 +40,13 @@ struct epoll_priv {
 };
 
 static struct epoll_priv *all_epolls;
+/*
+ * The sandbox's registrations. The host counts epoll watches per user
+ * (max_user_watches), and the sentry's user is shared with the host's own
+ * programs: past PVX_EPOLL_WATCHES a guest gets ENOSPC, as a Linux user
+ * past its limit does, and the rest of the host's budget stays theirs.
+ */
+static size_t watches;
 
 static struct epoll_reg *reg_find(struct epoll_priv *p, const struct file *f, int guest_fd)
 {
@@ -51,6 +58,8 @@ static struct epoll_reg *reg_find(struct epoll_priv *p, const struct file *f, in
 
 static long reg_add(struct epoll_priv *p, struct epoll_reg r)
 {
+	if (watches >= PVX_EPOLL_WATCHES)
+		return -ENOSPC;
 	if (p->n == p->cap) {
 		size_t cap = p->cap ? 2 * p->cap : 16;
 		struct epoll_reg *n = realloc(p->regs, cap * sizeof(*n));
@@ -61,6 +70,7 @@ static long reg_add(struct epoll_priv *p, struct epoll_reg r)
 	}
 	p->regs[p->n++] = r;
 	r.file->epoll_regs++;
+	watches++;
 	return 0;
 }
 
@@ -70,6 +80,7 @@ static void reg_drop(struct epoll_priv *p, struct epoll_reg *r)
 	if (r->dup)
 		close(r->hfd);
 	r->file->epoll_regs--;
+	watches--;
 	*r = p->regs[--p->n];
 }
 
