@@ -11,6 +11,7 @@
  * pids and ids; put_cmsg()'s truncation rules throughout.
  */
 #include <fcntl.h>
+#include <linux/netlink.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -24,6 +25,9 @@ void host_ctl_release(struct host_ctl *hc)
 	for (int i = 0; i < hc->nheld; i++)
 		file_put(hc->held[i]);
 	hc->nheld = 0;
+	for (int i = 0; i < hc->ntokens; i++)
+		close(hc->tokens[i]);
+	hc->ntokens = 0;
 	free(hc->buf);
 	hc->buf = NULL;
 }
@@ -40,7 +44,7 @@ static void put_host(struct host_ctl *hc, int level, int type, const void *data,
 	hc->len += CMSG_SPACE(len);
 }
 
-/* SCM_RIGHTS: each guest fd's file, held; its host fd into fds. */
+/* SCM_RIGHTS: each guest fd's file, held; its host fd into fds, or a token for a file the host cannot carry. */
 static long rights_out(struct task *t, struct host_ctl *hc, const int *gfd, int n, int *fds, int *nfds)
 {
 	if (*nfds + n > SCM_MAX_FD)
@@ -50,8 +54,11 @@ static long rights_out(struct task *t, struct host_ctl *hc, const int *gfd, int 
 		if (!f)
 			return -EBADF;
 		long hfd = file_object(f, FILE_PASS);
-		if (hfd < 0)
-			return hfd;
+		if (hfd < 0) {
+			if ((hfd = pass_token(f)) < 0)
+				return hfd;
+			hc->tokens[hc->ntokens++] = (int)hfd;
+		}
 		hc->held[hc->nheld++] = file_get(f);
 		fds[(*nfds)++] = (int)hfd;
 	}
@@ -143,6 +150,11 @@ static struct file *received_file(int hfd)
 
 	if (fl < 0 || fstat(hfd, &st) < 0)
 		return NULL;
+	struct file *passed = pass_received(&st);
+	if (passed) {
+		close(hfd);	/* the token's: the file is the one sent */
+		return passed;
+	}
 	if (S_ISSOCK(st.st_mode)) {
 		int v[3];
 		socklen_t l = sizeof(int);
@@ -150,7 +162,7 @@ static struct file *received_file(int hfd)
 		for (int i = 0; i < 3; i++, l = sizeof(int))
 			if (getsockopt(hfd, SOL_SOCKET, opt[i], &v[i], &l) < 0)
 				return NULL;
-		if (v[0] != AF_UNIX && v[0] != AF_INET && v[0] != AF_INET6)
+		if (v[0] != AF_UNIX && v[0] != AF_INET && v[0] != AF_INET6 && (v[0] != AF_NETLINK || v[2] != NETLINK_ROUTE))
 			return NULL;
 		return sock_file_new(hfd, fl, v[0], v[1], v[2]);
 	}

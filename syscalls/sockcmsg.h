@@ -17,6 +17,8 @@ struct host_ctl {
 	size_t len;
 	struct file *held[SCM_MAX_FD];
 	int nheld;
+	int tokens[SCM_MAX_FD];	/* host fds made for the send (pass_token), closed with it */
+	int ntokens;
 };
 
 /* The guest's control buffer of a receive: where, how big, how much is used, MSG_CTRUNC. */

@@ -441,3 +441,21 @@ pvx_with() {
 	run timeout 20 unshare -n sh -c '"$1" add 127.0.0.99; "$1" lo' sh "$(guest net_netlink)"
 	assert_contains "$output" 'addr lo inet 127.0.0.99/8'
 }
+
+# SCM_RIGHTS of the kinds whose state is pvx's (sentry/fs/fd_pass.c): guest tests/guest/net_passkinds.c.
+@test "SCM_RIGHTS: eventfd, timerfd, epoll, inotify, signalfd and /proc files pass as the same open file" {
+	chmod 0777 .
+	PVX_OPTS=(--rw)
+	compare_flavours 0 net_passkinds kinds
+	grep -qx '  parent reads 6 (1 + the child'"'"'s 5)' "$sandbox_out"
+	grep -qx '  child: epoll_wait 1, data 4242' "$sandbox_out"
+	grep -qx '  parent: offset after the child'"'"'s read 7' "$sandbox_out"
+}
+
+@test "SCM_RIGHTS (hostile): files in flight are capped (ETOOMANYREFS) and let go when their messages are" {
+	pvx_run "$(guest net_passkinds)" inflight
+	assert_status 0
+	assert_contains "$output" 'sent: 1024, then -1 ETOOMANYREFS'
+	assert_contains "$output" 'after closing the pair, send: 1'
+	assert_contains "$output" 'received: an fd, it reads 8'
+}

@@ -35,7 +35,7 @@ enum file_call {
 	FILE_STATX,		/* statx(2) of the fd (AT_EMPTY_PATH): FILE_CALL_DONE, from the kind's stat */
 	FILE_SPLICE,		/* splice(2), tee(2), vmsplice(2): EINVAL (no splice_read/splice_write) */
 	FILE_FALLOCATE,		/* fallocate(2): ENODEV (no fallocate) */
-	FILE_PASS,		/* SCM_RIGHTS: the host fd sent for it; EINVAL (pvx cannot pass what it answers itself) */
+	FILE_PASS,		/* SCM_RIGHTS: the host fd sent for it; an error: a token goes in its place (fd_pass.c) */
 	FILE_NR_CALLS
 };
 
@@ -175,5 +175,17 @@ long fd_install(struct fdtable *t, struct file *f, bool cloexec, int min_fd) __m
 long fd_install_at(struct fdtable *t, int fd, struct file *f, bool cloexec) __must_check;
 long fd_close(struct fdtable *t, int fd) __must_check;
 void fdtable_release(struct fdtable *t);
+
+/*
+ * SCM_RIGHTS for files the host cannot carry (sentry/fs/fd_pass.c).
+ * pass_token: a host fd to send in f's place (the caller closes it once
+ * sent); f is held while the token is in flight; -ETOOMANYREFS past
+ * PVX_PASS_INFLIGHT. pass_received: the file a received host fd (st its
+ * fstat) is the token of, held; NULL when it is no token.
+ */
+#define PVX_PASS_INFLIGHT 1024
+long pass_token(struct file *f) __must_check;
+struct stat;
+struct file *pass_received(const struct stat *st);
 
 #endif

@@ -44,7 +44,7 @@ long anon_object(struct file *f, enum file_call call)
 	case FILE_UTIMES:
 	case FILE_PATH:
 	case FILE_REOPEN:
-	case FILE_PASS:		/* a receiver could not tell it from any host anonymous inode (policy_check refuses those) */
+	case FILE_PASS:		/* a receiver could not tell it from any host anonymous inode: a token goes (fd_pass.c) */
 		return -ENOENT;
 	default:
 		return f->host_fd;

@@ -9,6 +9,7 @@
  * The registry maps host names of the sandbox's sockets back to them.
  */
 #include <fcntl.h>
+#include <linux/netlink.h>
 #include <net/if.h>
 #include <poll.h>
 #include <string.h>
@@ -125,6 +126,11 @@ struct file *sock_file_new(int host_fd, int flags, int family, int type, int pro
 	s->protocol = protocol;
 	s->dirfd = -1;
 	f->priv = s;
+	if (family == AF_NETLINK) {	/* one received by SCM_RIGHTS may be bound already */
+		struct sockaddr_nl n = { 0 };
+		socklen_t l = sizeof(n);
+		s->nl_bound = getsockname(host_fd, (struct sockaddr *)&n, &l) == 0 && n.nl_pid;
+	}
 	return f;
 }
 

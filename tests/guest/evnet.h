@@ -52,6 +52,7 @@ static __attribute__((unused)) const char *ename(int e)
 	case ERANGE: return "ERANGE";
 	case ENFILE: return "ENFILE";
 	case ENOBUFS: return "ENOBUFS";
+	case ETOOMANYREFS: return "ETOOMANYREFS";
 	default: break;
 	}
 	const char *n = errname(e);
