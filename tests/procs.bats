@@ -273,3 +273,9 @@ proc() { compare_flavours "$@"; }
 	grep -qx 'after execve: RUSAGE_THREAD user+sys >= 180 ms: yes' "$sandbox_out"
 	grep -qx 'after execve: RUSAGE_CHILDREN user >= 100 ms: yes' "$sandbox_out"
 }
+
+@test "/proc/PID/task/TID, /proc/self/task and /proc/thread-self name the threads, as natively" {
+	compare_native_status 0 "$(guest proc_task)"
+	compare_native_status 0 "$(guest proc_task.glibc)"
+	grep -qx '/proc/self/task: 2 entries' "$sandbox_out"
+}

@@ -322,6 +322,7 @@ static long list_root(struct task *t)
 	size_t n = 0;
 
 	names[n++] = "self";
+	names[n++] = "thread-self";
 	names[n++] = "sys";
 	for (size_t i = 0; i < ARRAY_SIZE(host_files); i++)
 		if (!strchr(host_files[i], '/'))
@@ -357,7 +358,57 @@ static long list_fds(struct task *t, struct task *p)
 	return dir_fd(dir, names, n);
 }
 
-static const char *const pid_entries[] = { "cmdline", "cwd", "exe", "fd", "maps", "root", "stat", "status" };
+static const char *const pid_entries[] = { "cmdline", "cwd", "exe", "fd", "maps", "root", "stat", "status", "task" };
+
+/* /proc/PID/task: the threads of p's process that are not zombies. */
+static long list_threads(struct task *p)
+{
+	const char *names[PVX_MAX_TASKS];
+	static char tids[PVX_MAX_TASKS][12];
+	size_t n = 0;
+
+	for (struct task *q = task_next(NULL); q && n < ARRAY_SIZE(names); q = task_next(q)) {
+		if (q->proc != p->proc || q->state == TASK_ZOMBIE)
+			continue;
+		snprintf(tids[n], sizeof(tids[0]), "%d", q->tid);
+		names[n] = tids[n];
+		n++;
+	}
+	char dir[32];
+	snprintf(dir, sizeof(dir), "/proc/%d/task", p->pid);
+	return dir_fd(dir, names, n);
+}
+
+/*
+ * /proc/PID/task/TID/... and /proc/thread-self/...: a thread's directory
+ * is the task's own, /proc/TID (which Linux has too, unlisted), so rel is
+ * rewritten to that before it is looked at; TID must be a thread of PID
+ * (ENOENT otherwise). *threads: rel is /proc/PID/task itself.
+ */
+static long thread_rel(struct task *t, char *rel, size_t size, struct task **threads)
+{
+	char tmp[PVX_PATH_MAX];
+	const char *rest, *end;
+
+	*threads = NULL;
+	if (!strncmp(rel, "/thread-self", 12) && (rel[12] == '/' || !rel[12])) {
+		snprintf(tmp, sizeof(tmp), "/%d%s", t->tid, rel + 12);
+		return snprintf(rel, size, "%s", tmp) >= (int)size ? -ENAMETOOLONG : 0;
+	}
+	struct task *p = proc_task(t, rel, &rest);
+	if (!p || strncmp(rest, "/task", 5) || (rest[5] && rest[5] != '/'))
+		return 0;
+	if (!rest[5] || !rest[6]) {
+		*threads = p;
+		return 0;
+	}
+	long tid = proc_number(rest + 6, &end, PVX_MAX_TASKS);
+	struct task *q = tid < 0 || (*end && *end != '/') ? NULL : task_find((int)tid);
+	if (!q || q->proc != p->proc)
+		return -ENOENT;
+	snprintf(tmp, sizeof(tmp), "/%ld%s", tid, end);
+	return snprintf(rel, size, "%s", tmp) >= (int)size ? -ENAMETOOLONG : 0;
+}
 
 /* "." and ".." inside /proc, lexically: its only links are self and the fd links. */
 static long normalize(const char *rel, char *out, size_t size)
@@ -441,8 +492,9 @@ static long procfs_open_kind(struct task *t, const char *orig, int flags, const 
 	char *text = NULL;
 	size_t len = 0;
 	char link[PVX_PATH_MAX], rel[PVX_PATH_MAX];
+	struct task *threads;
 	long r = normalize(orig, rel, sizeof(rel));
-	if (r < 0)
+	if (r < 0 || (r = thread_rel(t, rel, sizeof(rel), &threads)) < 0)
 		return r;
 	struct task *p = proc_task(t, rel, &rest);
 
@@ -485,6 +537,8 @@ static long procfs_open_kind(struct task *t, const char *orig, int flags, const 
 	}
 	if (!strcmp(rest, "/fd"))
 		return list_fds(t, p);
+	if (threads)
+		return list_threads(threads);
 	r = gen_file(p, rest, &text, &len);
 	if (!r)
 		r = text_fd(text ? text : "", len);
@@ -504,8 +558,10 @@ long procfs_readlink(struct task *t, const char *orig, char *buf, size_t size)
 {
 	const char *rest;
 	char host[64], rel[PVX_PATH_MAX];
+	struct task *threads;
+	bool thread_self = !strcmp(orig, "/thread-self");
 	long n = normalize(orig, rel, sizeof(rel));
-	if (n < 0)
+	if (n < 0 || (n = thread_rel(t, rel, sizeof(rel), &threads)) < 0)
 		return n;
 	struct task *p = proc_task(t, rel, &rest);
 
@@ -513,6 +569,8 @@ long procfs_readlink(struct task *t, const char *orig, char *buf, size_t size)
 		return -ENOENT;
 	if (!*rest && !strncmp(rel, "/self", 5))
 		return snprintf(buf, size, "%d", t->pid);
+	if (thread_self)
+		return snprintf(buf, size, "%d/task/%d", t->pid, t->tid);
 	if (!strcmp(rest, "/exe"))
 		return p->proc->exe ? snprintf(buf, size, "%s", p->proc->exe) : -ENOENT;
 	if (!strcmp(rest, "/root"))
