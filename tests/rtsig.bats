@@ -86,3 +86,11 @@ rt() { compare_flavours 0 sig_rtqueue "$@"; }
 	((n <= 65536))
 	[[ $lim == unlimited ]] || ((n == lim))
 }
+
+@test "rtsig: SigPnd and ShdPnd; a thread's own queued signals go with it, the process's stay" {
+	rt threadexit
+	grep -qx '  SigPnd: SIGUSR1 RTMIN+2' "$sandbox_out"
+	grep -qx 'SigQ: +7' "$sandbox_out"
+	grep -qx 'after the thread exited, SigQ: +3, RTMIN+2 pending no' "$sandbox_out"
+	grep -qx '  main takes RTMIN+1 value 13' "$sandbox_out"
+}

@@ -1,5 +1,5 @@
 /* Real-time signals queue with their siginfo; rt_sigqueueinfo and rt_tgsigqueueinfo (issue 15).
- * usage: sig_rtqueue order|stack|wait|signalfd|thread|errors|limit|ignore|exec|fork|default|flood
+ * usage: sig_rtqueue order|stack|wait|signalfd|thread|errors|limit|ignore|exec|fork|default|flood|threadexit
  *   order     blocked standard and real-time signals, sent by sigqueue, kill and rt_sigqueueinfo, then
  *             unblocked: a handler masking everything sees them lowest number first, FIFO within a
  *             number, each with its si_value and code; standard ones only once, the first siginfo kept
@@ -16,6 +16,8 @@
  *   exec      pending queued signals survive execve, in order
  *   fork      a fork child starts with none pending
  *   default   a real-time signal without a handler terminates
+ *   threadexit  SigPnd and ShdPnd of /proc/.../status; a thread's own queued signals go when it exits, the
+ *             process's stay for the others
  *   flood     (sandbox only) raise the limit as far as allowed and queue until EAGAIN: prints the count
  * Signal numbers are printed relative to SIGRTMIN (musl and glibc reserve different ones). */
 #define _GNU_SOURCE
@@ -503,13 +505,90 @@ static int mode_flood(void)
 	return 0;
 }
 
+/* the bits of a "SigPnd:"/"ShdPnd:" line of /proc/self/task/TID/status, as names relative to SIGRTMIN */
+static void show_status_sets(int tid)
+{
+	char path[64], b[4096];
+	snprintf(path, sizeof path, "/proc/self/task/%d/status", tid);
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		snprintf(path, sizeof path, "/proc/%d/status", tid);	/* pvx has no task/ yet: the tid's own file */
+		f = fopen(path, "r");
+	}
+	while (f && fgets(b, sizeof b, f)) {
+		if (strncmp(b, "SigPnd:", 7) && strncmp(b, "ShdPnd:", 7))
+			continue;
+		unsigned long long m = strtoull(b + 8, NULL, 16);
+		b[6] = 0;
+		say("  %s:", b);
+		for (int sig = 1; sig <= 64; sig++)
+			if (m & (1ULL << (sig - 1)))
+				say(" %s", signame(sig));
+		say("\n");
+	}
+	if (f)
+		fclose(f);
+}
+
+static volatile int worker_tid, worker_stop;
+
+static void *worker(void *arg)
+{
+	(void)arg;
+	worker_tid = (int)syscall(SYS_gettid);
+	while (!worker_stop)
+		usleep(1000);
+	return NULL;
+}
+
+/* thread-directed (SigPnd) and process-directed (ShdPnd); a thread's own go with it, the process's stay */
+static int mode_threadexit(void)
+{
+	block(RT(1), RT(2), SIGUSR1, 0);
+	pthread_t th;
+	pthread_create(&th, NULL, worker, NULL);
+	while (!worker_tid)
+		usleep(1000);
+	long q0, lim;
+	sigq(&q0, &lim);
+	for (int v = 1; v <= 3; v++) {
+		siginfo_t si = info_of(SI_QUEUE, getpid(), getuid(), v);
+		rt_tgsigqueueinfo(getpid(), worker_tid, RT(2), &si);
+		q(RT(1), 10 + v);
+	}
+	syscall(SYS_tgkill, getpid(), worker_tid, SIGUSR1);
+	say("the thread's status:\n");
+	show_status_sets(worker_tid);
+	say("the main thread's status:\n");
+	show_status_sets(getpid());
+	long q1;
+	sigq(&q1, &lim);
+	say("SigQ: +%ld\n", q1 - q0);
+	worker_stop = 1;
+	pthread_join(th, NULL);
+	/* the join's futex wake comes before the kernel releases the task (and its queue): give it a moment */
+	for (int i = 0; i < 200 && (sigq(&q1, &lim), q1 - q0 > 3); i++)
+		usleep(5000);
+	say("after the thread exited, SigQ: +%ld, RTMIN+2 pending %s\n", q1 - q0, yesno(pending(RT(2))));
+	sigset_t s;
+	sigemptyset(&s);
+	sigaddset(&s, RT(1));
+	sigaddset(&s, RT(2));
+	struct timespec zero = { 0, 0 };
+	siginfo_t si;
+	int sig;
+	while ((sig = sigtimedwait(&s, &si, &zero)) > 0)
+		say("  main takes %s value %d\n", signame(sig), si.si_value.sival_int);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct mode modes[] = {
 		{ "order", mode_order }, { "stack", mode_stack }, { "wait", mode_wait }, { "signalfd", mode_signalfd },
 		{ "thread", mode_thread }, { "errors", mode_errors }, { "limit", mode_limit }, { "ignore", mode_ignore },
 		{ "exec", mode_exec }, { "exec2", mode_exec2 }, { "fork", mode_fork }, { "default", mode_default },
-		{ "flood", mode_flood },
+		{ "flood", mode_flood }, { "threadexit", mode_threadexit },
 	};
 	return run_mode(argv[0], modes, sizeof modes / sizeof modes[0], argc, argv);
 }
