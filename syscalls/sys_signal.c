@@ -10,6 +10,7 @@
 #include "pvx/kernel.h"
 #include "pvx/signalfd.h"
 #include "pvx/sigframe.h"
+#include "pvx/sigqueue.h"
 #include "pvx/log.h"
 #include "syscalls/syscalls.h"
 
@@ -35,13 +36,7 @@ long sys_rt_sigaction(struct task *t, const long a[6])
 		act.mask &= ~UNBLOCKABLE;
 		t->proc->sigactions[sig - 1] = act;
 		/* "Setting a signal's disposition to SIG_IGN discards a pending signal." */
-		if (act.handler == (uint64_t)SIG_IGN) {
-			t->proc->sigpending &= ~BIT(sig);
-			for (struct task *o = task_next(NULL); o; o = task_next(o))
-				if (o->proc == t->proc)
-					o->sigpending &= ~BIT(sig);
-			signalfd_sync(t->proc);
-		}
+		signal_action_changed(t->proc, sig);
 	}
 	return 0;
 }
@@ -75,7 +70,7 @@ long sys_rt_sigprocmask(struct task *t, const long a[6])
 
 long sys_rt_sigpending(struct task *t, const long a[6])
 {
-	uint64_t set = (t->sigpending | t->proc->sigpending) & t->sigmask;
+	uint64_t set = (t->pending.set | t->proc->pending.set) & t->sigmask;
 
 	if ((unsigned long)a[1] > GUEST_SIGSET_SIZE)
 		return -EINVAL;
@@ -200,18 +195,28 @@ long sys_sigaltstack(struct task *t, const long a[6])
 	return 0;
 }
 
+/*
+ * Send sig with info to target's process (kill) or to the thread itself
+ * (tkill): what its queue says (EAGAIN over RLIMIT_SIGPENDING). Signal 0
+ * only checks that the target exists.
+ */
+static long send_info(struct task *target, int sig, bool thread, const struct sig_info *info)
+{
+	if (sig < 0 || sig > 64)
+		return -EINVAL;
+	if (sig && thread && target->state == TASK_LIVE && !target->exiting)
+		return signal_queue(target, sig, info);
+	if (sig && !thread && target->proc->leader->state != TASK_ZOMBIE)
+		return signal_queue_process(target->proc, sig, info);
+	return 0;
+}
+
 /* kill(2) sends to the process, tkill/tgkill to the thread. */
 static long send(struct task *t, struct task *target, int sig, bool thread)
 {
 	struct sig_info info = { thread ? SI_TKILL : SI_USER, t->pid, 0, 0 };
 
-	if (sig < 0 || sig > 64)
-		return -EINVAL;
-	if (sig && thread && target->state == TASK_LIVE && !target->exiting)
-		signal_queue(target, sig, &info);
-	else if (sig && !thread && target->proc->leader->state != TASK_ZOMBIE)
-		signal_queue_process(target->proc, sig, &info);
-	return 0;
+	return send_info(target, sig, thread, &info);
 }
 
 /* kill(2): pid > 0 one process, 0 our group, -1 everyone but init, < -1 group -pid. */
@@ -250,4 +255,73 @@ long sys_tgkill(struct task *t, const long a[6])
 		return -EINVAL;
 	struct task *p = task_find((int)a[1]);
 	return p && p->proc && p->pid == (int)a[0] ? send(t, p, (int)a[2], true) : -ESRCH;
+}
+
+/*
+ * The guest's siginfo for rt_sigqueueinfo (__copy_siginfo_from_user): the
+ * kernel_siginfo part (48 bytes: EFAULT if unreadable), kept raw to be
+ * handed back as it came; si_signo is the call's. With a layout the kernel
+ * does not know, the rest of the 128 bytes must be zero (E2BIG).
+ */
+static long copy_guest_siginfo(struct task *t, int sig, uint64_t uinfo, struct sig_info *info)
+{
+	struct k_siginfo k;
+	const size_t kernel_size = offsetof(struct k_siginfo, pad2) + sizeof(info->fields);
+	long r;
+
+	memset(&k, 0, sizeof(k));
+	if ((r = copy_from_guest(t->mm, &k, uinfo, kernel_size)))
+		return r;
+	if (!siginfo_known_layout(sig, k.code)) {
+		if ((r = copy_from_guest(t->mm, (char *)&k + kernel_size, uinfo + kernel_size, sizeof(k) - kernel_size)))
+			return r;
+		for (size_t i = kernel_size; i < sizeof(k); i++)
+			if (((const char *)&k)[i])
+				return -E2BIG;
+	}
+	*info = (struct sig_info){ .code = k.code, .raw = true, .errno_ = k.errno_ };
+	memcpy(info->fields, k.pad2, sizeof(info->fields));
+	return 0;
+}
+
+/*
+ * "Not even root can pretend to send signals from the kernel. Nor can they
+ * impersonate a kill()/tgkill()": a code >= 0 or SI_TKILL only to oneself
+ * (the calling thread's id).
+ */
+static bool forged(const struct task *t, const struct sig_info *info, int to)
+{
+	return (info->code >= 0 || info->code == SI_TKILL) && to != t->tid;
+}
+
+/* rt_sigqueueinfo(2): sig with the caller's siginfo to the process of thread pid (kill_proc_info). */
+long sys_rt_sigqueueinfo(struct task *t, const long a[6])
+{
+	int pid = (int)a[0], sig = (int)a[1];
+	struct sig_info info;
+	long r;
+
+	if ((r = copy_guest_siginfo(t, sig, (uint64_t)a[2], &info)))
+		return r;
+	if (forged(t, &info, pid))
+		return -EPERM;
+	struct task *p = task_find(pid);
+	return p && p->proc ? send_info(p, sig, false, &info) : -ESRCH;
+}
+
+/* rt_tgsigqueueinfo(2): the same to thread tid of thread group tgid (do_send_specific). */
+long sys_rt_tgsigqueueinfo(struct task *t, const long a[6])
+{
+	int tgid = (int)a[0], tid = (int)a[1], sig = (int)a[2];
+	struct sig_info info;
+	long r;
+
+	if ((r = copy_guest_siginfo(t, sig, (uint64_t)a[3], &info)))
+		return r;
+	if (tid <= 0 || tgid <= 0)
+		return -EINVAL;
+	if (forged(t, &info, tid))
+		return -EPERM;
+	struct task *p = task_find(tid);
+	return p && p->proc && p->pid == tgid ? send_info(p, sig, true, &info) : -ESRCH;
 }

@@ -149,7 +149,6 @@ no_inotify_skip() {
 }
 
 @test "signalfd: sigqueue values, real-time queueing, SIGCHLD with the child's pid and status" {
-	skip "not yet: rt_sigqueueinfo and real-time signal queueing (README, 'not yet'; issue 15)"
 	ev ev_signalfd queue
 	grep -qx '  SIGRTMIN+2 code SI_QUEUE int 5678 ptr low word 5678' "$sandbox_out"
 	grep -qx 'SIGCHLD: 128, code CLD_EXITED, pid is the child yes, status 7' "$sandbox_out"

@@ -60,10 +60,16 @@ long io_block(struct task *t, struct addr_space *as, struct file *in, struct fil
 int sentry_wait_all(void);
 
 /* Signals (sentry/kernel/signal.c). */
-/* Queue sig for target with its siginfo; wakes the target if it sleeps. */
-void signal_queue(struct task *target, int sig, const struct sig_info *info);
-/* Queue sig for the process: the first thread that does not block it takes it. */
-void signal_queue_process(struct process *p, int sig, const struct sig_info *info);
+/*
+ * Queue sig for target with its siginfo (NULL: kill's SI_USER); wakes the
+ * target if it sleeps. 0 (also when it is ignored and dropped), or -EAGAIN:
+ * a real-time signal over RLIMIT_SIGPENDING sent other than by kill(2).
+ */
+long signal_queue(struct task *target, int sig, const struct sig_info *info);
+/* Queue sig for the process: the first thread that does not block it takes it. Returns as signal_queue. */
+long signal_queue_process(struct process *p, int sig, const struct sig_info *info);
+/* sigaction(2) set sig's action: if it now ignores sig, its pending instances go. */
+void signal_action_changed(struct process *p, int sig);
 /* A pending signal the guest does not block: a wait should end (-ERESTARTSYS). */
 bool signal_pending(struct task *t);
 /* sigsuspend, ppoll, pselect6: mask rules until the call ends; a handler's frame gets the old one. */

@@ -39,10 +39,28 @@ struct guest_usage {
 	uint64_t maxrss_kb;
 };
 
-/* A signal's siginfo fields pvx keeps while it is pending. */
+/*
+ * A signal's siginfo fields pvx keeps while it is pending. One the guest
+ * gave (rt_sigqueueinfo) is raw: its si_errno and the kernel_siginfo union
+ * as they came, handed back unchanged; code is its si_code.
+ */
 struct sig_info {
 	int code, pid, status;
 	uint64_t addr;
+	bool raw;
+	int32_t errno_;
+	uint64_t fields[4];
+};
+
+/*
+ * Pending signals (Linux's struct sigpending): the set, and one siginfo
+ * record per queued instance, oldest first (sentry/kernel/sigqueue.c). A
+ * signal in the set without a record lost its siginfo (queue full).
+ */
+struct sigq_rec;
+struct sigpend {
+	uint64_t set;
+	struct sigq_rec *head, *tail;
 };
 
 struct sigaction_rec {
@@ -73,8 +91,7 @@ struct process {
 	struct rlimit rlim[16];	/* RLIM_NLIMITS: getrlimit/setrlimit (sentry/kernel/cred.c) */
 	int nice;		/* setpriority(2) */
 	struct sigaction_rec sigactions[64];
-	uint64_t sigpending;	/* process-directed signals not yet taken by a thread */
-	struct sig_info siginfo[64];
+	struct sigpend pending;	/* process-directed signals not yet taken by a thread */
 	uint64_t itimer_deadline;	/* ITIMER_REAL: CLOCK_MONOTONIC ns, 0 = off (sentry/kernel/timer.c) */
 	uint64_t itimer_interval;
 	struct ptimer *ptimers;	/* timer_create(2) timers, PVX_MAX_PTIMERS of them (syscalls/sys_timer.c) */
@@ -100,8 +117,7 @@ struct task {
 	uint64_t robust_list;
 	int sched_policy;	/* SCHED_OTHER, _BATCH or _IDLE (syscalls/sys_cred.c) */
 	uint64_t sigmask;
-	uint64_t sigpending;	/* thread-directed, not yet delivered (sentry/kernel/signal.c) */
-	struct sig_info siginfo[64];	/* of each pending signal */
+	struct sigpend pending;	/* thread-directed, not yet delivered (sentry/kernel/signal.c) */
 	uint64_t saved_mask;	/* rt_sigsuspend's mask to restore after the handler */
 	uint64_t real_blocked;	/* rt_sigtimedwait: the mask its waited-for signals were unblocked from */
 	bool has_saved_mask;

@@ -12,9 +12,13 @@
 #include <unistd.h>
 
 #include "pvx/cred.h"
+#include "pvx/sigqueue.h"
 #include "pvx/task.h"
 
-/* The first process: the host's limits and nice value, but the fd table's size and the loader's stack. */
+/*
+ * The first process: the host's limits and nice value, but the fd table's
+ * size, the loader's stack and at most the sentry's cap on queued signals.
+ */
 void cred_init(struct process *p)
 {
 	for (int r = 0; r < RLIM_NLIMITS; r++) {
@@ -25,6 +29,9 @@ void cred_init(struct process *p)
 	}
 	p->rlim[RLIMIT_NOFILE] = (struct rlimit){ PVX_NR_OPEN, PVX_NR_OPEN };
 	p->rlim[RLIMIT_STACK] = (struct rlimit){ PVX_STACK_SIZE, RLIM_INFINITY };	/* what the loader maps */
+	struct rlimit *sq = &p->rlim[RLIMIT_SIGPENDING];	/* the sentry queues no more, whatever the limit */
+	sq->rlim_cur = MIN(sq->rlim_cur, (rlim_t)PVX_SIGQ_MAX);
+	sq->rlim_max = MIN(sq->rlim_max, (rlim_t)PVX_SIGQ_MAX);
 	errno = 0;
 	int nice = getpriority(PRIO_PROCESS, 0);
 	p->nice = errno ? 0 : nice;

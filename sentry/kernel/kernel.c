@@ -14,6 +14,7 @@
 #include "pvx/kernel.h"
 #include "pvx/log.h"
 #include "pvx/rusage.h"
+#include "pvx/sigqueue.h"
 #include "pvx/mm.h"
 #include "pvx/timer.h"
 #include "sentry/platform/platform.h"
@@ -374,7 +375,9 @@ void task_take_leader(struct task *t)
 void task_free(struct task *t)
 {
 	tasks[t->tid - 1] = NULL;
+	sigq_flush(&t->pending, ~0UL);
 	if (t->proc && t->proc->leader == t) {
+		sigq_flush(&t->proc->pending, ~0UL);
 		mm_drop(t->proc->mm);	/* a process that never ran; one that exited has left its mm */
 		ptimers_release(t->proc);
 		free(t->proc->exe);
@@ -437,6 +440,7 @@ static void thread_exit(struct task *t)
 			futex_wake(t->mm, t->clear_child_tid, 1);
 	}
 	t->clear_child_tid = 0;
+	sigq_flush(&t->pending, ~0UL);	/* its own signals go with it; the process's stay for the others */
 	usage_thread_exit(t);
 	/* synchronize_group_exit(): the last thread's exit(2) code is the process's. */
 	if (--p->nr_threads == 0 && !p->group_exit) {
@@ -493,6 +497,7 @@ void task_exit(struct task *t)
 		close(pr->cwd_fd);
 	pr->cwd_fd = -1;
 	t->state = TASK_ZOMBIE;
+	sigq_flush(&pr->pending, ~0UL);	/* nobody is left to take them */
 	vfork_release(t);
 	struct task *parent = task_find(t->proc->ppid);
 	bool autoreap = false;
@@ -503,7 +508,7 @@ void task_exit(struct task *t)
 		const struct sigaction_rec *sa = &parent->proc->sigactions[SIGCHLD - 1];
 		/* wait(2): SIGCHLD set to SIG_IGN or SA_NOCLDWAIT: "children ... do not become zombies". */
 		autoreap = sa->handler == (uint64_t)SIG_IGN || (sa->flags & SA_NOCLDWAIT);
-		signal_queue_process(parent->proc, SIGCHLD, &info);
+		(void)signal_queue_process(parent->proc, SIGCHLD, &info);
 	}
 	/* Orphans go to init, as on Linux (no subreapers here). */
 	for (struct task *c = task_next(NULL); c; c = task_next(c))

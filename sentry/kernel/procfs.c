@@ -18,6 +18,7 @@
 #include "pvx/hostcred.h"
 #include "pvx/kernel.h"
 #include "pvx/path.h"
+#include "pvx/sigqueue.h"
 #include "pvx/policy.h"
 #include "sentry/kernel/procfs.h"
 
@@ -166,11 +167,13 @@ static long gen_file(struct task *p, const char *what, char **out, size_t *len)
 			p->proc->sid);
 	else
 		fprintf(f, "Name:\t%.15s\nState:\t%s\nTgid:\t%d\nPid:\t%d\nPPid:\t%d\nUid:\t%u\t%u\t%u\t%u\n"
-			   "Gid:\t%u\t%u\t%u\t%u\nThreads:\t%d\nSigPnd:\t%016lx\nShdPnd:\t%016lx\nSigBlk:\t%016lx\n",
+			   "Gid:\t%u\t%u\t%u\t%u\nThreads:\t%d\nSigQ:\t%lu/%llu\nSigPnd:\t%016lx\nShdPnd:\t%016lx\n"
+			   "SigBlk:\t%016lx\n",
 			comm(p), task_state_name(p), p->pid, p->tid, p->proc->ppid, sandbox.uid, sandbox.uid, sandbox.uid,
 			sandbox.uid,
-			sandbox.gid, sandbox.gid, sandbox.gid, sandbox.gid, MAX(p->proc->nr_threads, 1), p->sigpending,
-			p->proc->sigpending, p->sigmask);
+			sandbox.gid, sandbox.gid, sandbox.gid, sandbox.gid, MAX(p->proc->nr_threads, 1), sigq_queued(),
+			(unsigned long long)p->proc->rlim[RLIMIT_SIGPENDING].rlim_cur, p->pending.set, p->proc->pending.set,
+			p->sigmask);
 	return fclose(f) ? -ENOMEM : 0;
 }
 

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Guest signals: queueing, default actions and handler delivery with an
- * x86-64 rt_sigframe on the guest stack, as arch/x86/kernel/signal_64.c
- * lays it out (the restorer address, a ucontext, a siginfo), and
- * rt_sigreturn, which reads it back.
+ * Guest signals: sending (the queues themselves are sigqueue.c's), default
+ * actions and handler delivery with an x86-64 rt_sigframe on the guest
+ * stack, as arch/x86/kernel/signal_64.c lays it out (the restorer address,
+ * a ucontext, a siginfo), and rt_sigreturn, which reads it back.
  *
  * Signals are delivered when the task returns to guest code after a trap:
  * at a syscall boundary, or right after a fault. A task sleeping in the
@@ -20,6 +20,7 @@
 #include "pvx/log.h"
 #include "pvx/mm.h"
 #include "pvx/sigframe.h"
+#include "pvx/sigqueue.h"
 #include "pvx/signalfd.h"
 #include "pvx/task.h"
 #include "pvx/timer.h"
@@ -29,10 +30,10 @@
 #define BIT(sig) (1UL << ((sig) - 1))
 #define UNBLOCKABLE (BIT(SIGKILL) | BIT(SIGSTOP))
 
-/* signal(7): the default action of each signal. */
+/* signal(7): the default action of each signal (sig_kernel_ignore; real-time signals terminate). */
 static bool default_ignore(int sig)
 {
-	return sig == SIGCHLD || sig == SIGCONT || sig == SIGURG || sig == SIGWINCH || sig >= SIGRTMIN;
+	return sig == SIGCHLD || sig == SIGCONT || sig == SIGURG || sig == SIGWINCH;
 }
 
 static bool default_stop(int sig)
@@ -50,21 +51,32 @@ static bool ignored(const struct process *p, uint64_t mask, int sig)
 	return h == (uint64_t)SIG_IGN || (h == (uint64_t)SIG_DFL && (default_ignore(sig) || default_stop(sig)));
 }
 
-void signal_queue(struct task *target, int sig, const struct sig_info *info)
+static const struct sig_info kill_info = { SI_USER, 0, 0, 0 };
+
+/* The target's RLIMIT_SIGPENDING (task_rlimit(t, RLIMIT_SIGPENDING)). */
+static uint64_t sigpending_limit(const struct process *p)
 {
+	return p->rlim[RLIMIT_SIGPENDING].rlim_cur;
+}
+
+long signal_queue(struct task *target, int sig, const struct sig_info *info)
+{
+	long r;
+
 	if (sig < 1 || sig > 64 || target->state == TASK_ZOMBIE || ignored(target->proc, target->sigmask | target->real_blocked, sig))
-		return;
+		return 0;
 	if (sig == SIGKILL) {
 		process_kill(target->proc);
-		return;
+		return 0;
 	}
-	target->sigpending |= BIT(sig);
-	target->siginfo[sig - 1] = info ? *info : (struct sig_info){ SI_USER, 0, 0, 0 };
+	if ((r = sigq_add(&target->pending, sig, info ? info : &kill_info, sigpending_limit(target->proc))))
+		return r;
 	signalfd_sync(target->proc);
 	if (!(target->sigmask & BIT(sig))) {
 		sentry_wake_all();
 		task_interrupt(target, false);
 	}
+	return 0;
 }
 
 /*
@@ -72,18 +84,19 @@ void signal_queue(struct task *target, int sig, const struct sig_info *info)
  * that does not block it takes it (complete_signal(): the main thread if it
  * can, else any other).
  */
-void signal_queue_process(struct process *p, int sig, const struct sig_info *info)
+long signal_queue_process(struct process *p, int sig, const struct sig_info *info)
 {
 	struct task *leader = p->leader;
+	long r;
 
 	if (sig < 1 || sig > 64 || leader->state == TASK_ZOMBIE || ignored(p, leader->sigmask | leader->real_blocked, sig))
-		return;
+		return 0;
 	if (sig == SIGKILL) {
 		process_kill(p);
-		return;
+		return 0;
 	}
-	p->sigpending |= BIT(sig);
-	p->siginfo[sig - 1] = info ? *info : (struct sig_info){ SI_USER, 0, 0, 0 };
+	if ((r = sigq_add(&p->pending, sig, info ? info : &kill_info, sigpending_limit(p))))
+		return r;
 	signalfd_sync(p);
 	struct task *to = NULL;
 	if (!leader->exiting && !(leader->sigmask & BIT(sig)))
@@ -95,6 +108,25 @@ void signal_queue_process(struct process *p, int sig, const struct sig_info *inf
 		sentry_wake_all();
 		task_interrupt(to, false);
 	}
+	return 0;
+}
+
+/*
+ * sigaction(2) changed sig's action: one that now ignores it discards the
+ * pending instances in every queue of the process (do_sigaction's
+ * sig_handler_ignored, flush_sigqueue_mask).
+ */
+void signal_action_changed(struct process *p, int sig)
+{
+	uint64_t h = p->sigactions[sig - 1].handler;
+
+	if (h != (uint64_t)SIG_IGN && (h != (uint64_t)SIG_DFL || !default_ignore(sig)))
+		return;
+	sigq_flush(&p->pending, BIT(sig));
+	for (struct task *o = task_next(NULL); o; o = task_next(o))
+		if (o->proc == p)
+			sigq_flush(&o->pending, BIT(sig));
+	signalfd_sync(p);
 }
 
 void signal_temp_mask(struct task *t, uint64_t mask)
@@ -106,7 +138,7 @@ void signal_temp_mask(struct task *t, uint64_t mask)
 
 bool signal_pending(struct task *t)
 {
-	return t->exiting || ((t->sigpending | t->proc->sigpending) & ~t->sigmask);
+	return t->exiting || ((t->pending.set | t->proc->pending.set) & ~t->sigmask);
 }
 
 void signal_siginfo(int sig, const struct sig_info *si, struct k_siginfo *out)
@@ -114,7 +146,10 @@ void signal_siginfo(int sig, const struct sig_info *si, struct k_siginfo *out)
 	memset(out, 0, sizeof(*out));
 	out->signo = sig;
 	out->code = si->code;
-	if (sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE || sig == SIGTRAP) {
+	if (si->raw) {	/* the guest's own, back as it came (copy_siginfo_to_user) */
+		out->errno_ = si->errno_;
+		memcpy(out->pad2, si->fields, sizeof(si->fields));
+	} else if (sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE || sig == SIGTRAP) {
 		out->addr = si->addr;
 	} else if (si->code == SI_TIMER) {
 		/* POSIX timer: si_timerid, si_overrun, si_value (the _timer member) */
@@ -127,26 +162,28 @@ void signal_siginfo(int sig, const struct sig_info *si, struct k_siginfo *out)
 }
 
 /*
+ * Take the oldest instance of sig, thread-directed first as
+ * dequeue_signal() does, and tell who cares (timers, signalfds).
+ */
+static void take(struct task *t, int sig, struct sig_info *info)
+{
+	sigq_take((t->pending.set & BIT(sig)) ? &t->pending : &t->proc->pending, sig, info);
+	ptimer_delivered(t->proc, info);
+	signalfd_sync(t->proc);
+}
+
+/*
  * Take a pending signal of set without running its action (dequeue_signal
- * for sigtimedwait): thread-directed first, then the process's, lowest
- * number first. Returns 0 when none is pending.
+ * for sigtimedwait and signalfd): thread-directed first, then the
+ * process's, lowest number first. Returns 0 when none is pending.
  */
 int signal_dequeue(struct task *t, uint64_t set, struct sig_info *info)
 {
-	uint64_t mine = t->sigpending & set, shared = t->proc->sigpending & set;
+	uint64_t mine = t->pending.set & set, shared = t->proc->pending.set & set;
 	int sig = mine ? __builtin_ctzll(mine) + 1 : shared ? __builtin_ctzll(shared) + 1 : 0;
 
-	if (!sig)
-		return 0;
-	if (mine) {
-		t->sigpending &= ~BIT(sig);
-		*info = t->siginfo[sig - 1];
-	} else {
-		t->proc->sigpending &= ~BIT(sig);
-		*info = t->proc->siginfo[sig - 1];
-	}
-	ptimer_delivered(t->proc, info);
-	signalfd_sync(t->proc);
+	if (sig)
+		take(t, sig, info);
 	return sig;
 }
 
@@ -240,7 +277,7 @@ static long push_frame(struct task *t, int sig, const struct sig_info *si, const
 /* Lowest pending signal not blocked; synchronous faults first, as Linux does. */
 static int next_signal(struct task *t)
 {
-	uint64_t ready = (t->sigpending | t->proc->sigpending) & ~t->sigmask;
+	uint64_t ready = (t->pending.set | t->proc->pending.set) & ~t->sigmask;
 	static const int sync[] = { SIGSEGV, SIGBUS, SIGILL, SIGTRAP, SIGFPE, SIGSYS };
 
 	for (size_t i = 0; i < ARRAY_SIZE(sync); i++)
@@ -257,16 +294,7 @@ void signal_deliver(struct task *t, long *ret)
 	while (!t->exiting && (sig = next_signal(t))) {
 		struct sigaction_rec *sa = &t->proc->sigactions[sig - 1];
 		struct sig_info si;
-		/* Thread-directed first, as dequeue_signal() does. */
-		if (t->sigpending & BIT(sig)) {
-			t->sigpending &= ~BIT(sig);
-			si = t->siginfo[sig - 1];
-		} else {
-			t->proc->sigpending &= ~BIT(sig);
-			si = t->proc->siginfo[sig - 1];
-		}
-		ptimer_delivered(t->proc, &si);
-		signalfd_sync(t->proc);
+		take(t, sig, &si);
 		if (sa->handler == (uint64_t)SIG_IGN || (sa->handler == (uint64_t)SIG_DFL &&
 							 (default_ignore(sig) || default_stop(sig))))
 			continue;	/* stopping needs job control, which pvx does not have */

@@ -19,6 +19,7 @@
 #include "pvx/kernel.h"
 #include "pvx/sigframe.h"
 #include "pvx/signalfd.h"
+#include "pvx/sigqueue.h"
 
 #define BIT(sig) (1UL << ((sig) - 1))
 #define UNBLOCKABLE (BIT(SIGKILL) | BIT(SIGSTOP))
@@ -41,10 +42,10 @@ static uint64_t process_pending(int pid)
 
 	if (!l || l->proc->pid != pid)
 		return 0;
-	set = l->proc->sigpending;
+	set = l->proc->pending.set;
 	for (struct task *o = task_next(NULL); o; o = task_next(o))
 		if (o->proc == l->proc)
-			set |= o->sigpending;
+			set |= o->pending.set;
 	return set;
 }
 
@@ -111,26 +112,44 @@ long signalfd_set_mask(struct task *t, struct file *f, uint64_t mask)
 	return 0;
 }
 
-/* The record of a dequeued signal as signalfd_copyinfo() fills it. */
+/* The record of a dequeued signal as signalfd_copyinfo() fills it: the fields its layout has. */
 static void fill(struct signalfd_siginfo *o, int sig, const struct sig_info *info)
 {
 	struct k_siginfo k;
+	struct { int32_t a, b; uint64_t c, d, e; } u;	/* the union's words */
 
 	signal_siginfo(sig, info, &k);
+	memcpy(&u, k.pad2, sizeof(u));
 	memset(o, 0, sizeof(*o));
 	o->ssi_signo = (uint32_t)k.signo;
+	o->ssi_errno = k.errno_;
 	o->ssi_code = k.code;
-	if (sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE || sig == SIGTRAP) {
+	switch (siginfo_layout(sig, k.code)) {
+	case SIL_KILL:
+		o->ssi_pid = (uint32_t)u.a, o->ssi_uid = (uint32_t)u.b;
+		break;
+	case SIL_TIMER:
+		o->ssi_tid = (uint32_t)u.a, o->ssi_overrun = (uint32_t)u.b;
+		o->ssi_ptr = u.c, o->ssi_int = (int32_t)u.c;
+		break;
+	case SIL_RT:
+		o->ssi_pid = (uint32_t)u.a, o->ssi_uid = (uint32_t)u.b;
+		o->ssi_ptr = u.c, o->ssi_int = (int32_t)u.c;
+		break;
+	case SIL_POLL:
+		memcpy(&o->ssi_band, &k.pad2[0], sizeof(o->ssi_band));
+		o->ssi_fd = (int32_t)u.c;
+		break;
+	case SIL_FAULT:
 		o->ssi_addr = k.addr;
-	} else if (k.code == SI_TIMER) {
-		o->ssi_tid = (uint32_t)k.kill.pid;
-		o->ssi_overrun = k.kill.uid;
-		memcpy(&o->ssi_ptr, k.pad2 + 8, sizeof(o->ssi_ptr));
-		o->ssi_int = (int32_t)o->ssi_ptr;
-	} else {
-		o->ssi_pid = (uint32_t)k.kill.pid;
-		o->ssi_uid = k.kill.uid;
-		o->ssi_status = k.kill.status;
+		break;
+	case SIL_CHLD:
+		o->ssi_pid = (uint32_t)u.a, o->ssi_uid = (uint32_t)u.b;
+		o->ssi_status = (int32_t)u.c, o->ssi_utime = u.d, o->ssi_stime = u.e;
+		break;
+	case SIL_SYS:
+		o->ssi_call_addr = k.sys.call_addr, o->ssi_syscall = k.sys.syscall, o->ssi_arch = k.sys.arch;
+		break;
 	}
 }
 

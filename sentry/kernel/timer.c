@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "pvx/kernel.h"
+#include "pvx/sigqueue.h"
 #include "pvx/timer.h"
 
 static pthread_cond_t timer_changed;
@@ -102,24 +103,23 @@ void ptimer_fire(struct process *p, int id, uint64_t now)
 	if (to && (to->proc != p || to->state == TASK_ZOMBIE))
 		to = NULL;
 	/* Still pending from an earlier expiry: count an overrun instead (posix_timer_queue_signal). */
-	uint64_t pending = to ? to->sigpending : p->sigpending;
-	struct sig_info *queued = to ? &to->siginfo[pt->signo - 1] : &p->siginfo[pt->signo - 1];
-	if ((pending & (1ULL << (pt->signo - 1))) && queued->code == SI_TIMER && queued->pid == id) {
+	struct sig_info *queued = sigq_find_timer(to ? &to->pending : &p->pending, pt->signo, id);
+	if (queued) {
 		uint64_t n = (uint64_t)queued->status + 1 + missed;
 		queued->status = n > INT32_MAX ? INT32_MAX : (int)n;
 		return;
 	}
 	struct sig_info info = { SI_TIMER, id, missed > INT32_MAX ? INT32_MAX : (int)missed, pt->value };
 	if (to)
-		signal_queue(to, pt->signo, &info);
+		(void)signal_queue(to, pt->signo, &info);	/* a timer's record does not count: never EAGAIN */
 	else
-		signal_queue_process(p, pt->signo, &info);
+		(void)signal_queue_process(p, pt->signo, &info);
 }
 
 /* Its signal was taken: timer_getoverrun reports that signal's count (it_overrun_last). */
 void ptimer_delivered(struct process *p, const struct sig_info *info)
 {
-	if (info->code == SI_TIMER && p->ptimers && info->pid >= 0 && info->pid < PVX_MAX_PTIMERS &&
+	if (!info->raw && info->code == SI_TIMER && p->ptimers && info->pid >= 0 && info->pid < PVX_MAX_PTIMERS &&
 	    p->ptimers[info->pid].used)
 		p->ptimers[info->pid].overrun = info->status;
 }

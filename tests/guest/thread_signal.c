@@ -26,19 +26,21 @@
 
 #include "thread_util.h"
 
-/* the handler's record: which thread ran it, for which signal, in order */
+/* the handler's record: which thread ran it, for which signal, in order; nhits counts the records
+ * written (a slot is taken first, nhits raised after it is filled, so a waiter never reads a blank one) */
 enum { MAXHITS = 32 };
-static int hit_tid[MAXHITS], hit_sig[MAXHITS], nhits;
+static int hit_tid[MAXHITS], hit_sig[MAXHITS], nslots, nhits;
 static __thread int my_hits;
 
 static void on_sig(int s)
 {
 	int e = errno;
-	int i = __atomic_fetch_add(&nhits, 1, __ATOMIC_ACQ_REL);
+	int i = __atomic_fetch_add(&nslots, 1, __ATOMIC_ACQ_REL);
 	if (i < MAXHITS) {
 		hit_tid[i] = gettid();
 		hit_sig[i] = s;
 	}
+	__atomic_fetch_add(&nhits, 1, __ATOMIC_ACQ_REL);
 	my_hits++;
 	errno = e;
 }
