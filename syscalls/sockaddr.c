@@ -5,6 +5,7 @@
  * AF_UNIX names translated both ways (paths resolve inside --root; names the
  * host reports are shown as the guest knows them: pvx/socket.h).
  */
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -15,6 +16,8 @@ struct sock *sock_lookup(struct task *t, int fd, struct file **fp)
 {
 	struct file *f = fd_lookup(t->files, fd);
 
+	if (f && (f->flags & O_PATH))
+		f = NULL;	/* fdget() does not find an O_PATH file: EBADF */
 	*fp = f;
 	return sock_of(f);
 }

@@ -65,6 +65,35 @@ static long rights_out(struct task *t, struct host_ctl *hc, const int *gfd, int 
 	return 0;
 }
 
+#ifndef SO_TIMESTAMPING_NEW
+#define SO_TIMESTAMPING_NEW 65
+#endif
+
+/*
+ * A SOL_SOCKET control message on a socket other than AF_UNIX, as
+ * __sock_cmsg_send() takes it: SCM_RIGHTS and SCM_CREDENTIALS are
+ * AF_UNIX's and ignored, SO_MARK needs CAP_NET_ADMIN (EPERM: never the
+ * sentry's), timestamping and SCM_TXTIME are values the host checks, the
+ * rest EINVAL.
+ */
+static long inet_sol_socket(struct host_ctl *hc, int type, const char *data, size_t dlen)
+{
+	switch (type) {
+	case SCM_RIGHTS:
+	case SCM_CREDENTIALS:
+		return 0;
+	case SO_MARK:
+		return -EPERM;
+	case SO_TIMESTAMPING_OLD:
+	case SO_TIMESTAMPING_NEW:
+	case SCM_TXTIME:
+		put_host(hc, SOL_SOCKET, type, data, dlen);
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
 long cmsg_to_host(struct task *t, struct sock *s, uint64_t uctl, size_t ulen, struct host_ctl *hc)
 {
 	int fds[SCM_MAX_FD], nfds = 0;
@@ -88,9 +117,10 @@ long cmsg_to_host(struct task *t, struct sock *s, uint64_t uctl, size_t ulen, st
 			return -EINVAL;	/* !CMSG_OK */
 		const char *data = g + off + CMSG_LEN(0);
 		size_t dlen = c.cmsg_len - CMSG_LEN(0);
-		if (c.cmsg_level == SOL_SOCKET) {
-			if (s->family != AF_UNIX)
-				return -EINVAL;
+		if (c.cmsg_level == SOL_SOCKET && s->family != AF_UNIX) {
+			if ((r = inet_sol_socket(hc, c.cmsg_type, data, dlen)))
+				return r;
+		} else if (c.cmsg_level == SOL_SOCKET) {
 			if (c.cmsg_type == SCM_RIGHTS) {
 				int gfd[SCM_MAX_FD + 1];
 				int n = (int)MIN(dlen / sizeof(int), (size_t)SCM_MAX_FD + 1);

@@ -48,8 +48,10 @@ static long socket_check(int family, int type, int protocol)
 	}
 	if (family != AF_INET && family != AF_INET6)
 		return -EAFNOSUPPORT;
-	if (base == SOCK_RAW)
-		return -EPERM;
+	if (protocol < 0 || protocol >= IPPROTO_MAX)
+		return -EINVAL;	/* inet_create() */
+	if (base == SOCK_RAW)	/* no raw protocol is a wildcard match for 0; a real one needs CAP_NET_RAW */
+		return protocol == 0 ? -EPROTONOSUPPORT : -EPERM;
 	if (base == SOCK_STREAM)
 		return protocol == 0 || protocol == IPPROTO_TCP ? 0 : -EPROTONOSUPPORT;
 	if (base == SOCK_DGRAM)
@@ -250,6 +252,23 @@ long sys_accept4(struct task *t, const long a[6])
  * as inet_wait_for_connect(), for SO_SNDTIMEO at most. A blocking connect restarted after a signal
  * finds the attempt under way and waits for it again, as on Linux.
  */
+/*
+ * A connect that finished while no connect() call waited for it leaves the
+ * host's socket SS_CONNECTING, where a blocking connect would have left it
+ * SS_CONNECTED, or SS_UNCONNECTED after an error; later connects then
+ * answer differently (0 for EISCONN, ECONNABORTED for EAFNOSUPPORT). One
+ * more non-blocking connect() makes the host settle it as
+ * __inet_stream_connect() does at the end of a wait.
+ */
+static void settle(struct file *f, const struct sockaddr_storage *sa, socklen_t len)
+{
+	int fl = fcntl(f->host_fd, F_GETFL);
+
+	(void)fcntl(f->host_fd, F_SETFL, fl | O_NONBLOCK);
+	(void)!connect(f->host_fd, (const struct sockaddr *)sa, len);
+	(void)fcntl(f->host_fd, F_SETFL, fl);
+}
+
 static long inet_connect(struct task *t, struct file *f, const struct sockaddr_storage *sa, socklen_t len)
 {
 	int fl = fcntl(f->host_fd, F_GETFL);
@@ -276,6 +295,7 @@ static long inet_connect(struct task *t, struct file *f, const struct sockaddr_s
 		int err = 0;
 		socklen_t el = sizeof(err);
 		r = getsockopt(f->host_fd, SOL_SOCKET, SO_ERROR, &err, &el) < 0 ? neg_errno() : -err;
+		settle(f, sa, len);
 	}
 	file_put(f);
 	return r;

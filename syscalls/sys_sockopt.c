@@ -15,7 +15,7 @@
 
 #include "syscalls/sockaddr.h"
 
-#define OPT_MAX 256	/* the largest value passed (struct tcp_info is 232 bytes) */
+#define OPT_MAX 1024	/* the largest value passed (struct group_source_req is 264 bytes, tcp_info 232) */
 
 #ifndef SO_RCVTIMEO_NEW
 #define SO_RCVTIMEO_NEW 66
@@ -44,12 +44,17 @@ static const int sol_socket_refused[] = {
 static const int sol_ip_ok[] = {
 	IP_TOS, IP_TTL, IP_HDRINCL, IP_OPTIONS, IP_RECVOPTS, IP_RETOPTS, IP_PKTINFO, IP_MTU_DISCOVER, IP_RECVERR,
 	IP_RECVTTL, IP_RECVTOS, IP_MTU, IP_FREEBIND, IP_MULTICAST_IF, IP_MULTICAST_TTL, IP_MULTICAST_LOOP,
-	IP_ADD_MEMBERSHIP, IP_DROP_MEMBERSHIP, IP_BIND_ADDRESS_NO_PORT,
+	IP_ADD_MEMBERSHIP, IP_DROP_MEMBERSHIP, IP_BIND_ADDRESS_NO_PORT, IP_UNBLOCK_SOURCE, IP_BLOCK_SOURCE,
+	IP_ADD_SOURCE_MEMBERSHIP, IP_DROP_SOURCE_MEMBERSHIP, IP_MSFILTER, IP_MULTICAST_ALL, MCAST_JOIN_GROUP,
+	MCAST_BLOCK_SOURCE, MCAST_UNBLOCK_SOURCE, MCAST_LEAVE_GROUP, MCAST_JOIN_SOURCE_GROUP, MCAST_LEAVE_SOURCE_GROUP,
+	MCAST_MSFILTER,
 };
 static const int sol_ipv6_ok[] = {
 	IPV6_V6ONLY, IPV6_UNICAST_HOPS, IPV6_MULTICAST_IF, IPV6_MULTICAST_HOPS, IPV6_MULTICAST_LOOP,
 	IPV6_ADD_MEMBERSHIP, IPV6_DROP_MEMBERSHIP, IPV6_RECVPKTINFO, IPV6_PKTINFO, IPV6_RECVHOPLIMIT,
-	IPV6_HOPLIMIT, IPV6_RECVERR, IPV6_MTU_DISCOVER, IPV6_MTU, IPV6_TCLASS, IPV6_RECVTCLASS,
+	IPV6_HOPLIMIT, IPV6_RECVERR, IPV6_MTU_DISCOVER, IPV6_MTU, IPV6_TCLASS, IPV6_RECVTCLASS, MCAST_JOIN_GROUP,
+	MCAST_BLOCK_SOURCE, MCAST_UNBLOCK_SOURCE, MCAST_LEAVE_GROUP, MCAST_JOIN_SOURCE_GROUP, MCAST_LEAVE_SOURCE_GROUP,
+	MCAST_MSFILTER,
 };
 static const int sol_tcp_ok[] = {
 	TCP_NODELAY, TCP_MAXSEG, TCP_CORK, TCP_KEEPIDLE, TCP_KEEPINTVL, TCP_KEEPCNT, TCP_SYNCNT, TCP_LINGER2,
@@ -76,7 +81,11 @@ static bool in(const int *list, size_t n, int opt)
 /*
  * 0 when (level, opt) may go to the host; else the guest's error. set: the
  * call is setsockopt. AF_UNIX sockets have only SOL_SOCKET options (Linux:
- * no ops->setsockopt, EOPNOTSUPP).
+ * no ops->setsockopt, EOPNOTSUPP). On an inet socket a level that is not
+ * the transport's goes on to the IP layer, as tcp_/udp_[gs]etsockopt pass
+ * it: ip_getsockopt answers EOPNOTSUPP for a level not SOL_IP,
+ * ip_setsockopt and ipv6_[gs]etsockopt ENOPROTOOPT (the latter passing
+ * SOL_IP on to the former).
  */
 static long opt_allowed(const struct sock *s, int level, int opt, bool set)
 {
@@ -87,23 +96,23 @@ static long opt_allowed(const struct sock *s, int level, int opt, bool set)
 			return -ENOPROTOOPT;
 		return IN(sol_netlink_ok, opt) ? 0 : opt == NETLINK_LISTEN_ALL_NSID ? -EPERM : -ENOPROTOOPT;
 	}
-	switch (level) {
-	case SOL_SOCKET:
+	if (level == SOL_SOCKET) {
 		if (IN(sol_socket_ok, opt) || opt == SO_PEERCRED)
 			return 0;
 		return IN(sol_socket_refused, opt) ? -EPERM : -ENOPROTOOPT;
-	case IPPROTO_IP:
-		return IN(sol_ip_ok, opt) ? 0 : -ENOPROTOOPT;
-	case IPPROTO_IPV6:
-		return IN(sol_ipv6_ok, opt) ? 0 : -ENOPROTOOPT;
-	case IPPROTO_TCP:
+	}
+	if (s->type == SOCK_STREAM && level == IPPROTO_TCP) {
 		if (set && opt == TCP_CONGESTION)
 			return -EPERM;	/* it may load a module on the host */
 		return IN(sol_tcp_ok, opt) ? 0 : -ENOPROTOOPT;
-	case IPPROTO_UDP:
-		return IN(sol_udp_ok, opt) ? 0 : -ENOPROTOOPT;
 	}
-	return -ENOPROTOOPT;
+	if (s->type == SOCK_DGRAM && level == IPPROTO_UDP)
+		return IN(sol_udp_ok, opt) ? 0 : -ENOPROTOOPT;
+	if (level == IPPROTO_IP)
+		return IN(sol_ip_ok, opt) ? 0 : -ENOPROTOOPT;
+	if (s->family == AF_INET6 && level == IPPROTO_IPV6)
+		return IN(sol_ipv6_ok, opt) ? 0 : -ENOPROTOOPT;
+	return s->family == AF_INET && !set ? -EOPNOTSUPP : -ENOPROTOOPT;
 }
 
 long sys_setsockopt(struct task *t, const long a[6])
