@@ -170,29 +170,27 @@ out_dup:
 	return err;
 }
 
+/*
+ * The wait itself is the host's epoll_pwait2 on the host epoll, so that
+ * the host's wakeups are epoll's own: EPOLLEXCLUSIVE wakes one waiter, not
+ * every poller of the epoll fd. A kick that restarts it (task_block: a
+ * signal another thread took) waits the whole timeout again, a little
+ * longer than Linux, whose wait keeps its end.
+ */
 long epoll_wait_file(struct task *t, struct file *ep, struct epoll_event *out, int max, struct timespec *to,
 		     bool pending)
 {
-	struct pollfd pfd = { ep->host_fd, POLLIN, 0 };
 	long r;
 
 	file_get(ep);
-	for (;;) {
-		/* Collect without waiting; then wait for the epoll to be readable with the lock dropped. */
-		if ((r = epoll_wait(ep->host_fd, out, max, 0)) < 0)
-			r = neg_errno();
-		if (r != 0)
-			break;
-		if (pending) {
-			r = -EINTR;
-			break;
-		}
-		if (to && !to->tv_sec && !to->tv_nsec)
-			break;
-		/* ppoll leaves *to with what remained, so a wait restarted after a stray interrupt keeps its end. */
-		const long a[6] = { (long)&pfd, 1, (long)to, 0, 8 };
-		if ((r = fs_kernel->block(t, NULL, SYS_ppoll, a, false)) <= 0)
-			break;
+	/* Collect without waiting: a pending signal ends only a wait that would sleep. */
+	if ((r = epoll_wait(ep->host_fd, out, max, 0)) < 0)
+		r = neg_errno();
+	if (r == 0 && pending)
+		r = -EINTR;
+	else if (r == 0 && (!to || to->tv_sec || to->tv_nsec)) {
+		const long a[6] = { ep->host_fd, (long)out, max, (long)to, 0, 8 };
+		r = fs_kernel->block(t, NULL, SYS_epoll_pwait2, a, false);
 	}
 	file_put(ep);
 	return r;
