@@ -471,3 +471,17 @@ pvx_with() {
 		grep -q 'the waiting call returned a result' "$sandbox_out"
 	done
 }
+
+# What LTP's socket and epoll families check, natively vs pvx (tests/guest/net_errs.c).
+@test "sockets: raw protocol 0, connect's states, option levels, O_PATH fds and SOL_SOCKET cmsgs on TCP, as natively" {
+	local m
+	for m in raw connect levels opath cmsg; do
+		net net_errs "$m"
+		[[ $m != connect ]] || grep -qx 'connect again: -1 EISCONN' "$sandbox_out"
+	done
+}
+
+@test "epoll: EPOLLEXCLUSIVE, one write wakes one of four waiters, as natively" {
+	net net_errs excl
+	grep -qx 'one write woke 1 of 4' "$sandbox_out"
+}
