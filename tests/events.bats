@@ -320,3 +320,11 @@ no_inotify_skip() {
 	assert_contains "$output" 'and f8194: -1 ENOSPC'
 	assert_contains "$output" 'after close, f8194: a wd'
 }
+
+@test "inotify: /proc/sys/fs/inotify shows the sandbox's share and the host's queue length" {
+	no_inotify_skip
+	require_prog "$BUSYBOX"
+	pvx_run "$BUSYBOX" sh -c 'cat /proc/sys/fs/inotify/max_user_instances /proc/sys/fs/inotify/max_user_watches /proc/sys/fs/inotify/max_queued_events'
+	assert_status 0
+	[[ $output == "32"$'\n'"8192"$'\n'"$(cat /proc/sys/fs/inotify/max_queued_events)" ]] || fail_msg "got: $output"
+}

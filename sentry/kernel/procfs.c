@@ -17,6 +17,7 @@
 
 #include "pvx/hostcred.h"
 #include "pvx/kernel.h"
+#include "pvx/events.h"
 #include "pvx/path.h"
 #include "pvx/sigqueue.h"
 #include "pvx/policy.h"
@@ -485,6 +486,38 @@ static long open_fd_link(struct task *t, struct task *p, const char *num, int fl
 }
 
 /*
+ * /proc/sys/fs: inotify's limits as the sandbox has them, its share of the
+ * host user's (pvx/events.h), and the host's per-instance event queue.
+ */
+static long sys_fs(const char *rest, const struct file_ops **kind)
+{
+	static const char *const limits[] = { "max_queued_events", "max_user_instances", "max_user_watches" };
+	char text[32] = "";
+
+	if (!rest[0])
+		return dir_fd("/proc/sys/fs", (const char *const[]){ "inotify" }, 1);
+	if (!strcmp(rest, "/inotify"))
+		return dir_fd("/proc/sys/fs/inotify", limits, ARRAY_SIZE(limits));
+	if (!strcmp(rest, "/inotify/max_queued_events")) {
+		int fd = open("/proc/sys/fs/inotify/max_queued_events", O_RDONLY | O_CLOEXEC);
+		long n = fd < 0 ? -1 : read(fd, text, sizeof(text) - 1);
+		if (fd >= 0)
+			close(fd);
+		if (n <= 0)
+			return -ENOENT;	/* a host without inotify */
+		text[n] = 0;
+	} else if (!strcmp(rest, "/inotify/max_user_instances")) {
+		snprintf(text, sizeof(text), "%d\n", PVX_INOTIFY_INSTANCES);
+	} else if (!strcmp(rest, "/inotify/max_user_watches")) {
+		snprintf(text, sizeof(text), "%d\n", PVX_INOTIFY_WATCHES);
+	} else {
+		return -ENOENT;
+	}
+	*kind = &procfs_file_ops;
+	return text_fd(text, strlen(text));
+}
+
+/*
  * Open the guest's /proc path orig (after "/proc"); *kind is
  * procfs_file_ops for the text pvx makes, NULL for what is a host object
  * (directories, the host's own files, what a link names).
@@ -518,7 +551,9 @@ static long procfs_open_kind(struct task *t, const char *orig, int flags, const 
 	if (!rel[0])
 		return list_root(t);
 	if (!strcmp(rel, "/sys"))
-		return dir_fd("/proc/sys", (const char *const[]){ "kernel" }, 1);
+		return dir_fd("/proc/sys", (const char *const[]){ "fs", "kernel" }, 2);
+	if (!strncmp(rel, "/sys/fs", 7) && (!rel[7] || rel[7] == '/'))
+		return sys_fs(rel + 7, kind);
 	if (!strcmp(rel, "/sys/kernel"))
 		return dir_fd("/proc/sys/kernel", (const char *const[]){ "osrelease", "ostype", "version" }, 3);
 	if (!strcmp(rel, "/loadavg")) {
