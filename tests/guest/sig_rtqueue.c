@@ -276,6 +276,9 @@ static int mode_thread(void)
 	siginfo_t si = info_of(SI_QUEUE, getpid(), getuid(), 9);
 	say("rt_tgsigqueueinfo to the main thread: %s\n", rs(rt_tgsigqueueinfo(getpid(), getpid(), RT(5), &si)));
 	say("pending in the main thread: %s\n", yesno(pending(RT(5))));
+	/* pthread_join returns when the thread's tid is cleared, a moment before the kernel lets it go */
+	for (int i = 0; i < 1000 && syscall(SYS_tgkill, getpid(), tid_of_thread, 0) == 0; i++)
+		usleep(1000);
 	say("rt_tgsigqueueinfo to the gone thread: %s\n", rs(rt_tgsigqueueinfo(getpid(), tid_of_thread, RT(5), &si)));
 	return 0;
 }
