@@ -62,24 +62,21 @@ static bool has_attr(const unsigned char *p, size_t len, const unsigned short *b
  * Does a GET request name another network namespace? The host parses a
  * link request's attributes after a struct ifinfomsg, or after a struct
  * rtgenmsg when the payload is shorter (rtnl_valid_dump_ifinfo_req); an
- * address dump's after a struct ifaddrmsg. Both places are looked at.
+ * address request's after a struct ifaddrmsg.
  */
 static bool names_other_netns(const struct nlmsghdr *h, const unsigned char *payload, size_t len)
 {
 	static const unsigned short link_bad[] = { IFLA_NET_NS_PID, IFLA_NET_NS_FD, IFLA_TARGET_NETNSID };
 	static const unsigned short addr_bad[] = { IFA_TARGET_NETNSID };
-	const size_t offs[] = { NLMSG_ALIGN(sizeof(struct rtgenmsg)), NLMSG_ALIGN(sizeof(struct ifinfomsg)),
-				NLMSG_ALIGN(sizeof(struct ifaddrmsg)) };
+	size_t off;
 
-	for (size_t i = 0; i < ARRAY_SIZE(offs); i++) {
-		if (offs[i] > len)
-			continue;
-		if (h->nlmsg_type == RTM_GETLINK &&
-		    has_attr(payload + offs[i], len - offs[i], link_bad, ARRAY_SIZE(link_bad)))
-			return true;
-		if (h->nlmsg_type == RTM_GETADDR &&
-		    has_attr(payload + offs[i], len - offs[i], addr_bad, ARRAY_SIZE(addr_bad)))
-			return true;
+	if (h->nlmsg_type == RTM_GETLINK) {
+		off = len < sizeof(struct ifinfomsg) ? NLMSG_ALIGN(sizeof(struct rtgenmsg)) : sizeof(struct ifinfomsg);
+		return off <= len && has_attr(payload + off, len - off, link_bad, ARRAY_SIZE(link_bad));
+	}
+	if (h->nlmsg_type == RTM_GETADDR) {
+		off = NLMSG_ALIGN(sizeof(struct ifaddrmsg));
+		return off <= len && has_attr(payload + off, len - off, addr_bad, ARRAY_SIZE(addr_bad));
 	}
 	return false;
 }

@@ -8,6 +8,8 @@
 #include <fcntl.h>
 #include <linux/capability.h>
 #include <net/if.h>
+#include <net/route.h>
+#include <netinet/in.h>
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
@@ -52,7 +54,12 @@ static long enter_userns(void)
 	return r;
 }
 
-/* SIOCSIFFLAGS IFF_UP on lo. */
+/*
+ * lo up (SIOCSIFFLAGS), with multicast: IFF_MULTICAST, and IPv4's
+ * 224.0.0.0/4 routed to it (SIOCADDRT), so that a guest joining a group on
+ * no interface in particular finds one, as it does on a host with a
+ * default route (LTP accept02; ENODEV otherwise).
+ */
 static long loopback_up(void)
 {
 	struct ifreq ifr = { 0 };
@@ -64,8 +71,15 @@ static long loopback_up(void)
 	strcpy(ifr.ifr_name, "lo");
 	if (ioctl(s, SIOCGIFFLAGS, &ifr) < 0)
 		r = neg_errno();
-	ifr.ifr_flags |= IFF_UP | IFF_RUNNING;
+	ifr.ifr_flags |= IFF_UP | IFF_RUNNING | IFF_MULTICAST;
 	if (!r && ioctl(s, SIOCSIFFLAGS, &ifr) < 0)
+		r = neg_errno();
+	struct rtentry rt = { .rt_flags = RTF_UP, .rt_dev = (char[]){ "lo" } };
+	struct sockaddr_in *dst = (struct sockaddr_in *)&rt.rt_dst, *mask = (struct sockaddr_in *)&rt.rt_genmask;
+	dst->sin_family = mask->sin_family = AF_INET;
+	dst->sin_addr.s_addr = htonl(0xe0000000);
+	mask->sin_addr.s_addr = htonl(0xf0000000);
+	if (!r && ioctl(s, SIOCADDRT, &rt) < 0 && errno != EEXIST)
 		r = neg_errno();
 	close(s);
 	return r;
