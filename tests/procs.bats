@@ -279,3 +279,9 @@ proc() { compare_flavours "$@"; }
 	compare_native_status 0 "$(guest proc_task.glibc)"
 	grep -qx '/proc/self/task: 2 entries' "$sandbox_out"
 }
+
+@test "/proc/self/fdinfo: pos, flags with O_CLOEXEC, an eventfd's count, inotify's watches; /proc/sys/kernel/tainted, as natively" {
+	compare_native_status 0 "$(guest proc_fdinfo)"
+	compare_native_status 0 "$(guest proc_fdinfo.glibc)"
+	grep -qx 'fd 3 pos:	5' "$sandbox_out"
+}

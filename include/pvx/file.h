@@ -113,6 +113,13 @@ struct file_ops {
 	 * whose data stays (pipes, sockets: pipe_read consumes only what it copied).
 	 */
 	bool read_consumes;
+	/*
+	 * /proc/PID/fdinfo shows the host's own lines for this kind after
+	 * pos/flags/mnt_id/ino (inotify's watches, an eventfd's count, a
+	 * timerfd's settings): its state is the host file's, in no host fd
+	 * numbers. Otherwise only those four lines.
+	 */
+	bool host_fdinfo;
 };
 
 /*

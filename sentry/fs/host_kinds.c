@@ -68,6 +68,7 @@ const struct file_ops anon_file_ops = {
 	.setfl = host_setfl,
 	.object = anon_object,
 	.read_consumes = true,
+	.host_fdinfo = true,
 };
 
 /* ioctl(2): FIONREAD as for any regular file; no terminal. */

@@ -166,4 +166,5 @@ const struct file_ops inotify_file_ops = {
 	.getfl = host_getfl,
 	.setfl = host_setfl,
 	.object = anon_object,
+	.host_fdinfo = true,
 };

@@ -341,7 +341,7 @@ static long list_root(struct task *t)
 	return dir_fd("/proc", names, n);
 }
 
-static long list_fds(struct task *t, struct task *p)
+static long list_fds(struct task *t, struct task *p, const char *what)
 {
 	static char nums[PVX_NR_OPEN][8];
 	const char *names[PVX_NR_OPEN];
@@ -358,11 +358,51 @@ static long list_fds(struct task *t, struct task *p)
 		names[n++] = nums[fd];
 	}
 	char dir[32];
-	snprintf(dir, sizeof(dir), "/proc/%d/fd", p->pid);
+	snprintf(dir, sizeof(dir), "/proc/%d/%s", p->pid, what);
 	return dir_fd(dir, names, n);
 }
 
-static const char *const pid_entries[] = { "cmdline", "cwd", "exe", "fd", "maps", "root", "stat", "status", "task" };
+static const char *const pid_entries[] = { "cmdline", "cwd", "exe", "fd", "fdinfo", "maps", "root", "stat", "status",
+					   "task" };
+
+static bool starts(const char *s, const char *prefix)
+{
+	return !strncmp(s, prefix, strlen(prefix));
+}
+
+/*
+ * /proc/PID/fdinfo/N (seq_show): pos, flags (the guest's F_GETFL, with
+ * O_CLOEXEC from its fd), mnt_id and ino as the host says them of the file,
+ * then the kind's own lines where they are the host file's (host_fdinfo).
+ */
+static long gen_fdinfo(struct task *p, const char *num, char **out, size_t *len)
+{
+	const char *end;
+	long fd = proc_number(num, &end, PVX_NR_OPEN - 1);
+	struct file *f = fd < 0 || *end || !p->files ? NULL : fd_lookup(p->files, (int)fd);
+	char host[64], buf[8192];
+	FILE *o;
+
+	if (!f)
+		return -ENOENT;
+	snprintf(host, sizeof(host), "/proc/self/fdinfo/%d", f->host_fd);
+	int hfd = f->host_fd >= 0 ? open(host, O_RDONLY | O_CLOEXEC) : -1;
+	long n = hfd < 0 ? 0 : read(hfd, buf, sizeof(buf) - 1);
+	if (hfd >= 0)
+		close(hfd);
+	buf[n > 0 ? n : 0] = 0;
+	long fl = file_getfl(f);
+	if (!(o = open_memstream(out, len)))
+		return -ENOMEM;
+	for (char *save, *line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (starts(line, "flags:"))
+			fprintf(o, "flags:\t0%lo\n", (unsigned long)(fl < 0 ? 0 : fl) |
+				(p->files->fds[fd].cloexec ? O_CLOEXEC : 0));
+		else if (starts(line, "pos:") || starts(line, "mnt_id:") || starts(line, "ino:") || f->ops->host_fdinfo)
+			fprintf(o, "%s\n", line);
+	}
+	return fclose(o) ? -ENOMEM : 0;
+}
 
 /* /proc/PID/task: the threads of p's process that are not zombies. */
 static long list_threads(struct task *p)
@@ -555,7 +595,11 @@ static long procfs_open_kind(struct task *t, const char *orig, int flags, const 
 	if (!strncmp(rel, "/sys/fs", 7) && (!rel[7] || rel[7] == '/'))
 		return sys_fs(rel + 7, kind);
 	if (!strcmp(rel, "/sys/kernel"))
-		return dir_fd("/proc/sys/kernel", (const char *const[]){ "osrelease", "ostype", "version" }, 3);
+		return dir_fd("/proc/sys/kernel", (const char *const[]){ "osrelease", "ostype", "tainted", "version" }, 4);
+	if (!strcmp(rel, "/sys/kernel/tainted")) {	/* the sandbox's kernel: nothing taints it */
+		*kind = &procfs_file_ops;
+		return text_fd("0\n", 2);
+	}
 	if (!strcmp(rel, "/loadavg")) {
 		*kind = &procfs_file_ops;
 		return gen_loadavg();
@@ -573,8 +617,16 @@ static long procfs_open_kind(struct task *t, const char *orig, int flags, const 
 		snprintf(link, sizeof(link), "/proc/%d", p->pid);
 		return dir_fd(link, pid_entries, ARRAY_SIZE(pid_entries));
 	}
-	if (!strcmp(rest, "/fd"))
-		return list_fds(t, p);
+	if (!strcmp(rest, "/fd") || !strcmp(rest, "/fdinfo"))
+		return list_fds(t, p, rest + 1);
+	if (!strncmp(rest, "/fdinfo/", 8)) {
+		r = gen_fdinfo(p, rest + 8, &text, &len);
+		if (!r)
+			r = text_fd(text, len);
+		free(text);
+		*kind = &procfs_file_ops;
+		return r;
+	}
 	if (threads)
 		return list_threads(threads);
 	r = gen_file(p, rest, &text, &len);
