@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -210,6 +211,23 @@ static void catch_terminate(uint64_t ignored)
 			sigaction(sigs[i], &sa, NULL);
 }
 
+/*
+ * The sentry holds the host fds of the whole sandbox: every guest file,
+ * epoll dup and SCM_RIGHTS token (sentry/fs/fd_pass.c), while each guest
+ * process is held to its own RLIMIT_NOFILE (PVX_NR_OPEN). So it takes what
+ * the host allows it, its hard limit, as runsc does; a soft limit of 1024
+ * (a VM's init) ran out at 896 tokens in flight.
+ */
+static void raise_fd_limit(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		(void)setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
 static int cmd_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -282,6 +300,7 @@ static int cmd_run(int argc, char **argv)
 	int cwd = initial_cwd();
 	if (cwd < 0)
 		return 1;
+	raise_fd_limit();
 	/* Before any thread or stub: all of them inherit the network namespace (include/pvx/netns.h). */
 	netns_setup(net_host);
 	/* Before any thread or stub: all of them inherit the identity (include/pvx/hostcred.h). */
