@@ -4,6 +4,9 @@
 #define PVX_TEST_EVNET_H
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -76,6 +79,22 @@ static __attribute__((unused)) const char *rs(long r)
 		snprintf(b[next], sizeof b[next], "%ld", r);
 	errno = e;
 	return b[next];
+}
+
+/* Is task id (a pid, or a thread's tid: /proc/TID exists unlisted) asleep, as its /proc/ID/stat says? */
+static __attribute__((unused)) bool asleep(int id)
+{
+	char path[64], buf[256];
+	snprintf(path, sizeof path, "/proc/%d/stat", id);
+	int fd = open(path, O_RDONLY);
+	long n = fd < 0 ? -1 : read(fd, buf, sizeof buf - 1);
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = 0;
+	char *rp = strrchr(buf, ')');
+	return rp && rp[1] == ' ' && rp[2] == 'S';
 }
 
 /* The name of a mode and its function, for the guests' dispatch tables. */

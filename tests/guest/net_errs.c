@@ -142,23 +142,11 @@ static int mode_cmsg(void)
 	return 0;
 }
 
-/* Wait (at most 10 s) until process pid sleeps, as its /proc/PID/stat says. */
+/* Wait (at most 10 s) until process pid sleeps. */
 static void sleeping(pid_t pid)
 {
-	char path[64], buf[256];
-	snprintf(path, sizeof path, "/proc/%d/stat", pid);
-	for (int i = 0; i < 1000; i++, usleep(10000)) {
-		int fd = open(path, O_RDONLY);
-		long n = fd < 0 ? -1 : read(fd, buf, sizeof buf - 1);
-		if (fd >= 0)
-			close(fd);
-		if (n <= 0)
-			continue;
-		buf[n] = 0;
-		char *rp = strrchr(buf, ')');
-		if (rp && rp[1] == ' ' && rp[2] == 'S')
-			return;
-	}
+	for (int i = 0; i < 1000 && !asleep(pid); i++)
+		usleep(10000);
 }
 
 static int mode_excl(void)

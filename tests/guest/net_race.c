@@ -58,25 +58,11 @@ static void *t_epoll(void *a)
 	return NULL;
 }
 
-/* Wait (at most ms) until the waiting thread sleeps in its call, as /proc says; then a little more. */
+/* Wait (at most ms) until the waiting thread sleeps in its call; then a little more. */
 static void sleeping(int ms)
 {
-	char path[64], buf[256];
-	for (int i = 0; i < ms / 10; i++, usleep(10000)) {
-		if (!waiter_tid)
-			continue;
-		snprintf(path, sizeof path, "/proc/%d/stat", waiter_tid);	/* a thread's own, unlisted, as on Linux */
-		int fd = open(path, O_RDONLY);
-		long n = fd < 0 ? -1 : read(fd, buf, sizeof buf - 1);
-		if (fd >= 0)
-			close(fd);
-		if (n <= 0)
-			continue;
-		buf[n] = 0;
-		char *rp = strrchr(buf, ')');
-		if (rp && rp[1] == ' ' && rp[2] == 'S')
-			break;
-	}
+	for (int i = 0; i < ms / 10 && !(waiter_tid && asleep(waiter_tid)); i++)
+		usleep(10000);
 	usleep(20000);
 }
 
