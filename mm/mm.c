@@ -43,6 +43,7 @@ long mm_init(struct mm *mm, struct addr_space *as)
 {
 	*mm = (struct mm){ .as = as, .users = mm->users };	/* who holds the mm does not change */
 	mm->mmap_base = PVX_MMAP_BASE;
+	mm->stack_top = PVX_STACK_TOP;
 	if (as && as->pid > 0 && as->pid != getpid())	/* a stub process, never the sentry */
 		oom_victim_first(as->pid);
 	return 0;
@@ -94,7 +95,7 @@ static uint64_t pick_addr(struct mm *mm, uint64_t hint, uint64_t len, int flags)
 		return hint;
 	uint64_t addr = vma_find_free(&mm->vmas, len, PVX_GUEST_MIN, top);
 	if (!addr && !(flags & MAP_32BIT))	/* below mmap_base is full: try above it */
-		addr = vma_find_free(&mm->vmas, len, mm->mmap_base, PVX_STACK_TOP - PVX_STACK_SIZE);
+		addr = vma_find_free(&mm->vmas, len, mm->mmap_base, mm->stack_top - PVX_STACK_SIZE);
 	return addr;
 }
 

@@ -2,8 +2,15 @@
 /* Memory syscalls: argument decoding; the work is in mm/mm.c. */
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/personality.h>
 
 #include "syscalls/syscalls.h"
+
+/* personality(READ_IMPLIES_EXEC): "PROT_READ implies PROT_EXEC" for mmap and mprotect. */
+static int read_implies_exec(const struct task *t, int prot)
+{
+	return (prot & PROT_READ) && (t->proc->personality & READ_IMPLIES_EXEC) ? prot | PROT_EXEC : prot;
+}
 
 long sys_mmap(struct task *t, const long a[6])
 {
@@ -12,6 +19,7 @@ long sys_mmap(struct task *t, const long a[6])
 
 	if (prot & ~(PROT_READ | PROT_WRITE | PROT_EXEC | 0x8 /* PROT_SEM */ | PROT_GROWSDOWN | PROT_GROWSUP))
 		return -EINVAL;
+	prot = read_implies_exec(t, prot);
 	if (!(flags & MAP_ANONYMOUS)) {
 		struct file *f = fd_lookup(t->files, (int)a[4]);
 		if (!f || (f->flags & O_PATH))
@@ -30,7 +38,7 @@ long sys_munmap(struct task *t, const long a[6])
 
 long sys_mprotect(struct task *t, const long a[6])
 {
-	return mm_mprotect(t->mm, (uint64_t)a[0], (uint64_t)a[1], (int)a[2]);
+	return mm_mprotect(t->mm, (uint64_t)a[0], (uint64_t)a[1], read_implies_exec(t, (int)a[2]));
 }
 
 long sys_mremap(struct task *t, const long a[6])

@@ -7,6 +7,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/personality.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/sysinfo.h>
@@ -107,7 +108,10 @@ long sys_getegid(struct task *t __unused, const long a[6] __unused)
 	return sandbox.gid;
 }
 
-/* uname(2): the host's kernel identity under the sandbox's own host name. */
+/*
+ * uname(2): the host's kernel identity under the sandbox's own host name;
+ * PER_LINUX32 says i686 (override_architecture()).
+ */
 long sys_uname(struct task *t, const long a[6])
 {
 	struct utsname u;
@@ -116,7 +120,26 @@ long sys_uname(struct task *t, const long a[6])
 		return neg_errno();
 	strcpy(u.nodename, "pvx");
 	strcpy(u.domainname, "(none)");
+	if ((t->proc->personality & PER_MASK) == PER_LINUX32)
+		strcpy(u.machine, "i686");
 	return copy_to_guest(t->mm, (uint64_t)a[0], &u, sizeof(u));
+}
+
+/*
+ * personality(2): any value is kept (ksys_personality() checks none) and
+ * 0xffffffff only asks. Of its flags pvx acts on ADDR_NO_RANDOMIZE (the
+ * next execve lays memory out without ASLR), READ_IMPLIES_EXEC (mmap and
+ * mprotect) and PER_LINUX32 (uname); the others change nothing here, as
+ * most change nothing on x86-64 Linux (ADDR_COMPAT_LAYOUT's bottom-up
+ * mmap is not done).
+ */
+long sys_personality(struct task *t, const long a[6])
+{
+	unsigned old = t->proc->personality;
+
+	if ((unsigned)a[0] != 0xffffffff)
+		t->proc->personality = (unsigned)a[0];
+	return old;
 }
 
 /* arch_prctl(2): the guest's fs/gs base live in its registers. */

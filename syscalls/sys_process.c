@@ -166,6 +166,7 @@ static struct task *process_clone(struct task *t, unsigned long flags, uint64_t 
 	c->files = c->proc->files = fdtable_dup(t->files);
 	c->proc->cwd_fd = fcntl(t->proc->cwd_fd, F_DUPFD_CLOEXEC, 3);
 	c->proc->umask = t->proc->umask;
+	c->proc->personality = t->proc->personality;
 	cred_fork(c->proc, t->proc);
 	if (!c->files || c->proc->cwd_fd < 0) {
 		process_unclone(c);

@@ -12,6 +12,8 @@ struct elf_info {
 	Elf64_Ehdr eh;
 	Elf64_Phdr ph[ELF_MAX_PHNUM];
 	uint64_t file_size;
+	bool exec_stack;	/* PT_GNU_STACK asks for PF_X */
+	char interp[4096];	/* PT_INTERP (PATH_MAX with its NUL), or "" */
 	const char *why;	/* human reason when elf_read fails */
 };
 
@@ -21,8 +23,13 @@ struct elf_info {
  */
 long elf_read(int fd, struct elf_info *ei) __must_check;
 
-/* Map the image into t's mm and set up stack and registers for its entry. */
-long elf_load(struct task *t, int fd, const struct elf_info *ei, char *const argv[],
-	      char *const envp[], const char *execfn) __must_check;
+/*
+ * Map the image (and its PT_INTERP, opened as ifd with headers iei, or -1
+ * and NULL) into t's mm, laid out as binfmt_elf does with ASLR unless the
+ * process's personality has ADDR_NO_RANDOMIZE, and set up the stack and
+ * registers for the entry (the interpreter's when there is one).
+ */
+long elf_load(struct task *t, int fd, const struct elf_info *ei, int ifd, const struct elf_info *iei,
+	      char *const argv[], char *const envp[], const char *execfn) __must_check;
 
 #endif

@@ -80,6 +80,7 @@ struct mm {
 	struct vma_set vmas;
 	uint64_t brk_start, brk_cur;
 	uint64_t mmap_base;	/* top-down allocation starts below this */
+	uint64_t stack_top;	/* the main stack's end (randomized at exec) */
 };
 
 /*

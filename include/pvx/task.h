@@ -88,6 +88,7 @@ struct process {
 	size_t cmdline_len;
 	int cwd_fd;		/* host O_PATH fd of the working directory (inside the root) */
 	unsigned umask;		/* file mode creation mask (umask(2)); inherited by fork */
+	unsigned personality;	/* personality(2): inherited by fork, kept by execve */
 	struct rlimit rlim[16];	/* RLIM_NLIMITS: getrlimit/setrlimit (sentry/kernel/cred.c) */
 	int nice;		/* setpriority(2) */
 	struct sigaction_rec sigactions[64];

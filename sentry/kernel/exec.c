@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * execve: "#!" interpreters (fs/binfmt_script.c), the static ELF loader into
- * a brand-new stub, then the point of no return: the old address space goes,
+ * execve: "#!" interpreters (fs/binfmt_script.c), the ELF loader (with the
+ * program's PT_INTERP) into a brand-new stub, then the point of no return: the old address space goes,
  * close-on-exec fds close, caught signals reset to their default.
  */
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/personality.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 
@@ -75,6 +76,7 @@ static void exec_reset(struct task *t)
 	t->altstack_sp = t->altstack_size = 0;	/* execve(2): "the alternate signal stack is not preserved" */
 	ptimers_release(t->proc);	/* execve(2): "POSIX timers are not preserved" */
 	t->proc->execed = true;
+	t->proc->personality &= ~READ_IMPLIES_EXEC;	/* set_personality_64bit() */
 }
 
 /* Keep argv for /proc/PID/cmdline. */
@@ -94,22 +96,59 @@ static void set_cmdline(struct task *t, char *const argv[])
 	}
 }
 
-/* Load an opened ELF into a new address space and make it t's. */
-static long exec_elf(struct task *t, int fd, const char *path, char *const argv[], char *const envp[],
-		     const char **why)
+/* A reason that names a file, for the CLI's refusal ("pvx: prog: why"). */
+static const char *why_file(const char *file, const char *what)
 {
-	cleanup_free struct elf_info *ei = malloc(sizeof(*ei));
-	char exe[PVX_PATH_MAX];
-	long r;
+	static __thread char buf[PVX_PATH_MAX + 128];
 
-	if (!ei)
-		return -ENOMEM;
-	r = elf_read(fd, ei);
+	snprintf(buf, sizeof(buf), "%s: %s", file, what);
+	return buf;
+}
+
+/*
+ * Open and check the PT_INTERP program as load_elf_binary() does: by its
+ * path in the guest's root, a regular executable file (open_exec), an
+ * x86-64 ELF or -ELIBBAD.
+ */
+static long open_interp(struct task *t, const struct elf_info *ei, struct elf_info *iei, const char **why)
+{
+	struct stat st;
+	long fd = path_open(t, AT_FDCWD, ei->interp, O_RDONLY, 0), r;
+
+	if (fd < 0) {
+		if (why)
+			*why = why_file(ei->interp, fd == -ENOENT ? "the program's interpreter (PT_INTERP) does not exist"
+								  : strerror((int)-fd));
+		return fd;
+	}
+	if (fstat((int)fd, &st) < 0)
+		r = neg_errno();
+	else if (!S_ISREG(st.st_mode))
+		r = -EACCES;
+	else if (syscall(SYS_faccessat2, (int)fd, "", X_OK, AT_EMPTY_PATH) < 0)
+		r = neg_errno();
+	else if ((uint64_t)st.st_size < sizeof(Elf64_Ehdr))
+		r = -EIO;	/* elf_read(): a short read of the interpreter's header */
+	else
+		r = elf_read((int)fd, iei);
+	if (r == -ENOEXEC) {
+		if (why)
+			*why = why_file(ei->interp, iei->why);
+		r = -ELIBBAD;
+	} else if (r < 0 && why) {
+		*why = why_file(ei->interp, strerror((int)-r));
+	}
 	if (r < 0) {
-		if (why && r == -ENOEXEC)
-			*why = ei->why;
+		close((int)fd);
 		return r;
 	}
+	return fd;
+}
+
+/* A new mm and stub with the images in it, made t's; on failure nothing changed. */
+static long exec_mm(struct task *t, int fd, const struct elf_info *ei, int ifd, const struct elf_info *iei,
+		    const char *path, char *const argv[], char *const envp[], const char **why)
+{
 	/*
 	 * A new mm and stub, never the old ones changed in place: a vfork
 	 * parent may run in those (exec_mmap() of a CLONE_VM child).
@@ -118,6 +157,8 @@ static long exec_elf(struct task *t, int fd, const char *path, char *const argv[
 	struct platform_ctx *old_ctx = t->ctx;
 	struct mm *old_mm = t->mm, *mm = mm_new();
 	struct pvx_regs old_regs = t->regs;
+	long r;
+
 	if (!mm)
 		return -ENOMEM;
 	r = sandbox.platform->as_new(&as);
@@ -132,7 +173,7 @@ static long exec_elf(struct task *t, int fd, const char *path, char *const argv[
 	t->proc->mm = t->mm = mm;
 	r = mm_init(mm, as);
 	if (!r)
-		r = elf_load(t, fd, ei, argv, envp, path);
+		r = elf_load(t, fd, ei, ifd, iei, argv, envp, path);
 	if (r < 0) {
 		mm_release(mm);
 		free(mm);
@@ -144,6 +185,39 @@ static long exec_elf(struct task *t, int fd, const char *path, char *const argv[
 		return r;
 	}
 	mm_leave(t, old_mm, old_as);	/* its stub goes unless a vfork parent runs there */
+	return 0;
+}
+
+/* Load an opened ELF (and its interpreter) into a new address space and make it t's. */
+static long exec_elf(struct task *t, int fd, const char *path, char *const argv[], char *const envp[],
+		     const char **why)
+{
+	cleanup_free struct elf_info *ei = malloc(sizeof(*ei));
+	cleanup_free struct elf_info *iei = NULL;
+	char exe[PVX_PATH_MAX];
+	long r;
+
+	if (!ei)
+		return -ENOMEM;
+	r = elf_read(fd, ei);
+	if (r < 0) {
+		if (why && r == -ENOEXEC)
+			*why = why_file(path, ei->why);
+		return r;
+	}
+	if (ei->interp[0]) {
+		if (!(iei = malloc(sizeof(*iei))))
+			return -ENOMEM;
+		long ifd = open_interp(t, ei, iei, why);
+		if (ifd < 0)
+			return ifd;
+		r = exec_mm(t, fd, ei, (int)ifd, iei, path, argv, envp, why);
+		close((int)ifd);
+	} else {
+		r = exec_mm(t, fd, ei, -1, NULL, path, argv, envp, why);
+	}
+	if (r < 0)
+		return r;
 	free(t->proc->exe);
 	t->proc->exe = path_of_fd(fd, exe, sizeof(exe)) >= 0 ? strdup(exe) : NULL;
 	set_cmdline(t, argv);

@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The static ELF loader, after fs/binfmt_elf.c: PT_LOAD segments are mapped
- * from the file (MAP_PRIVATE), the bss is zeroed and mapped anonymous, the
- * break starts after the highest segment, and the stack holds argc, argv,
- * envp and the auxiliary vector the way the kernel lays them out.
+ * The ELF loader, after fs/binfmt_elf.c: PT_LOAD segments are mapped from
+ * the file (MAP_PRIVATE), the bss is zeroed and mapped anonymous, the
+ * break starts after the highest segment, a PT_INTERP program (ld.so) is
+ * mapped where mmap would put it and entered first, and the stack holds
+ * argc, argv, envp and the auxiliary vector the way the kernel lays them
+ * out. Addresses are randomized as Linux's ASLR does
+ * (include/pvx/guest_layout.h) unless personality(ADDR_NO_RANDOMIZE).
  */
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
+#include <sys/personality.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 
@@ -79,8 +83,21 @@ long elf_read(int fd, struct elf_info *ei)
 		const char *why = bad_phdr(ei, p);
 		if (why)
 			return reject(ei, why);
-		if (p->p_type == PT_INTERP)
-			return reject(ei, "dynamically linked (has PT_INTERP): pvx runs static binaries only");
+		if (p->p_type == PT_INTERP && !ei->interp[0]) {	/* the first one counts */
+			/* load_elf_binary(): "if (elf_ppnt->p_filesz > PATH_MAX || < 2) goto out_free_ph" */
+			if (p->p_filesz > sizeof(ei->interp) || p->p_filesz < 2 || p->p_offset > ei->file_size ||
+			    p->p_filesz > ei->file_size - p->p_offset)
+				return reject(ei, "malformed PT_INTERP");
+			n = pread(fd, ei->interp, p->p_filesz, (off_t)p->p_offset);
+			if (n < 0)
+				return neg_errno();
+			if ((uint64_t)n != p->p_filesz || ei->interp[n - 1])
+				return reject(ei, "malformed PT_INTERP: not a NUL-terminated path");
+			if (!ei->interp[0])
+				return reject(ei, "malformed PT_INTERP: empty path");
+		}
+		if (p->p_type == PT_GNU_STACK)
+			ei->exec_stack = p->p_flags & PF_X;
 		loads += p->p_type == PT_LOAD;
 	}
 	if (!loads)
@@ -150,11 +167,35 @@ static uint64_t push_str(struct stack_img *s, const char *str)
 
 #define STACK_IMG_MAX (256UL << 10)	/* argv+envp+auxv we accept (the kernel: 1/4 of 8 MiB) */
 
-/* Build argc/argv/envp/auxv at the top of the stack; returns the initial rsp. */
-static long build_stack(struct task *t, const struct elf_info *ei, uint64_t bias, uint64_t phdr,
-			char *const argv[], char *const envp[], const char *execfn)
+/* A random number below max (0 when max is 0). */
+static uint64_t rnd_below(uint64_t max)
 {
-	struct stack_img s = { .size = STACK_IMG_MAX, .top = PVX_STACK_TOP };
+	uint64_t r;
+
+	if (!max)
+		return 0;
+	if (getrandom(&r, sizeof(r), 0) != sizeof(r))
+		r = 0;
+	return r % max;
+}
+
+/* randomize_page(): a page-aligned offset below max, or 0 without ASLR. */
+static uint64_t rnd_pages(bool aslr, uint64_t max)
+{
+	return aslr ? rnd_below(max / PAGE_SIZE) * PAGE_SIZE : 0;
+}
+
+/* What the auxiliary vector says of the images. */
+struct auxv_info {
+	uint64_t phdr, phnum, base, entry;
+	bool aslr;
+};
+
+/* Build argc/argv/envp/auxv at the top of the stack; returns the initial rsp. */
+static long build_stack(struct task *t, const struct auxv_info *ai, char *const argv[], char *const envp[],
+			const char *execfn)
+{
+	struct stack_img s = { .size = STACK_IMG_MAX, .top = t->mm->stack_top };
 	cleanup_free uint64_t *vec = NULL;
 	size_t argc = 0, envc = 0, n = 0;
 	unsigned char rnd[16];
@@ -179,6 +220,9 @@ static long build_stack(struct task *t, const struct elf_info *ei, uint64_t bias
 		envs[i] = push_str(&s, envp[i]);
 	for (size_t i = argc; i-- > 0;)
 		args[i] = push_str(&s, argv[i]);
+	/* create_elf_tables(): "p = arch_align_stack(p)": below the strings, down by up to 8 KiB. */
+	if (ai->aslr)
+		s.used = MIN(s.used + rnd_below(8192), s.size);
 	uint64_t a_platform = push_str(&s, "x86_64");
 	s.used = (s.used + 15) & ~15UL;
 	uint64_t a_random = push_bytes(&s, rnd, sizeof(rnd));
@@ -196,12 +240,12 @@ static long build_stack(struct task *t, const struct elf_info *ei, uint64_t bias
 	AUX(AT_HWCAP, getauxval(AT_HWCAP));
 	AUX(AT_PAGESZ, PAGE_SIZE);
 	AUX(AT_CLKTCK, 100);
-	AUX(AT_PHDR, phdr);
+	AUX(AT_PHDR, ai->phdr);
 	AUX(AT_PHENT, sizeof(Elf64_Phdr));
-	AUX(AT_PHNUM, ei->eh.e_phnum);
-	AUX(AT_BASE, 0);
+	AUX(AT_PHNUM, ai->phnum);
+	AUX(AT_BASE, ai->base);
 	AUX(AT_FLAGS, 0);
-	AUX(AT_ENTRY, bias + ei->eh.e_entry);
+	AUX(AT_ENTRY, ai->entry);
 	AUX(AT_UID, sandbox.uid);
 	AUX(AT_EUID, sandbox.uid);
 	AUX(AT_GID, sandbox.gid);
@@ -242,30 +286,118 @@ static uint64_t phdr_addr(const struct elf_info *ei, uint64_t bias)
 	return 0;
 }
 
-long elf_load(struct task *t, int fd, const struct elf_info *ei, char *const argv[],
-	      char *const envp[], const char *execfn)
+/* The page span [*lo, *hi) of the PT_LOAD segments and their largest power-of-two p_align. */
+static uint64_t load_span(const struct elf_info *ei, uint64_t *lo, uint64_t *hi)
 {
-	uint64_t bias = ei->eh.e_type == ET_DYN ? PVX_ET_DYN_BASE : 0, brk = 0;
-	long r;
+	uint64_t align = PAGE_SIZE;
 
+	*lo = UINT64_MAX;
+	*hi = 0;
 	for (int i = 0; i < ei->eh.e_phnum; i++) {
 		const Elf64_Phdr *p = &ei->ph[i];
 		if (p->p_type != PT_LOAD)
 			continue;
-		r = map_segment(t->mm, fd, p, bias);
+		*lo = MIN(*lo, PAGE_ALIGN_DOWN(p->p_vaddr));
+		*hi = MAX(*hi, PAGE_ALIGN_UP(p->p_vaddr + p->p_memsz));
+		/* maximum_alignment(): powers of two only, up to 1 GiB here */
+		if (p->p_align > align && !(p->p_align & (p->p_align - 1)) && p->p_align <= (1UL << 30))
+			align = p->p_align;
+	}
+	return align;
+}
+
+/*
+ * Map every PT_LOAD of an image at bias. With reserved (a PROT_NONE
+ * mapping of the whole span made first, as elf_map() with total_size),
+ * the holes between segments are given back as load_elf_interp() leaves
+ * them. Returns the end of the highest segment in *end.
+ */
+static long map_image(struct mm *mm, int fd, const struct elf_info *ei, uint64_t bias, bool reserved, uint64_t *end)
+{
+	uint64_t lo, hi, covered;
+	long r;
+
+	load_span(ei, &lo, &hi);
+	covered = bias + lo;
+	*end = 0;
+	for (int i = 0; i < ei->eh.e_phnum; i++) {
+		const Elf64_Phdr *p = &ei->ph[i];
+		if (p->p_type != PT_LOAD)
+			continue;
+		uint64_t start = PAGE_ALIGN_DOWN(bias + p->p_vaddr);
+		if (reserved && start > covered && (r = mm_munmap(mm, covered, start - covered)) < 0)
+			return r;
+		r = map_segment(mm, fd, p, bias);
 		if (r < 0) {
 			pr_err("cannot map segment %d at %#lx: %s", i, bias + p->p_vaddr, strerror((int)-r));
 			return r;
 		}
-		brk = MAX(brk, bias + p->p_vaddr + p->p_memsz);
+		covered = MAX(covered, PAGE_ALIGN_UP(bias + p->p_vaddr + p->p_memsz));
+		*end = MAX(*end, bias + p->p_vaddr + p->p_memsz);
 	}
-	t->mm->brk_start = t->mm->brk_cur = PAGE_ALIGN_UP(brk);
+	if (reserved && bias + hi > covered)
+		return mm_munmap(mm, covered, bias + hi - covered);
+	return 0;
+}
 
-	r = mm_mmap(t->mm, PVX_STACK_TOP - PVX_STACK_SIZE, PVX_STACK_SIZE, PROT_READ | PROT_WRITE,
+/* The interpreter: ET_DYN where mmap(NULL, total size) would put it, ET_EXEC at its own addresses. */
+static long map_interp(struct mm *mm, int fd, const struct elf_info *ei, uint64_t *bias)
+{
+	uint64_t lo, hi, end;
+	long r;
+
+	load_span(ei, &lo, &hi);
+	*bias = 0;
+	if (ei->eh.e_type == ET_DYN) {
+		r = mm_mmap(mm, 0, hi - lo, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (r < 0)
+			return r;
+		*bias = (uint64_t)r - lo;
+	}
+	return map_image(mm, fd, ei, *bias, ei->eh.e_type == ET_DYN, &end);
+}
+
+long elf_load(struct task *t, int fd, const struct elf_info *ei, int ifd, const struct elf_info *iei,
+	      char *const argv[], char *const envp[], const char *execfn)
+{
+	bool aslr = !(t->proc->personality & ADDR_NO_RANDOMIZE);
+	struct mm *mm = t->mm;
+	uint64_t bias = 0, ibias = 0, end, lo, hi;
+	long r;
+
+	/* setup_new_exec() -> arch_pick_mmap_layout(): the stack top and mmap_base move first. */
+	mm->stack_top = PVX_STACK_TOP - rnd_pages(aslr, PVX_STACK_RND_MAX);
+	mm->mmap_base = mm->stack_top - PVX_STACK_SIZE - PVX_STACK_GAP - rnd_pages(aslr, PVX_MMAP_RND_MAX);
+	r = mm_mmap(mm, mm->stack_top - PVX_STACK_SIZE, PVX_STACK_SIZE,
+		    PROT_READ | PROT_WRITE | (ei->exec_stack ? PROT_EXEC : 0),
 		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_STACK, -1, 0);
 	if (r < 0)
 		return r;
-	r = build_stack(t, ei, bias, phdr_addr(ei, bias), argv, envp, execfn);
+
+	if (ei->eh.e_type == ET_DYN) {
+		/* ELF_ET_DYN_BASE + arch_mmap_rnd(), aligned to the largest p_align */
+		uint64_t align = load_span(ei, &lo, &hi);
+		bias = PVX_ET_DYN_BASE + rnd_pages(aslr, PVX_MMAP_RND_MAX);
+		bias = PAGE_ALIGN_DOWN((bias & ~(align - 1)) - lo);
+		if (bias + hi > PVX_GUEST_TASK_SIZE)
+			return -ENOMEM;
+	}
+	r = map_image(mm, fd, ei, bias, false, &end);
+	if (r < 0)
+		return r;
+	/* arch_randomize_brk(): the break starts up to 1 GiB past the image. */
+	mm->brk_start = mm->brk_cur = PAGE_ALIGN_UP(end) + rnd_pages(aslr, PVX_BRK_RND_MAX);
+	if (iei && (r = map_interp(mm, ifd, iei, &ibias)) < 0)
+		return r;
+
+	struct auxv_info ai = {
+		.phdr = phdr_addr(ei, bias),
+		.phnum = ei->eh.e_phnum,
+		.base = ibias,
+		.entry = bias + ei->eh.e_entry,
+		.aslr = aslr,
+	};
+	r = build_stack(t, &ai, argv, envp, execfn);
 	if (r < 0)
 		return r;
 
@@ -276,6 +408,6 @@ long elf_load(struct task *t, int fd, const struct elf_info *ei, char *const arg
 	regs->ss = ss;
 	regs->eflags = eflags;
 	regs->rsp = (uint64_t)r;
-	regs->rip = bias + ei->eh.e_entry;
+	regs->rip = iei ? ibias + iei->eh.e_entry : ai.entry;
 	return 0;
 }

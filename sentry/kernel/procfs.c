@@ -135,7 +135,7 @@ static long gen_maps(struct task *p, char **out, size_t *len)
 			name[0] = 0;
 		if (v->start >= p->mm->brk_start && v->end <= PAGE_ALIGN_UP(p->mm->brk_cur) && !v->file)
 			strcpy(name, "[heap]");
-		if (v->end == PVX_STACK_TOP)
+		if (v->end == p->mm->stack_top)
 			strcpy(name, "[stack]");
 		fprintf(f, "%08lx-%08lx %c%c%c%c %08lx 00:00 0%s%s\n", v->start, v->end, v->prot & PROT_READ ? 'r' : '-',
 			v->prot & PROT_WRITE ? 'w' : '-', v->prot & PROT_EXEC ? 'x' : '-',
