@@ -28,6 +28,7 @@
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 #include <utime.h>
 
@@ -657,4 +658,208 @@ long sys_umask(struct task *t, const long a[6])
 
 	t->proc->umask = (unsigned)a[0] & 0777;
 	return old;
+}
+
+/*
+ * Extended attributes (xattr(7)), on the object the path or fd names, by
+ * the host with the guest's file access. The guest writes only "user."
+ * and POSIX ACL names: "security." (file capabilities: a host privilege)
+ * and "trusted." are EPERM as for an unprivileged Linux user, and
+ * "trusted." names are neither read nor listed (ENODATA, left out), as
+ * Linux hides them from the unprivileged, though the sentry could.
+ */
+#define PVX_XATTR_NAME_MAX 255		/* XATTR_NAME_MAX */
+#define PVX_XATTR_SIZE_MAX 65536	/* XATTR_SIZE_MAX, XATTR_LIST_MAX */
+
+/* The name, as setxattr_copy(): ERANGE when empty or too long; then the namespace's rule for writing or reading. */
+static long xattr_name(struct task *t, uint64_t uname, char *name, bool write)
+{
+	static const char *const acl[] = { "system.posix_acl_access", "system.posix_acl_default" };
+	long r = strncpy_from_guest(t->mm, name, uname, PVX_XATTR_NAME_MAX + 1);
+
+	if (r == -ENAMETOOLONG || r == 0)
+		return -ERANGE;
+	if (r < 0)
+		return r;
+	if (!strncmp(name, "user.", 5))
+		return name[5] ? 0 : -EINVAL;
+	if (!strncmp(name, "trusted.", 8))
+		return write ? -EPERM : -ENODATA;
+	if (!strncmp(name, "security.", 9))
+		return write ? -EPERM : 0;
+	if (!strcmp(name, acl[0]) || !strcmp(name, acl[1]))
+		return 0;
+	return !strncmp(name, "system.", 7) && !write ? 0 : -EOPNOTSUPP;
+}
+
+/*
+ * An owned host fd of the object: by path (the last symlink followed
+ * unless how is 'l'), or the guest fd a[0] (how 'f'; EBADF for O_PATH, as
+ * fgetxattr's fdget). A path into /proc gives proc_err.
+ */
+static long xattr_object(struct task *t, const long a[6], int how, long proc_err)
+{
+	if (how != 'f')
+		return get_object(t, AT_FDCWD, (uint64_t)a[0], how == 'l' ? AT_SYMLINK_NOFOLLOW : 0, proc_err);
+	struct file *f = fd_lookup(t->files, (int)a[0]);
+	if (!f || (f->flags & O_PATH))
+		return -EBADF;
+	long hfd = file_object(f, FILE_XATTR);
+	if (hfd < 0)
+		return hfd == FILE_CALL_DONE ? -EOPNOTSUPP : hfd;
+	long d = fcntl((int)hfd, F_DUPFD_CLOEXEC, 0);
+	return d < 0 ? neg_errno() : d;
+}
+
+/* getxattr(2) family: a[1] name, a[2] value, a[3] size (0: how big it is). */
+static long xattr_get(struct task *t, const long a[6], int how)
+{
+	char name[PVX_XATTR_NAME_MAX + 1], proc[64];
+	cleanup_close int hfd = -1;
+	size_t size = MIN((uint64_t)a[3], PVX_XATTR_SIZE_MAX);
+	long r = xattr_name(t, (uint64_t)a[1], name, false);
+
+	if (r < 0 && r != -ENODATA)
+		return r;
+	long o = xattr_object(t, a, how, -EOPNOTSUPP);
+	if (o < 0)
+		return o;
+	hfd = (int)o;
+	if (r < 0)
+		return r;
+	cleanup_free char *buf = malloc(size ? size : 1);
+	if (!buf)
+		return -ENOMEM;
+	proc_fd_path(proc, sizeof(proc), hfd);
+	ssize_t n = getxattr(proc, name, size ? buf : NULL, size);
+	if (n < 0)
+		return neg_errno();
+	if (size && n > 0 && (r = copy_to_guest(t->mm, (uint64_t)a[2], buf, (size_t)n)) < 0)
+		return r;
+	return n;
+}
+
+/* listxattr(2) family: a[1] list, a[2] size (0: how big it is); "trusted." names left out. */
+static long xattr_list(struct task *t, const long a[6], int how)
+{
+	char proc[64];
+	cleanup_close int hfd = -1;
+	long r = xattr_object(t, a, how, -EOPNOTSUPP);
+
+	if (r == -EOPNOTSUPP)
+		return 0;	/* pvx's /proc files have none */
+	if (r < 0)
+		return r;
+	hfd = (int)r;
+	cleanup_free char *buf = malloc(PVX_XATTR_SIZE_MAX);
+	if (!buf)
+		return -ENOMEM;
+	proc_fd_path(proc, sizeof(proc), hfd);
+	ssize_t n = listxattr(proc, buf, PVX_XATTR_SIZE_MAX);
+	if (n < 0)
+		return neg_errno();
+	size_t out = 0;
+	for (size_t at = 0; at < (size_t)n;) {
+		size_t len = strnlen(buf + at, (size_t)n - at) + 1;
+		if (strncmp(buf + at, "trusted.", 8))
+			memmove(buf + out, buf + at, len), out += len;
+		at += len;
+	}
+	if (!a[2])
+		return (long)out;
+	if (out > (uint64_t)a[2])
+		return -ERANGE;
+	r = copy_to_guest(t->mm, (uint64_t)a[1], buf, out);
+	return r < 0 ? r : (long)out;
+}
+
+/* setxattr(2) family (a[1] name, a[2] value, a[3] size, a[4] flags), or removexattr(2)'s (a[1] name) when remove. */
+static long xattr_set(struct task *t, const long a[6], int how, bool remove)
+{
+	char name[PVX_XATTR_NAME_MAX + 1], proc[64];
+	cleanup_close int hfd = -1;
+	cleanup_free char *val = NULL;
+	size_t size = remove ? 0 : (uint64_t)a[3];
+	long r;
+
+	if (!remove && (a[4] & ~(long)(XATTR_CREATE | XATTR_REPLACE)))
+		return -EINVAL;
+	long nr = xattr_name(t, (uint64_t)a[1], name, true);
+	if (nr == -ERANGE || nr == -EFAULT)
+		return nr;
+	if (size > PVX_XATTR_SIZE_MAX)
+		return -E2BIG;
+	if (size && (!(val = malloc(size)) || (r = copy_from_guest(t->mm, val, (uint64_t)a[2], size)) < 0))
+		return val ? r : -ENOMEM;
+	r = xattr_object(t, a, how, -EOPNOTSUPP);
+	if (r < 0)
+		return r;
+	hfd = (int)r;
+	if (how != 'f' && (r = ro_check(hfd)) < 0)	/* mnt_want_write() before the permission */
+		return r;
+	if (nr < 0)
+		return nr;
+	proc_fd_path(proc, sizeof(proc), hfd);
+	r = remove ? removexattr(proc, name) : setxattr(proc, name, val ? val : "", size, (int)a[4]);
+	return r < 0 ? neg_errno() : 0;
+}
+
+long sys_getxattr(struct task *t, const long a[6])
+{
+	return xattr_get(t, a, 'p');
+}
+
+long sys_lgetxattr(struct task *t, const long a[6])
+{
+	return xattr_get(t, a, 'l');
+}
+
+long sys_fgetxattr(struct task *t, const long a[6])
+{
+	return xattr_get(t, a, 'f');
+}
+
+long sys_listxattr(struct task *t, const long a[6])
+{
+	return xattr_list(t, a, 'p');
+}
+
+long sys_llistxattr(struct task *t, const long a[6])
+{
+	return xattr_list(t, a, 'l');
+}
+
+long sys_flistxattr(struct task *t, const long a[6])
+{
+	return xattr_list(t, a, 'f');
+}
+
+long sys_setxattr(struct task *t, const long a[6])
+{
+	return xattr_set(t, a, 'p', false);
+}
+
+long sys_lsetxattr(struct task *t, const long a[6])
+{
+	return xattr_set(t, a, 'l', false);
+}
+
+long sys_fsetxattr(struct task *t, const long a[6])
+{
+	return xattr_set(t, a, 'f', false);
+}
+
+long sys_removexattr(struct task *t, const long a[6])
+{
+	return xattr_set(t, a, 'p', true);
+}
+
+long sys_lremovexattr(struct task *t, const long a[6])
+{
+	return xattr_set(t, a, 'l', true);
+}
+
+long sys_fremovexattr(struct task *t, const long a[6])
+{
+	return xattr_set(t, a, 'f', true);
 }

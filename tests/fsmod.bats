@@ -170,3 +170,43 @@ snapshot() {
 	[[ $(<"$B/marker") == secret && $(<"$B/victim/file") == victim ]]
 	[[ ! -e $T/outside && ! -e $T/escaped2 && ! -e /$N && ! -e /$N.4 && ! -e /$N.5 ]]
 }
+
+@test "xattrs: native and sandbox --rw agree on user. names, errors, bad pointers, O_PATH, pipes, /proc" {
+	PVX_OPTS=(--rw)
+	for g in xattr xattr.glibc; do
+		rm -f xa xl
+		compare_native_status 0 "$(guest $g)"
+		grep -q '^listxattr  *user.pvx user.two$' "$sandbox_out"
+		grep -q '^a bad value pointer  *EFAULT$' "$sandbox_out"
+	done
+}
+
+@test "xattrs: security. and trusted. stay out of reach even with --privileged; read-only root is EROFS" {
+	[[ $EUID == 0 ]] || skip "needs root to show what the host would allow"
+	: >xa
+	# natively root may write trusted. names (and the sentry could): the guest may not, nor read them
+	if ! setfattr -n trusted.pvx -v host xa 2>/dev/null && ! python3 -c 'import os; os.setxattr("xa", "trusted.pvx", b"host")'; then
+		skip "this file system takes no trusted. names"
+	fi
+	PVX_OPTS=(--rw --privileged)
+	pvx_run "$(guest xattr)" priv
+	echo "$output"
+	assert_status 0
+	grep -q '^setxattr security.capability  *EPERM$' <<<"$output"
+	grep -q '^fsetxattr security.capability  *EPERM$' <<<"$output"
+	grep -q '^setxattr trusted.pvx  *EPERM$' <<<"$output"
+	grep -q '^removexattr trusted.pvx  *EPERM$' <<<"$output"
+	grep -q '^getxattr trusted.pvx  *ENODATA$' <<<"$output"
+	grep -q '^trusted. names listed  *0$' <<<"$output"
+	python3 -c 'import os; assert os.getxattr("xa", "trusted.pvx") == b"host"; assert "security.capability" not in os.listxattr("xa")'
+	# natively, the same guest as root sees the name (and then removes it)
+	"$(guest xattr)" priv | grep -q '^trusted. names listed  *1$'
+	python3 -c 'import os; os.setxattr("xa", "user.pvx", b"keep")'
+	PVX_OPTS=()
+	pvx_run "$(guest xattr)" ro
+	echo "$output"
+	grep -q '^setxattr in a read-only root  *EROFS$' <<<"$output"
+	grep -q '^removexattr in a read-only root  *EROFS$' <<<"$output"
+	grep -q '^getxattr in a read-only root  *4 keep$' <<<"$output"
+	python3 -c 'import os; assert os.getxattr("xa", "user.pvx") == b"keep"'
+}

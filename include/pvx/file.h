@@ -36,6 +36,7 @@ enum file_call {
 	FILE_SPLICE,		/* splice(2), tee(2), vmsplice(2): EINVAL (no splice_read/splice_write) */
 	FILE_FALLOCATE,		/* fallocate(2): ENODEV (no fallocate) */
 	FILE_PASS,		/* SCM_RIGHTS: the host fd sent for it; an error: a token goes in its place (fd_pass.c) */
+	FILE_XATTR,		/* fgetxattr(2) family: the readiness fd's (an anonymous inode's, as Linux's) */
 	FILE_NR_CALLS
 };
 

@@ -135,6 +135,8 @@ static long procfs_ioctl(struct task *t, struct file *f, unsigned long cmd, uint
 /* proc_setattr: "ATTR_MODE ... -EPERM"; the memfd underneath is no file of the guest's. */
 static long procfs_object(struct file *f, enum file_call call)
 {
+	if (call == FILE_XATTR)
+		return -EOPNOTSUPP;	/* procfs has no xattr handlers; the memfd underneath is no file of the guest's */
 	return call == FILE_CHMOD ? -EPERM : host_object(f, call);
 }
 
