@@ -100,6 +100,11 @@ long mm_copy(struct mm *child, struct mm *parent)
 	char path[64];
 	long r = 0;
 
+	/* libc keeps pointers into the vDSO: the child's stub must have it where the parent's has. */
+	if (child->as->vdso != parent->as->vdso) {
+		pr_warn("fork: the new stub's vDSO is at %#lx, the parent's at %#lx", child->as->vdso, parent->as->vdso);
+		return -ENOMEM;
+	}
 	child->brk_start = parent->brk_start;
 	child->brk_cur = parent->brk_cur;
 	child->mmap_base = parent->mmap_base;

@@ -19,6 +19,7 @@ static long host_clock(struct task *t, long clk, clockid_t *out)
 	switch (clk) {
 	case CLOCK_REALTIME: case CLOCK_MONOTONIC: case CLOCK_MONOTONIC_RAW:
 	case CLOCK_REALTIME_COARSE: case CLOCK_MONOTONIC_COARSE: case CLOCK_BOOTTIME:
+	case CLOCK_TAI: case CLOCK_REALTIME_ALARM: case CLOCK_BOOTTIME_ALARM:
 		*out = (clockid_t)clk;
 		return 0;
 	case CLOCK_PROCESS_CPUTIME_ID:
@@ -100,6 +101,8 @@ long sys_clock_nanosleep(struct task *t, const long a[6])
 
 	if (r)
 		return r;
+	if (a[0] == CLOCK_REALTIME_ALARM || a[0] == CLOCK_BOOTTIME_ALARM)
+		return -EPERM;	/* alarm_clock_nsleep(): "if (!capable(CAP_WAKE_ALARM))" */
 	if (a[0] == CLOCK_THREAD_CPUTIME_ID)
 		return -EINVAL;
 	if ((r = get_timespec(t, (uint64_t)a[2], &req)))

@@ -45,3 +45,10 @@ ptimer() { compare_flavours 0 timer_posix "$1"; }
 	grep -qx 'after execve: timer 0 EINVAL' "$sandbox_out"
 	ptimer errors
 }
+
+@test "vDSO: the host's, at AT_SYSINFO_EHDR; its clocks agree with the syscalls' (every clock, fork, exec)" {
+	compare_flavours 0 vdso
+	grep -qx 'parent: AT_SYSINFO_EHDR present: yes' "$sandbox_out"
+	grep -qx 'execed: TAI never goes back across vDSO and syscall reads: yes' "$sandbox_out"
+	! grep -q ': NO$' "$sandbox_out"
+}

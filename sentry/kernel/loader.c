@@ -17,6 +17,7 @@
 
 #include "pvx/loader.h"
 #include "pvx/log.h"
+#include "sentry/platform/platform.h"
 
 static long reject(struct elf_info *ei, const char *why)
 {
@@ -237,6 +238,8 @@ static long build_stack(struct task *t, const struct auxv_info *ai, char *const 
 		vec[n++] = envs[i];
 	vec[n++] = 0;
 #define AUX(k, v) (vec[n++] = (k), vec[n++] = (v))
+	if (t->mm->as->vdso)	/* ARCH_DLINFO: the host's, which answers on the sentry's own clocks */
+		AUX(AT_SYSINFO_EHDR, t->mm->as->vdso);
 	AUX(AT_HWCAP, getauxval(AT_HWCAP));
 	AUX(AT_PAGESZ, PAGE_SIZE);
 	AUX(AT_CLKTCK, 100);

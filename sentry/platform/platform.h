@@ -82,6 +82,7 @@ struct platform_ops {
 struct addr_space {
 	const struct platform_ops *ops;
 	pid_t pid;	/* the stub process: process_vm_readv/writev target */
+	uint64_t vdso;	/* the stub's host vDSO, mapped above the guest range for it to call; 0: none */
 	struct platform_ctx *ctxs;	/* its contexts (changed under the sentry lock) */
 };
 
@@ -132,6 +133,13 @@ long stub_memfd(void);
 __attribute__((noreturn)) void stub_exec(int memfd, const char *mode, const int *fds, int n);
 /* Stubs make themselves undumpable (PR_SET_DUMPABLE 0): only when the sentry can still trace them. */
 bool stub_nodump(void);
+/*
+ * The host vDSO of a stub that has exec'd (AT_SYSINFO_EHDR of its auxv),
+ * if it lies in the stub's range above the guest's; else 0.
+ */
+uint64_t stub_vdso(pid_t pid);
+/* The pages of a stub's vDSO and its data ([vvar], [vvar_vclock], [vdso]): 0, or -ENOENT when none is there. */
+long stub_vdso_span(pid_t pid, uint64_t *lo, uint64_t *hi);
 /* Copy n bytes of the stub image at stub address addr: 0, or -errno when it has none there. */
 long stub_image_peek(uint64_t addr, void *buf, size_t n);
 /* The process that forks the stubs. */

@@ -146,6 +146,7 @@ static long ptrace_as_new(struct addr_space **out)
 		pr_err("stub image has no clone gadget at %#lx", STUB_CLONE_GADGET);
 		goto fail;
 	}
+	pas->as.vdso = stub_vdso(pid);	/* exec'd: its auxv is the stub's */
 	/* No core of guest memory (see stub_nodump); the stub never runs its own code to do it. */
 	const long nd[6] = { PR_SET_DUMPABLE, 0 };
 	if (stub_nodump() && gadget_syscall(first, STUB_SYSCALL_GADGET, SYS_prctl, nd) != 0) {

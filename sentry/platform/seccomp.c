@@ -224,6 +224,7 @@ static long seccomp_as_new(struct addr_space **out)
 		r = -ECHILD;
 		goto fail;
 	}
+	sas->as.vdso = stub_vdso(pid);	/* running its own code: its auxv is the stub's */
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/%d/task", pid);
 	sas->taskdir = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);

@@ -8,8 +8,10 @@
 #include <elf.h>
 #include <fcntl.h>
 #include <linux/capability.h>
-#include <string.h>
 #include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/personality.h>
 #include <sys/prctl.h>
@@ -20,6 +22,8 @@
 #include <unistd.h>
 
 #include "pvx/common.h"
+#include "pvx/guest_layout.h"
+#include "pvx/hostcred.h"
 #include "pvx/log.h"
 #include "platform.h"
 
@@ -191,4 +195,48 @@ void terminate_stubs(int ms)
 			waited += 5;
 		}
 	}
+}
+
+uint64_t stub_vdso(pid_t pid)
+{
+	uint64_t v[2 * 64] = { 0 }, vdso = 0;
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/auxv", pid);
+	int fd = open_privileged(path, O_RDONLY | O_CLOEXEC);	/* 0400 root: not nobody's */
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, v, sizeof(v) - 2 * sizeof(*v));
+	close(fd);
+	for (ssize_t i = 0; n > 0 && i + 1 < n / (ssize_t)sizeof(*v) && v[i] != AT_NULL; i += 2)
+		if (v[i] == AT_SYSINFO_EHDR)
+			vdso = v[i + 1];
+	return vdso >= PVX_STUB_BASE && vdso < (1UL << 47) && !(vdso & (PAGE_SIZE - 1)) ? vdso : 0;
+}
+
+long stub_vdso_span(pid_t pid, uint64_t *lo, uint64_t *hi)
+{
+	char path[64], line[256];
+
+	*lo = UINT64_MAX;
+	*hi = 0;
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	int fd = open_privileged(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return neg_errno();
+	FILE *f = fdopen(fd, "r");
+	if (!f) {
+		close(fd);
+		return -ENOMEM;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long s, e;
+		if (sscanf(line, "%lx-%lx", &s, &e) == 2 &&
+		    (strstr(line, " [vdso]") || strstr(line, " [vvar]") || strstr(line, " [vvar_vclock]"))) {
+			*lo = MIN(*lo, (uint64_t)s);
+			*hi = MAX(*hi, (uint64_t)e);
+		}
+	}
+	fclose(f);
+	return *hi > *lo && *lo >= PVX_STUB_BASE ? 0 : -ENOENT;
 }

@@ -189,13 +189,22 @@ static long vmexec_as_new(struct addr_space **out)
 		    in_pause(pid)) {
 			/*
 			 * Asleep in pause() with every signal blocked, the stub never
-			 * runs its code again: unmap all of it (image, stack, vdso)
-			 * so guest code finds nothing above its range, as on Linux.
+			 * runs its code again: unmap all of it (image, stack) so guest
+			 * code finds nothing above its range, as on Linux, but the
+			 * host's vDSO and its data, which the guest calls
+			 * (AT_SYSINFO_EHDR).
 			 */
-			const long a[6] = { (long)PVX_STUB_BASE, (long)(STUB_USER_TOP - PVX_STUB_BASE) };
+			uint64_t lo = STUB_USER_TOP, hi = STUB_USER_TOP, vdso = stub_vdso(pid);
+			if (!vdso || stub_vdso_span(pid, &lo, &hi) < 0 || vdso < lo || vdso >= hi)
+				lo = hi = STUB_USER_TOP, vdso = 0;
+			const long a[6] = { (long)PVX_STUB_BASE, (long)(lo - PVX_STUB_BASE) };
+			const long b[6] = { (long)hi, (long)(STUB_USER_TOP - hi) };
 			long u = vmexec_as_syscall(as, SYS_munmap, a);
+			if (u >= 0 && hi < STUB_USER_TOP)
+				u = vmexec_as_syscall(as, SYS_munmap, b);
 			if (u < 0)
 				pr_warn("vmexec: cannot unmap the stub's own pages: %s", strerror((int)-u));
+			as->vdso = vdso;
 			*out = as;
 			return 0;
 		}
