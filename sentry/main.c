@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pvx: run an untrusted static x86-64 Linux binary in a user-mode kernel.
+ * pvx: run an untrusted x86-64 Linux program (static or dynamic) in a user-mode kernel.
  *
  *   pvx run [--platform=auto|seccomp|ptrace] [--root DIR] [--rw] [--privileged] [--strace]
  *           [--debug] [--env K=V] [--network=none|host] -- PROG ARGS
@@ -43,7 +43,7 @@ static void usage(FILE *f)
 	      "       pvx syscalls | platforms\n"
 	      "       pvx --help | --version\n"
 	      "\n"
-	      "Run a static x86-64 Linux binary in the pvx user-mode kernel.\n"
+	      "Run an x86-64 Linux program (static or dynamically linked) in the pvx user-mode kernel.\n"
 	      "\n"
 	      "options for run:\n"
 	      "  --platform=NAME  auto (default: the fastest available), seccomp or ptrace\n"
