@@ -68,6 +68,12 @@ long sys_prctl(struct task *t, const long a[6])
 			return -EINVAL;
 		t->keepcaps = a[1];
 		return 0;
+	case PR_CAPBSET_READ:	/* the bounding set is inherited, so the sentry's is the guest's */
+		r = prctl(PR_CAPBSET_READ, (unsigned long)a[1], 0, 0, 0);
+		return r < 0 ? neg_errno() : r;
+	case PR_CAPBSET_DROP:	/* "EPERM ... the caller does not have the CAP_SETPCAP capability" */
+		r = prctl(PR_CAPBSET_READ, (unsigned long)a[1], 0, 0, 0);
+		return r < 0 ? neg_errno() : -EPERM;
 	}
 	pr_warn("prctl option %ld is not supported", a[0]);
 	return -EINVAL;
