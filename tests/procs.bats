@@ -285,3 +285,23 @@ proc() { compare_flavours "$@"; }
 	compare_native_status 0 "$(guest proc_fdinfo.glibc)"
 	grep -qx 'fd 3 pos:	5' "$sandbox_out"
 }
+
+@test "/proc/mounts and mountinfo: the sandbox's own table (its root, ro unless --rw, and /proc); df reads it" {
+	pvx_run /bin/cat /proc/mounts /proc/self/mountinfo /proc/1/mounts
+	assert_status 0
+	echo "$output"
+	[[ $(grep -c . <<<"$output") == 6 ]]
+	grep -Eq '^/ / [a-z0-9]+ ro,relatime 0 0$' <<<"$output"
+	grep -Eq '^1 1 [0-9]+:[0-9]+ / / ro,relatime - [a-z0-9]+ / ro$' <<<"$output"
+	grep -qx 'proc /proc proc rw,nosuid,nodev,noexec,relatime 0 0' <<<"$output"
+	# nothing of the host's table: its devices and other mounts
+	! grep -Eq '/dev/|cgroup|sysfs|tmpfs /tmp' <<<"$output"
+	PVX_OPTS=(--rw)
+	pvx_run /bin/cat /proc/mounts
+	grep -Eq '^/ / [a-z0-9]+ rw,relatime 0 0$' <<<"$output"
+	[[ -x /bin/df ]] || skip "no df"
+	PVX_OPTS=()
+	pvx_run /bin/df -P /
+	assert_status 0
+	grep -Eq '^/ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+% /$' <<<"$output"
+}

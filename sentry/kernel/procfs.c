@@ -14,6 +14,8 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/sysmacros.h>
 
 #include "pvx/hostcred.h"
 #include "pvx/kernel.h"
@@ -145,12 +147,52 @@ static long gen_maps(struct task *p, char **out, size_t *len)
 	return fclose(f) ? -ENOMEM : 0;
 }
 
+/* The file system type of the guest's root, by its statfs magic, as /proc/mounts names it. */
+static const char *root_fstype(void)
+{
+	static const struct { long magic; const char *name; } types[] = {
+		{ 0xEF53, "ext4" }, { 0x01021994, "tmpfs" }, { 0x58465342, "xfs" }, { 0x9123683E, "btrfs" },
+		{ 0x794c7630, "overlay" }, { 0x01021997, "9p" }, { 0x6969, "nfs" }, { 0x65735546, "fuse" },
+		{ 0x2011BAB0, "exfat" }, { 0x4d44, "vfat" }, { 0x73717368, "squashfs" }, { 0xF2F52010, "f2fs" },
+	};
+	struct statfs sf;
+
+	if (fstatfs(sandbox.rootfd, &sf) == 0)
+		for (size_t i = 0; i < ARRAY_SIZE(types); i++)
+			if (sf.f_type == types[i].magic)
+				return types[i].name;
+	return "rootfs";
+}
+
+/*
+ * /proc/PID/mounts and mountinfo (/proc/mounts): the guest's own table, the
+ * root (read-only unless --rw) and its /proc, never the host's mounts.
+ */
+static long gen_mounts(bool info, char **out, size_t *len)
+{
+	FILE *f = open_memstream(out, len);
+	struct stat st = { 0 };
+	const char *ro = sandbox.rw ? "rw" : "ro", *type = root_fstype();
+
+	if (!f)
+		return -ENOMEM;
+	fstat(sandbox.rootfd, &st);
+	if (info)
+		fprintf(f, "1 1 %u:%u / / %s,relatime - %s / %s\n2 1 0:1 / /proc rw,nosuid,nodev,noexec,relatime - "
+			   "proc proc rw\n", major(st.st_dev), minor(st.st_dev), ro, type, ro);
+	else
+		fprintf(f, "/ / %s %s,relatime 0 0\nproc /proc proc rw,nosuid,nodev,noexec,relatime 0 0\n", type, ro);
+	return fclose(f) ? -ENOMEM : 0;
+}
+
 static long gen_file(struct task *p, const char *what, char **out, size_t *len)
 {
 	FILE *f;
 
 	if (!strcmp(what, "/maps"))
 		return gen_maps(p, out, len);
+	if (!strcmp(what, "/mounts") || !strcmp(what, "/mountinfo"))
+		return gen_mounts(what[6] == 'i', out, len);
 	if (!strcmp(what, "/cmdline")) {
 		*len = p->proc->cmdline_len;
 		*out = malloc(*len + 1);
@@ -328,6 +370,7 @@ static long list_root(struct task *t)
 	names[n++] = "self";
 	names[n++] = "thread-self";
 	names[n++] = "sys";
+	names[n++] = "mounts";
 	for (size_t i = 0; i < ARRAY_SIZE(host_files); i++)
 		if (!strchr(host_files[i], '/'))
 			names[n++] = host_files[i];
@@ -362,8 +405,8 @@ static long list_fds(struct task *t, struct task *p, const char *what)
 	return dir_fd(dir, names, n);
 }
 
-static const char *const pid_entries[] = { "cmdline", "cwd", "exe", "fd", "fdinfo", "maps", "root", "stat", "status",
-					   "task" };
+static const char *const pid_entries[] = { "cmdline", "cwd", "exe", "fd", "fdinfo", "maps", "mountinfo", "mounts",
+					   "root", "stat", "status", "task" };
 
 static bool starts(const char *s, const char *prefix)
 {
@@ -603,6 +646,14 @@ static long procfs_open_kind(struct task *t, const char *orig, int flags, const 
 	if (!strcmp(rel, "/loadavg")) {
 		*kind = &procfs_file_ops;
 		return gen_loadavg();
+	}
+	if (!strcmp(rel, "/mounts")) {	/* Linux: a symlink to self/mounts */
+		r = gen_mounts(false, &text, &len);
+		if (!r)
+			r = text_fd(text, len);
+		free(text);
+		*kind = &procfs_file_ops;
+		return r;
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(host_files); i++) {
 		if (rel[0] == '/' && !strcmp(rel + 1, host_files[i])) {
