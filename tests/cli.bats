@@ -243,6 +243,19 @@ _syscall_elf() {
 	expect_reject 126 "malformed PT_INTERP" ./nonul
 }
 
+@test "a #! script whose interpreter is missing, not ELF or a FIFO: the refusal names the interpreter" {
+	printf '#!/nonexistent/pvx-sh\n' >missing.sh
+	head -c 200 /dev/urandom >junk
+	printf '#!%s/junk\n' "$PWD" >junk.sh
+	mkfifo fifo
+	chmod 0666 fifo
+	printf '#!%s/fifo\n' "$PWD" >fifo.sh
+	chmod 0755 missing.sh junk junk.sh fifo.sh
+	expect_reject 127 "/nonexistent/pvx-sh" ./missing.sh
+	expect_reject 126 "$PWD/junk: not an ELF" ./junk.sh
+	expect_reject 126 "$PWD/fifo: permission denied" ./fifo.sh
+}
+
 @test "malformed program headers: e_phnum huge" {
 	make_elf bigphnum phnum=65535
 	run ./bigphnum

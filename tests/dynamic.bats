@@ -190,7 +190,7 @@ sh_cmp() {
 	grep -qx './a.txt' "$sandbox_out"
 }
 
-@test "hostile PT_INTERP: missing, a directory, a device, not executable, not ELF: errno as Linux's" {
+@test "hostile PT_INTERP: missing, a directory, a device, a FIFO, not executable, not ELF: errno as Linux's" {
 	mkdir idir
 	head -c 200 /dev/urandom >junk
 	chmod 0755 junk
@@ -198,8 +198,14 @@ sh_cmp() {
 	chmod 0644 noexec.so
 	printf 'hi' >short
 	chmod 0755 short
+	# a FIFO: an open for reading would wait for a writer; exec never opens one (EACCES)
+	mkfifo fifo
+	chmod 0666 fifo
+	printf '#!%s\n' "$PWD/fifo" >t.script-fifo
+	chmod 0755 t.script-fifo
 	local f
-	for f in /nonexistent/ld.so "$PWD/idir" /dev/zero /dev/null "$PWD/noexec.so" "$PWD/junk" "$PWD/short" /proc/self/exe; do
+	for f in /nonexistent/ld.so "$PWD/idir" /dev/zero /dev/null "$PWD/noexec.so" "$PWD/junk" "$PWD/short" /proc/self/exe \
+		"$PWD/fifo"; do
 		"$BATS_TEST_DIRNAME/set-interp" /bin/true "t.${f//\//_}" "$f"
 	done
 	"$BATS_TEST_DIRNAME/set-interp" /bin/true nonul "$LDSO" --no-nul

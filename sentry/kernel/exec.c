@@ -105,15 +105,18 @@ static const char *why_file(const char *file, const char *what)
 	return buf;
 }
 
+static long exec_open(struct task *t, int dirfd, const char *path, int at_flags, char *name, size_t size);
+
 /*
  * Open and check the PT_INTERP program as load_elf_binary() does: by its
- * path in the guest's root, a regular executable file (open_exec), an
- * x86-64 ELF or -ELIBBAD.
+ * path in the guest's root, a regular executable file (open_exec: never
+ * an open of a FIFO or device that could wait), an x86-64 ELF or -ELIBBAD.
  */
 static long open_interp(struct task *t, const struct elf_info *ei, struct elf_info *iei, const char **why)
 {
+	char name[PVX_PATH_MAX];
 	struct stat st;
-	long fd = path_open(t, AT_FDCWD, ei->interp, O_RDONLY, 0), r;
+	long fd = exec_open(t, AT_FDCWD, ei->interp, 0, name, sizeof(name)), r;
 
 	if (fd < 0) {
 		if (why)
@@ -286,10 +289,14 @@ long task_execveat(struct task *t, int dirfd, const char *path, int at_flags, ch
 	long r = -ELOOP;
 
 	for (int depth = 0; depth <= MAX_INTERP_DEPTH; depth++) {
-		long fd = depth ? path_open(t, AT_FDCWD, cur, O_RDONLY, 0)
+		/* a "#!" interpreter is opened as the program is: O_PATH, a regular file, then read */
+		long fd = depth ? exec_open(t, AT_FDCWD, interp, 0, cur, sizeof(cur))
 				: exec_open(t, dirfd, path, at_flags, cur, sizeof(cur));
 		if (fd < 0) {
 			r = fd;
+			if (depth && why)	/* name the interpreter, not the script */
+				*why = why_file(interp, fd == -ENOENT ? "the script's interpreter does not exist"
+								     : strerror((int)-fd));
 			break;
 		}
 		struct stat st;
@@ -326,7 +333,6 @@ long task_execveat(struct task *t, int dirfd, const char *path, int at_flags, ch
 		free(args);
 		args = nargs;
 		argv = args;
-		snprintf(cur, sizeof(cur), "%s", interp);
 		r = -ELOOP;
 	}
 	if (args)
