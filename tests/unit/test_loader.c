@@ -29,10 +29,11 @@ static void good(struct img *m)
 				 .p_vaddr = 0x400000, .p_filesz = sizeof(*m), .p_memsz = sizeof(*m) };
 }
 
+static struct elf_info ei;
+
 /* Run elf_read on the first len bytes of m; returns its result, *why the reason. */
 static long check(const struct img *m, size_t len, const char **why)
 {
-	static struct elf_info ei;
 	int fd = memfd_create("elf", 0);
 
 	if (fd < 0 || write(fd, m, len) != (ssize_t)len)
@@ -69,10 +70,25 @@ int main(void)
 	m.eh.e_type = ET_REL;
 	ok(check(&m, sizeof(m), &why) == -ENOEXEC && strstr(why, "e_type"), "relocatable refused");
 
+	/* PT_INTERP, as load_elf_binary reads it: 2..PATH_MAX bytes in the file, NUL-terminated, not empty */
 	good(&m);
 	m.eh.e_phnum = 2;
-	m.ph[1] = (Elf64_Phdr){ .p_type = PT_INTERP, .p_offset = 200, .p_filesz = 10 };
-	ok(check(&m, sizeof(m), &why) == -ENOEXEC && strstr(why, "dynamic"), "PT_INTERP: dynamic (%s)", why);
+	m.ph[1] = (Elf64_Phdr){ .p_type = PT_INTERP, .p_offset = 200, .p_filesz = 11 };
+	memcpy(m.body + 200 - offsetof(struct img, body), "/lib/ld.so", 11);
+	ok(check(&m, sizeof(m), &why) == 0 && !strcmp(ei.interp, "/lib/ld.so"), "PT_INTERP read (%s)", ei.interp);
+	m.ph[1].p_filesz = 10;
+	ok(check(&m, sizeof(m), &why) == -ENOEXEC && strstr(why, "NUL"), "PT_INTERP without its NUL (%s)", why);
+	m.ph[1].p_filesz = 1;
+	ok(check(&m, sizeof(m), &why) == -ENOEXEC && strstr(why, "PT_INTERP"), "PT_INTERP of 1 byte (%s)", why);
+	m.ph[1].p_filesz = 4097;
+	ok(check(&m, sizeof(m), &why) == -ENOEXEC && strstr(why, "PT_INTERP"), "PT_INTERP past PATH_MAX (%s)", why);
+	m.ph[1].p_filesz = 11;
+	m.ph[1].p_offset = sizeof(m) - 4;
+	ok(check(&m, sizeof(m), &why) == -ENOEXEC && strstr(why, "PT_INTERP"), "PT_INTERP past the end (%s)", why);
+	m.ph[1].p_offset = (uint64_t)-4;
+	ok(check(&m, sizeof(m), &why) == -ENOEXEC && strstr(why, "PT_INTERP"), "PT_INTERP offset overflow (%s)", why);
+	m.ph[1].p_offset = 300;
+	ok(check(&m, sizeof(m), &why) == -ENOEXEC && strstr(why, "empty"), "an empty PT_INTERP path (%s)", why);
 
 	good(&m);
 	m.eh.e_phoff = sizeof(m) - 8;
