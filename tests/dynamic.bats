@@ -8,25 +8,16 @@ load helpers
 
 LDSO=/lib64/ld-linux-x86-64.so.2
 
-setup_file() {
-	# The dynamic guests are built here, with the host's gcc and glibc (tests/dyn/*.c).
-	local d=$BATS_FILE_TMPDIR/dyn src=$BATS_TEST_DIRNAME/dyn
-	mkdir -p "$d/lib" "$d/pre"
-	chmod 0755 "$BATS_FILE_TMPDIR" "$d" "$d/lib" "$d/pre"
-	gcc -O2 -o "$d/auxv" "$src/auxv.c"
-	gcc -O2 -o "$d/spawn" "$src/spawn.c"
-	gcc -O2 -static -o "$d/spawn.static" "$src/spawn.c"
-	gcc -O2 -shared -fPIC -o "$d/lib/libpvxt.so" "$src/lib.c"
-	gcc -O2 -shared -fPIC -DVALUE=7 -o "$d/pre/libpre.so" "$src/lib.c"
-	gcc -O2 -o "$d/origin" "$src/uselib.c" -L"$d/lib" -lpvxt -Wl,-rpath,'$ORIGIN/lib'
-	gcc -O2 -o "$d/norpath" "$src/uselib.c" -L"$d/lib" -lpvxt
-}
+# The dynamic guests (tests/dyn/*.c) are built with the rest, against the host's glibc (Makefile.am's
+# DYN_GUESTS): $DYN_DIR, by default next to the static guests.
+DYN_DIR=${DYN_DIR:-${GUEST_DIR%/guest}/dyn}
 
 setup() {
 	require_pvx
 	require_prog "$LDSO"
 	readelf -l /bin/ls | grep -q 'Requesting program interpreter' || skip "/bin/ls is not dynamic here"
-	DYN=$BATS_FILE_TMPDIR/dyn
+	DYN=$DYN_DIR
+	[[ -x $DYN/auxv ]] || fail_msg "dynamic guests not built: $DYN (make in the build dir)"
 	cd "$BATS_TEST_TMPDIR"
 }
 
