@@ -2,7 +2,9 @@
  * Interleaves libc's clock_gettime (the vDSO's, when there is one) with raw syscalls on each clock
  * and checks that time never goes back across them, that time(), gettimeofday() and CLOCK_REALTIME
  * agree, and that the vDSO still answers in a forked child and after it execs.
- * usage: vdso [child] */
+ * usage: vdso [child]
+ *        vdso badptr   clock_gettime into an unmapped address: the vDSO faults, and the guest gets
+ *                      SIGSEGV as natively (never the sentry or the stub) */
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <stdio.h>
@@ -57,6 +59,14 @@ static void clocks(const char *who)
 int main(int argc, char **argv)
 {
 	const char *who = argc > 1 ? argv[1] : "parent";
+
+	if (argc > 1 && !strcmp(argv[1], "badptr")) {
+		printf("before\n");
+		fflush(stdout);
+		clock_gettime(CLOCK_MONOTONIC, (struct timespec *)16);
+		printf("not reached\n");
+		return 0;
+	}
 
 	printf("%s: AT_SYSINFO_EHDR present: %s\n", who, getauxval(AT_SYSINFO_EHDR) ? "yes" : "no");
 	if (getauxval(AT_SYSINFO_EHDR))
