@@ -121,6 +121,56 @@ long path_dir_fd(struct task *t, int fd)
 	return S_ISDIR(st.st_mode) ? hfd : -ENOTDIR;
 }
 
+/* Is the directory base_fd removed (rmdir'd, its name gone: d_unlinked)? */
+bool path_dir_unlinked(int base_fd)
+{
+	struct stat st;
+
+	return fstat(base_fd, &st) == 0 && S_ISDIR(st.st_mode) && st.st_nlink == 0;
+}
+
+/*
+ * A relative path from a removed directory has no name to be joined to:
+ * its leading ".." components are walked by the host from the directory
+ * itself (Linux keeps a removed directory's parent), never above the
+ * guest's root; *up is then the directory reached and *path what is left.
+ * A removed directory is empty: a path that stays in it is ENOENT, and so,
+ * unlike Linux, is "." (absolute paths have no name for it).
+ */
+static long unlinked_base(int base_fd, const char **path, int *up)
+{
+	struct stat st, root;
+	const char *p = *path;
+
+	if (!path_dir_unlinked(base_fd))
+		return 0;
+	int cur = fcntl(base_fd, F_DUPFD_CLOEXEC, 3);
+	if (cur < 0)
+		return neg_errno();
+	while (cur >= 0 && path_dir_unlinked(cur)) {
+		while (*p == '/' || (p[0] == '.' && (p[1] == '/' || !p[1])))
+			p++;
+		if (!(p[0] == '.' && p[1] == '.' && (p[2] == '/' || !p[2]))) {
+			close(cur);
+			return -ENOENT;
+		}
+		p += 2;
+		if (fstat(cur, &st) == 0 && fstat(sandbox.rootfd, &root) == 0 && st.st_dev == root.st_dev &&
+		    st.st_ino == root.st_ino)
+			continue;	/* ".." of the root is the root */
+		int parent = openat(cur, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		close(cur);
+		cur = parent;
+	}
+	if (cur < 0)
+		return neg_errno();
+	while (*p == '/')
+		p++;
+	*path = *p ? p : ".";
+	*up = cur;
+	return 0;
+}
+
 /* Guest dirfd + path -> absolute guest path in out. */
 long path_absolute(struct task *t, int dirfd, const char *path, char *out, size_t size)
 {
@@ -136,7 +186,11 @@ long path_absolute(struct task *t, int dirfd, const char *path, char *out, size_
 	}
 	if (dirfd != AT_FDCWD && (base_fd = path_dir_fd(t, dirfd)) < 0)
 		return base_fd;
-	r = path_of_fd((int)base_fd, base, sizeof(base));
+	cleanup_close int up = -1;
+	r = unlinked_base((int)base_fd, &path, &up);
+	if (r < 0)
+		return r;
+	r = path_of_fd(up >= 0 ? up : (int)base_fd, base, sizeof(base));
 	if (r < 0)
 		return r == -ERANGE ? -ENAMETOOLONG : r;
 	if ((size_t)snprintf(out, size, "%s/%s", strcmp(base, "/") ? base : "", path) >= size)

@@ -450,6 +450,15 @@ static void test_remove(void)
 	list("w");
 	SHOW("rmdir w/", SC(SYS_rmdir, "w/"));
 	show("w");
+	/* getcwd(2): "ENOENT The current working directory has been unlinked" */
+	char buf[4096];
+	SHOW("mkdir gone", SC(SYS_mkdir, "gone", 0755));
+	SHOW("chdir gone", SC(SYS_chdir, "gone"));
+	SHOW("rmdir ../gone", SC(SYS_rmdir, "../gone"));
+	SHOW("getcwd in a removed directory", SC(SYS_getcwd, buf, sizeof(buf)));
+	SHOW("chdir ..", SC(SYS_chdir, ".."));
+	long n = SC(SYS_getcwd, buf, sizeof(buf));
+	printf("%-40s %s\n", "getcwd back in the parent", n > 0 && !strstr(buf, "deleted") ? "a path" : "NO");
 }
 
 /* Everything on the prepared tree: d/ (with d/inner), e/ (empty), f ("data\n"), l -> f. */
