@@ -423,6 +423,13 @@ long sys_fcntl(struct task *t, const long a[6])
 		return file_getfl(f);
 	case F_SETFL:
 		return file_setfl(f, (int)a[2]);
+	case F_GETLK:
+	case F_SETLK:
+	case F_SETLKW:
+	case F_OFD_GETLK:
+	case F_OFD_SETLK:
+	case F_OFD_SETLKW:
+		return plock_fcntl(t, f, cmd, (uint64_t)a[2]);
 	}
 	/* The kind's commands (seals, pipe sizes); EINVAL for those no kind has. */
 	return file_fcntl(t, f, cmd, (unsigned long)a[2]);

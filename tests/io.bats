@@ -163,3 +163,28 @@ io_extra() {
 		esac
 	done
 }
+
+@test "fcntl record locks: POSIX locks between processes (F_GETLK's pid, close of any fd, EDEADLK, exec), OFD locks, errors" {
+	PVX_OPTS=(--rw)
+	compare_flavours 0 locks
+	grep -qx "child: F_GETLK write 5-6: write 0 10 by parent" "$sandbox_out"
+	grep -qx "child: after the parent closed another fd: unlocked" "$sandbox_out"
+	grep -qx "parent: F_SETLKW 50-60 (held by the child, which waits for us): EDEADLK" "$sandbox_out"
+	grep -qx "ofd child: F_SETLKW 70-80 ended by SIGALRM: EINTR" "$sandbox_out"
+	grep -qx "after execve, a child sees: write 0 1 by parent" "$sandbox_out"
+}
+
+@test "fcntl record locks: sqlite (python3's sqlite3) writes and reads a database in the sandbox" {
+	[[ -x /usr/bin/python3 ]] || skip "no python3"
+	/usr/bin/python3 -c 'import sqlite3' 2>/dev/null || skip "no sqlite3 module"
+	PVX_OPTS=(--rw)
+	compare_native /usr/bin/python3 -c 'import sqlite3, os
+c = sqlite3.connect("t.db"); c.execute("create table t(x)")
+c.executemany("insert into t values (?)", [(i,) for i in range(100)]); c.commit()
+d = sqlite3.connect("t.db", timeout=0); print(d.execute("select count(*), sum(x) from t").fetchone())
+c.execute("begin exclusive")
+try: d.execute("insert into t values (1)"); print("no lock")
+except sqlite3.OperationalError as e: print("second connection:", e)
+c.rollback(); os.unlink("t.db")'
+	grep -qx "second connection: database is locked" "$sandbox_out"
+}

@@ -37,6 +37,7 @@ enum file_call {
 	FILE_FALLOCATE,		/* fallocate(2): ENODEV (no fallocate) */
 	FILE_PASS,		/* SCM_RIGHTS: the host fd sent for it; an error: a token goes in its place (fd_pass.c) */
 	FILE_XATTR,		/* fgetxattr(2) family: the readiness fd's (an anonymous inode's, as Linux's) */
+	FILE_LOCK,		/* fcntl(2) record locks: the readiness fd's (an anonymous inode's, as Linux's) */
 	FILE_NR_CALLS
 };
 
@@ -171,6 +172,8 @@ struct fd_entry {
 struct fdtable {
 	struct fd_entry fds[PVX_NR_OPEN];
 	unsigned nofile;	/* RLIMIT_NOFILE of its process: new fds stay below (0: PVX_NR_OPEN) */
+	unsigned plocks;	/* files it holds POSIX record locks on (sentry/fs/plock.c) */
+	const struct fdtable *plock_waits_for;	/* F_SETLKW: the owner of the lock it waits for */
 };
 
 /* A file of kind ops owning host_fd (the new file holds one reference). */
@@ -183,6 +186,16 @@ long fd_install(struct fdtable *t, struct file *f, bool cloexec, int min_fd) __m
 long fd_install_at(struct fdtable *t, int fd, struct file *f, bool cloexec) __must_check;
 long fd_close(struct fdtable *t, int fd) __must_check;
 void fdtable_release(struct fdtable *t);
+
+/*
+ * fcntl(2) record locks (sentry/fs/plock.c): F_GETLK, F_SETLK, F_SETLKW and
+ * the F_OFD_ ones, arg the guest's struct flock. POSIX locks belong to the
+ * fd table and go when it closes any fd of the file (plock_closed, called
+ * by the fd table) or goes itself.
+ */
+long plock_fcntl(struct task *t, struct file *f, int cmd, uint64_t arg) __must_check;
+void plock_closed(struct fdtable *owner, struct file *f);
+void plock_release_all(struct fdtable *owner);
 
 /*
  * SCM_RIGHTS for files the host cannot carry (sentry/fs/fd_pass.c).

@@ -53,6 +53,8 @@ long fd_install_at(struct fdtable *t, int fd, struct file *f, bool cloexec)
 	struct file *old = t->fds[fd].file;
 	t->fds[fd].file = file_get(f);
 	t->fds[fd].cloexec = cloexec;
+	if (old)
+		plock_closed(t, old);
 	file_put(old);
 	return fd;
 }
@@ -78,12 +80,14 @@ long fd_close(struct fdtable *t, int fd)
 		return -EBADF;
 	t->fds[fd].file = NULL;
 	t->fds[fd].cloexec = false;
+	plock_closed(t, f);
 	file_put(f);
 	return 0;
 }
 
 void fdtable_release(struct fdtable *t)
 {
+	plock_release_all(t);
 	for (int fd = 0; fd < PVX_NR_OPEN; fd++) {
 		file_put(t->fds[fd].file);
 		t->fds[fd].file = NULL;

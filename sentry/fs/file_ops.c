@@ -123,6 +123,7 @@ static const long no_object[FILE_NR_CALLS] = {
 	[FILE_FALLOCATE] = -ENODEV,
 	[FILE_PASS] = -EINVAL,
 	[FILE_XATTR] = 1,	/* an anonymous inode's: ENODATA, no names, EPERM */
+	[FILE_LOCK] = 1,
 };
 
 /*

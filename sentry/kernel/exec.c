@@ -61,10 +61,8 @@ static void exec_reset(struct task *t)
 {
 	for (int fd = 0; fd < PVX_NR_OPEN; fd++) {
 		struct fd_entry *e = &t->files->fds[fd];
-		if (e->file && e->cloexec) {
-			file_put(e->file);
-			*e = (struct fd_entry){ NULL, false };
-		}
+		if (e->file && e->cloexec)
+			(void)!fd_close(t->files, fd);	/* a close: it drops the process's record locks on the file */
 	}
 	for (int i = 0; i < 64; i++) {
 		struct sigaction_rec *sa = &t->proc->sigactions[i];

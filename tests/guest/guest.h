@@ -35,6 +35,7 @@ static __attribute__((unused)) const char *errname(int e)
 	case EBADF: return "EBADF";
 	case ECHILD: return "ECHILD";
 	case EAGAIN: return "EAGAIN";
+	case EDEADLK: return "EDEADLK";
 	case ENOMEM: return "ENOMEM";
 	case EACCES: return "EACCES";
 	case EFAULT: return "EFAULT";
