@@ -286,7 +286,7 @@ proc() { compare_flavours "$@"; }
 	grep -qx 'fd 3 pos:	5' "$sandbox_out"
 }
 
-@test "/proc/mounts and mountinfo: the sandbox's own table (its root, ro unless --rw, and /proc); df reads it" {
+@test "/proc/mounts and mountinfo: the sandbox's own table (its root, ro unless --rw, and /proc); df reads it; modes r--r--r--" {
 	pvx_run /bin/cat /proc/mounts /proc/self/mountinfo /proc/1/mounts
 	assert_status 0
 	echo "$output"
@@ -299,8 +299,12 @@ proc() { compare_flavours "$@"; }
 	PVX_OPTS=(--rw)
 	pvx_run /bin/cat /proc/mounts
 	grep -Eq '^/ / [a-z0-9]+ rw,relatime 0 0$' <<<"$output"
-	[[ -x /bin/df ]] || skip "no df"
+	# proc's files are r--r--r--, natively too
 	PVX_OPTS=()
+	pvx_run /usr/bin/stat -c %A /proc/self/stat /proc/self/status /proc/mounts
+	[[ $output == $'-r--r--r--\n-r--r--r--\n-r--r--r--' ]]
+	[[ $(stat -c %A /proc/self/stat) == -r--r--r-- ]]
+	[[ -x /bin/df ]] || skip "no df"
 	pvx_run /bin/df -P /
 	assert_status 0
 	grep -Eq '^/ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+% /$' <<<"$output"

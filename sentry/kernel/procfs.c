@@ -80,7 +80,7 @@ static long text_fd(const char *text, size_t len)
 
 	if (fd < 0)
 		return neg_errno();
-	if (write(fd, text, len) != (ssize_t)len) {
+	if (write(fd, text, len) != (ssize_t)len || fchmod(fd, 0444) < 0) {	/* proc files are r--r--r-- */
 		close(fd);
 		return -EIO;
 	}
