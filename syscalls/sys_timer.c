@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* alarm(2), setitimer(2), getitimer(2) (ITIMER_REAL) and POSIX timers; kept and fired by sentry/kernel/timer.c. */
+/* alarm(2), setitimer(2), getitimer(2) (all three) and POSIX timers; kept and fired by sentry/kernel/timer.c. */
 #include <sys/time.h>
 #include <time.h>
 
@@ -24,27 +24,37 @@ static struct itimerval current(const struct task *t)
 	return (struct itimerval){ to_tv(t->proc->itimer_interval), to_tv(left) };
 }
 
+/* ITIMER_VIRTUAL (which 0) or ITIMER_PROF (1) as getitimer(2) reports it. */
+static struct itimerval cpu_current(const struct task *t, int which)
+{
+	uint64_t exp = t->proc->cpu_itimer[which].expires_us, now = exp ? itimer_cpu_us(t->proc, which) : 0;
+	uint64_t left = !exp ? 0 : exp > now ? exp - now : 1;
+
+	return (struct itimerval){ to_tv(t->proc->cpu_itimer[which].interval_us * 1000), to_tv(left * 1000) };
+}
+
 long sys_getitimer(struct task *t, const long a[6])
 {
-	struct itimerval v = current(t);
+	struct itimerval v;
 
-	if (a[0] != ITIMER_REAL) {
-		pr_warn("getitimer(%ld): only ITIMER_REAL is supported", a[0]);
-		return a[0] == ITIMER_VIRTUAL || a[0] == ITIMER_PROF ? -ENOSYS : -EINVAL;
-	}
+	if (a[0] == ITIMER_REAL)
+		v = current(t);
+	else if (a[0] == ITIMER_VIRTUAL || a[0] == ITIMER_PROF)
+		v = cpu_current(t, a[0] == ITIMER_PROF);
+	else
+		return -EINVAL;
 	return copy_to_guest(t->mm, (uint64_t)a[1], &v, sizeof(v));
 }
 
 /* setitimer(2): "A process has only one of each of the three types of timers." */
 long sys_setitimer(struct task *t, const long a[6])
 {
-	struct itimerval nv = { 0 }, old = current(t);
+	struct itimerval nv = { 0 }, old;
 	long r;
 
-	if (a[0] != ITIMER_REAL) {
-		pr_warn("setitimer(%ld): only ITIMER_REAL is supported", a[0]);
-		return a[0] == ITIMER_VIRTUAL || a[0] == ITIMER_PROF ? -ENOSYS : -EINVAL;
-	}
+	if (a[0] != ITIMER_REAL && a[0] != ITIMER_VIRTUAL && a[0] != ITIMER_PROF)
+		return -EINVAL;
+	old = a[0] == ITIMER_REAL ? current(t) : cpu_current(t, a[0] == ITIMER_PROF);
 	if (a[1] && (r = copy_from_guest(t->mm, &nv, (uint64_t)a[1], sizeof(nv))))
 		return r;
 	if (nv.it_value.tv_usec < 0 || nv.it_value.tv_usec >= 1000000 || nv.it_interval.tv_usec < 0 ||
@@ -53,7 +63,14 @@ long sys_setitimer(struct task *t, const long a[6])
 	if (a[2] && (r = copy_to_guest(t->mm, (uint64_t)a[2], &old, sizeof(old))))
 		return r;
 	uint64_t value = (uint64_t)nv.it_value.tv_sec * NS + (uint64_t)nv.it_value.tv_usec * 1000;
-	t->proc->itimer_interval = (uint64_t)nv.it_interval.tv_sec * NS + (uint64_t)nv.it_interval.tv_usec * 1000;
+	uint64_t interval = (uint64_t)nv.it_interval.tv_sec * NS + (uint64_t)nv.it_interval.tv_usec * 1000;
+	if (a[0] != ITIMER_REAL) {
+		int w = a[0] == ITIMER_PROF;
+		t->proc->cpu_itimer[w].interval_us = interval / 1000;
+		t->proc->cpu_itimer[w].expires_us = value ? itimer_cpu_us(t->proc, w) + MAX(value / 1000, 1) : 0;
+		return timer_kick();
+	}
+	t->proc->itimer_interval = interval;
 	t->proc->itimer_deadline = value ? timer_now_ns() + value : 0;
 	return timer_kick();
 }

@@ -54,3 +54,10 @@ ptimer() { compare_flavours 0 timer_posix "$1"; }
 	# a bad pointer faults inside the vDSO: the guest dies of SIGSEGV, as natively
 	compare_flavours 139 vdso badptr
 }
+
+@test "ITIMER_VIRTUAL and ITIMER_PROF count CPU time: not while asleep, repeating, not inherited; errors" {
+	compare_flavours 0 timer_cpu
+	grep -qx 'after sleeping 0.3 s (no CPU): fired 0' "$sandbox_out"
+	grep -qx 'after spinning: fired 1' "$sandbox_out"
+	grep -qx 'an interval repeats: yes' "$sandbox_out"
+}

@@ -95,6 +95,12 @@ struct process {
 	struct sigpend pending;	/* process-directed signals not yet taken by a thread */
 	uint64_t itimer_deadline;	/* ITIMER_REAL: CLOCK_MONOTONIC ns, 0 = off (sentry/kernel/timer.c) */
 	uint64_t itimer_interval;
+	/*
+	 * ITIMER_VIRTUAL [0] and ITIMER_PROF [1]: when the process's user (and
+	 * for PROF, system) CPU time reaches expires_us it gets SIGVTALRM or
+	 * SIGPROF; 0 = off (sentry/kernel/timer.c polls them every 10 ms).
+	 */
+	struct { uint64_t expires_us, interval_us; } cpu_itimer[2];
 	struct ptimer *ptimers;	/* timer_create(2) timers, PVX_MAX_PTIMERS of them (syscalls/sys_timer.c) */
 	bool execed;		/* has called execve (setpgid(2) EACCES from the parent) */
 	int vfork_parent;	/* tid of the parent thread sleeping in our vfork, or 0 */

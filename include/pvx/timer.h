@@ -39,6 +39,8 @@ struct ptimer *ptimer_get(struct process *p, long id);
 long ptimer_free_id(struct process *p) __must_check;
 /* Free every POSIX timer of p (execve, exit). */
 void ptimers_release(struct process *p);
+/* The CPU time ITIMER_VIRTUAL (prof false) or ITIMER_PROF counts for p, in microseconds. */
+uint64_t itimer_cpu_us(const struct process *p, bool prof);
 /* A task's itimer_deadline changed: (re)arm the timer thread (sentry lock held). */
 long timer_kick(void) __must_check;
 

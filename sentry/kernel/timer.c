@@ -3,18 +3,51 @@
  * ITIMER_REAL (alarm, setitimer, getitimer) and POSIX timers (timer_create)
  * of every process: one sentry thread sleeps until the earliest deadline
  * and queues the signal, which interrupts the task wherever it is (guest
- * code, a blocking call).
+ * code, a blocking call). ITIMER_VIRTUAL and ITIMER_PROF count the
+ * process's CPU time, which only the host knows: while one is armed the
+ * thread looks every CPU_TICK_NS (Linux's own granularity at HZ=100).
  */
 #include <signal.h>
 #include <stdlib.h>
 #include <time.h>
 
 #include "pvx/kernel.h"
+#include "pvx/rusage.h"
 #include "pvx/sigqueue.h"
 #include "pvx/timer.h"
 
 static pthread_cond_t timer_changed;
 static bool started;
+
+#define CPU_TICK_NS 10000000ULL
+
+uint64_t itimer_cpu_us(const struct process *p, bool prof)
+{
+	struct guest_usage u;
+
+	usage_of_process(p, &u);
+	return u.utime_us + (prof ? u.stime_us : 0);
+}
+
+/* Fire p's CPU-time itimers that are due; true while one is armed. */
+static bool cpu_itimers(struct process *p)
+{
+	bool armed = false;
+
+	for (int i = 0; i < 2; i++) {
+		if (!p->cpu_itimer[i].expires_us)
+			continue;
+		uint64_t now = itimer_cpu_us(p, i == 1);
+		if (now >= p->cpu_itimer[i].expires_us) {
+			struct sig_info info = { SI_KERNEL, 0, 0, 0 };
+			uint64_t iv = p->cpu_itimer[i].interval_us;
+			p->cpu_itimer[i].expires_us = iv ? MAX(p->cpu_itimer[i].expires_us + iv, now + 1) : 0;
+			signal_queue_process(p, i ? SIGPROF : SIGVTALRM, &info);
+		}
+		armed |= p->cpu_itimer[i].expires_us != 0;
+	}
+	return armed;
+}
 
 uint64_t timer_now_ns(void)
 {
@@ -39,6 +72,8 @@ static void *timer_thread(void *arg __unused)
 			}
 			if (t->proc->itimer_deadline && (!next || t->proc->itimer_deadline < next))
 				next = t->proc->itimer_deadline;
+			if (cpu_itimers(t->proc) && (!next || now + CPU_TICK_NS < next))
+				next = now + CPU_TICK_NS;
 			for (int i = 0; t->proc->ptimers && i < PVX_MAX_PTIMERS; i++) {
 				struct ptimer *pt = &t->proc->ptimers[i];
 				if (!pt->used || !pt->deadline)
