@@ -309,3 +309,15 @@ proc() { compare_flavours "$@"; }
 	assert_status 0
 	grep -Eq '^/ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+% /$' <<<"$output"
 }
+
+@test "/proc/PID/stat has Linux's 52 fields: CPU times, start time, vsize and rss; statm and VmSize/VmRSS agree; ps shows them" {
+	[[ -x /usr/bin/awk && -x /bin/ps ]] || skip "no awk or ps"
+	# a busy loop's own utime (field 14, ticks) is counted; starttime (22) is within 5 s of now; vsize (23), rss (24)
+	pvx_run /bin/sh -c 'i=0; while [ $i -lt 30000 ]; do i=$((i+1)); done; btime=$(awk "/^btime/ {print \$2}" /proc/stat); now=$(date +%s); awk -v b=$btime -v n=$now "{ print NF, (\$14 > 0), (n - (b + \$22 / 100) < 5 && n - (b + \$22 / 100) > -5), (\$23 > 0), (\$24 > 0) }" /proc/$$/stat; set -- $(cat /proc/$$/statm); echo statm $(( $1 > 0 )) $(( $2 > 0 )); grep -c "^Vm\(Size\|RSS\):" /proc/$$/status'
+	assert_status 0
+	[[ $output == $'52 1 1 1 1\nstatm 1 1\n2' ]]
+	pvx_run /bin/ps -o vsz=,rss= -p 1
+	assert_status 0
+	read -r vsz rss <<<"$output"
+	((vsz > 0 && rss > 0))
+}

@@ -188,6 +188,9 @@ struct process *process_new(struct task *leader)
 		return NULL;
 	}
 	p->pid = p->pgid = p->sid = leader->tid;
+	struct timespec boot;
+	clock_gettime(CLOCK_BOOTTIME, &boot);
+	p->start_ticks = (uint64_t)boot.tv_sec * 100 + (uint64_t)boot.tv_nsec / 10000000;	/* USER_HZ 100 */
 	p->leader = leader;
 	p->nr_threads = 1;
 	p->cwd_fd = -1;
