@@ -167,13 +167,17 @@ sh_cmp() {
 	[[ $output == "pvxt_value 7" ]]
 }
 
-@test "posix_spawn of a missing program is ENOENT; system() and popen() run the dynamic /bin/sh" {
+@test "posix_spawn of a missing program is ENOENT; system() and popen() run the dynamic /bin/sh (glibc, static, musl)" {
 	compare_native "$DYN/spawn"
 	grep -qx "posix_spawn of a missing program: No such file or directory" "$sandbox_out"
 	grep -qx "popen read: two" "$sandbox_out"
 	# a static program running dynamic helpers
 	compare_native "$DYN/spawn.static"
 	grep -qx "system: 3" "$sandbox_out"
+	# musl's dynamic loader (PT_INTERP /lib/ld-musl-x86_64.so.1), and run directly
+	compare_native "$DYN/spawn.musl"
+	grep -qx "popen read: two" "$sandbox_out"
+	compare_native /lib/ld-musl-x86_64.so.1 "$DYN/spawn.musl"
 }
 
 @test "busybox tar -z runs gzip; busybox sh runs dynamic programs from PATH" {
