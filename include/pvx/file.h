@@ -173,7 +173,7 @@ struct fdtable {
 	struct fd_entry fds[PVX_NR_OPEN];
 	unsigned nofile;	/* RLIMIT_NOFILE of its process: new fds stay below (0: PVX_NR_OPEN) */
 	unsigned plocks;	/* files it holds POSIX record locks on (sentry/fs/plock.c) */
-	const struct fdtable *plock_waits_for;	/* F_SETLKW: the owner of the lock it waits for */
+	int plock_waits_for;	/* F_SETLKW: the guest pid owning the lock it waits for, or 0 */
 };
 
 /* A file of kind ops owning host_fd (the new file holds one reference). */

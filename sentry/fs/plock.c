@@ -112,7 +112,20 @@ static struct plock_holder *conflict_owner(const struct plock_holder *mine, dev_
 	return NULL;
 }
 
-/* POSIX's deadlock: the lock's owner waits, through a chain of waiters, for one of mine. */
+/* The fd table of the process with guest pid pid among the lock holders; NULL if it holds none (or is gone). */
+static const struct fdtable *owner_by_pid(int pid)
+{
+	for (struct plock_holder *h = all_holders; h; h = h->next)
+		if (h->pid == pid)
+			return h->owner;
+	return NULL;
+}
+
+/*
+ * POSIX's deadlock: the lock's owner waits, through a chain of waiters,
+ * for one of mine. The chain goes by pid, looked up among the holders, so
+ * a process that ended meanwhile only ends the chain.
+ */
 static bool would_deadlock(const struct fdtable *me, const struct plock_holder *owner)
 {
 	const struct fdtable *x = owner ? owner->owner : NULL;
@@ -120,7 +133,7 @@ static bool would_deadlock(const struct fdtable *me, const struct plock_holder *
 	for (int depth = 0; x && depth < 64; depth++) {	/* MAX_DEADLK_ITERATIONS is 10 in Linux */
 		if (x == me)
 			return true;
-		x = x->plock_waits_for;
+		x = x->plock_waits_for ? owner_by_pid(x->plock_waits_for) : NULL;
 	}
 	return false;
 }
@@ -201,11 +214,11 @@ long plock_fcntl(struct task *t, struct file *f, int cmd, uint64_t arg)
 		return neg_errno();
 	const long a[6] = { wfd, F_OFD_SETLKW, (long)&fl };
 	struct fdtable *me = t->files;
-	me->plock_waits_for = o ? o->owner : NULL;
+	me->plock_waits_for = o ? o->pid : 0;
 	file_get(f);
 	r = fs_kernel->block(t, NULL, SYS_fcntl, a, false);
 	file_put(f);
-	me->plock_waits_for = NULL;
+	me->plock_waits_for = 0;
 	close(wfd);
 	return r == -EINTR ? -ERESTARTSYS : r;
 }
