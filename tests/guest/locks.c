@@ -69,6 +69,22 @@ static void send_byte(int fd)
 
 static int p2c[2], c2p[2];
 
+/* Until pid sleeps (state S in /proc/PID/stat), up to 10 s: after its last byte, only its F_SETLKW waits. */
+static void wait_sleeping(pid_t pid)
+{
+	char path[64], buf[256];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	for (int i = 0; i < 2000; i++) {
+		FILE *f = fopen(path, "r");
+		char *p = f && fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
+		if (f)
+			fclose(f);
+		if (p && p[1] == ' ' && p[2] == 'S')
+			return;
+		usleep(5000);
+	}
+}
+
 static void child_conflicts(int *unused)
 {
 	(void)unused;
@@ -183,7 +199,7 @@ int main(int argc, char **argv)
 	say("parent: lock 40-50: %s\n", R(lk(fd, F_SETLK, F_WRLCK, SEEK_SET, 40, 10)));
 	c = spawn(child_deadlock, NULL);
 	wait_byte(c2p[0]);
-	usleep(200000);	/* the child is waiting for 40-50 by now */
+	wait_sleeping(c);	/* the child waits in F_SETLKW for 40-50 */
 	say("parent: F_SETLKW 50-60 (held by the child, which waits for us): %s\n",
 	    R(lk(fd, F_SETLKW, F_WRLCK, SEEK_SET, 50, 10)));
 	lk(fd, F_SETLK, F_UNLCK, SEEK_SET, 40, 10);	/* the child gets 40-50 */
