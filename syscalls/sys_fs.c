@@ -232,7 +232,7 @@ long sys_getdents64(struct task *t, const long a[6])
 long sys_getcwd(struct task *t, const long a[6])
 {
 	char path[PVX_PATH_MAX];
-	long n = path_dir_unlinked(t->proc->cwd_fd) ? -ENOENT : path_of_fd(t->proc->cwd_fd, path, sizeof(path));
+	long n = path_of_dir(t->proc->cwd_fd, path, sizeof(path));
 
 	if (n < 0)
 		return n == -EXDEV ? -ENOENT : n;

@@ -88,7 +88,7 @@ bool path_in_proc(const char *abs);
 
 /* The guest path of a host fd that refers to something inside the root. */
 long path_of_fd(int host_fd, char *buf, size_t size) __must_check;
-/* Is the directory host_fd removed (rmdir'd: getcwd(2) ENOENT)? */
-bool path_dir_unlinked(int host_fd);
+/* path_of_fd of a directory, but -ENOENT when it was removed (getcwd(2): "has been unlinked"). */
+long path_of_dir(int host_fd, char *buf, size_t size) __must_check;
 
 #endif

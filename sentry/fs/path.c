@@ -122,11 +122,22 @@ long path_dir_fd(struct task *t, int fd)
 }
 
 /* Is the directory base_fd removed (rmdir'd, its name gone: d_unlinked)? */
-bool path_dir_unlinked(int base_fd)
+static bool dir_unlinked(int base_fd)
 {
 	struct stat st;
 
 	return fstat(base_fd, &st) == 0 && S_ISDIR(st.st_mode) && st.st_nlink == 0;
+}
+
+/* See pvx/path.h. The host names a removed directory "NAME (deleted)": only then is the fstat made. */
+long path_of_dir(int host_fd, char *buf, size_t size)
+{
+	static const char deleted[] = " (deleted)";
+	long n = path_of_fd(host_fd, buf, size);
+
+	if (n >= (long)sizeof(deleted) - 1 && !strcmp(buf + n - (sizeof(deleted) - 1), deleted) && dir_unlinked(host_fd))
+		return -ENOENT;
+	return n;
 }
 
 /*
@@ -142,12 +153,10 @@ static long unlinked_base(int base_fd, const char **path, int *up)
 	struct stat st, root;
 	const char *p = *path;
 
-	if (!path_dir_unlinked(base_fd))
-		return 0;
 	int cur = fcntl(base_fd, F_DUPFD_CLOEXEC, 3);
 	if (cur < 0)
 		return neg_errno();
-	while (cur >= 0 && path_dir_unlinked(cur)) {
+	while (cur >= 0 && dir_unlinked(cur)) {
 		while (*p == '/' || (p[0] == '.' && (p[1] == '/' || !p[1])))
 			p++;
 		if (!(p[0] == '.' && p[1] == '.' && (p[2] == '/' || !p[2]))) {
@@ -187,10 +196,12 @@ long path_absolute(struct task *t, int dirfd, const char *path, char *out, size_
 	if (dirfd != AT_FDCWD && (base_fd = path_dir_fd(t, dirfd)) < 0)
 		return base_fd;
 	cleanup_close int up = -1;
-	r = unlinked_base((int)base_fd, &path, &up);
-	if (r < 0)
-		return r;
-	r = path_of_fd(up >= 0 ? up : (int)base_fd, base, sizeof(base));
+	r = path_of_dir((int)base_fd, base, sizeof(base));
+	if (r == -ENOENT && dir_unlinked((int)base_fd)) {	/* removed: walk its ".."s from the directory itself */
+		if ((r = unlinked_base((int)base_fd, &path, &up)) < 0)
+			return r;
+		r = path_of_fd(up, base, sizeof(base));
+	}
 	if (r < 0)
 		return r == -ERANGE ? -ENAMETOOLONG : r;
 	if ((size_t)snprintf(out, size, "%s/%s", strcmp(base, "/") ? base : "", path) >= size)
