@@ -20,6 +20,8 @@ void usage_keep_maxrss(struct process *p);
 void usage_reap(struct process *parent, const struct process *c, bool nowait, struct rusage *ru);
 /* RUSAGE_SELF of p: its exited threads', left stubs' and live threads' usage. */
 void usage_of_process(const struct process *p, struct guest_usage *u);
+/* The guest's resident pages now: its stub's, the stub's own few pages included (/proc/PID/stat's rss). */
+unsigned long usage_rss_pages(const struct process *p);
 /* RUSAGE_THREAD of t (the peak memory is the process's, as on Linux). */
 void usage_of_thread(const struct task *t, struct guest_usage *u);
 /* The struct rusage the guest gets for u. */

@@ -25,7 +25,6 @@
 #include "pvx/policy.h"
 #include "pvx/rusage.h"
 #include "sentry/kernel/procfs.h"
-#include "sentry/platform/platform.h"
 
 static const char *const host_files[] = { "meminfo", "cpuinfo", "stat", "uptime", "loadavg", "version",
 					   "sys/kernel/osrelease", "sys/kernel/ostype", "sys/kernel/version" };
@@ -149,24 +148,6 @@ static long gen_maps(struct task *p, char **out, size_t *len)
 	return fclose(f) ? -ENOMEM : 0;
 }
 
-/* The guest's resident pages: its stub's (statm's second field), the stub's own few pages included. */
-static unsigned long stub_rss_pages(const struct process *p)
-{
-	char path[64], buf[128];
-	unsigned long size = 0, rss = 0;
-
-	if (!p->as || p->as->pid <= 0)
-		return 0;
-	snprintf(path, sizeof(path), "/proc/%d/statm", p->as->pid);
-	int fd = open_privileged(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	buf[n > 0 ? n : 0] = 0;
-	return sscanf(buf, "%lu %lu", &size, &rss) == 2 ? rss : 0;
-}
-
 /* The file system type of the guest's root, by its statfs magic, as /proc/mounts names it. */
 static const char *root_fstype(void)
 {
@@ -228,7 +209,7 @@ static long gen_file(struct task *p, const char *what, char **out, size_t *len)
 	vma_for_each(v, &p->mm->vmas)
 		vsize += v->end - v->start;
 	if (!strcmp(what, "/statm")) {	/* size resident shared text lib data dt, in pages */
-		fprintf(f, "%lu %lu 0 0 0 0 0\n", vsize / PAGE_SIZE, stub_rss_pages(p->proc));
+		fprintf(f, "%lu %lu 0 0 0 0 0\n", vsize / PAGE_SIZE, usage_rss_pages(p->proc));
 	} else if (!strcmp(what, "/stat")) {	/* proc_pid_stat(5): fields 1-52; the ones pvx has no answer for are 0 */
 		struct guest_usage u;
 		const struct guest_usage *c = &p->proc->usage_children;
@@ -238,7 +219,7 @@ static long gen_file(struct task *p, const char *what, char **out, size_t *len)
 			p->pid, comm(p), task_state_name(p)[0], p->proc->ppid, p->proc->pgid, p->proc->sid, u.minflt,
 			c->minflt, u.majflt, c->majflt, (long)usage_ticks(u.utime_us), (long)usage_ticks(u.stime_us),
 			(long)usage_ticks(c->utime_us), (long)usage_ticks(c->stime_us), 20 + p->proc->nice, p->proc->nice,
-			MAX(p->proc->nr_threads, 1), p->proc->start_ticks, vsize, stub_rss_pages(p->proc), p->mm->stack_top,
+			MAX(p->proc->nr_threads, 1), p->proc->start_ticks, vsize, usage_rss_pages(p->proc), p->mm->stack_top,
 			p->sched_policy, p->mm->brk_start);
 	} else {
 		fprintf(f, "Name:\t%.15s\nState:\t%s\nTgid:\t%d\nPid:\t%d\nPPid:\t%d\nUid:\t%u\t%u\t%u\t%u\n"
@@ -246,7 +227,7 @@ static long gen_file(struct task *p, const char *what, char **out, size_t *len)
 			   "SigPnd:\t%016lx\nShdPnd:\t%016lx\nSigBlk:\t%016lx\n",
 			comm(p), task_state_name(p), p->pid, p->tid, p->proc->ppid, sandbox.uid, sandbox.uid, sandbox.uid,
 			sandbox.uid,
-			sandbox.gid, sandbox.gid, sandbox.gid, sandbox.gid, vsize >> 10, stub_rss_pages(p->proc) * (PAGE_SIZE >> 10),
+			sandbox.gid, sandbox.gid, sandbox.gid, sandbox.gid, vsize >> 10, usage_rss_pages(p->proc) * (PAGE_SIZE >> 10),
 			MAX(p->proc->nr_threads, 1), sigq_queued(),
 			(unsigned long long)p->proc->rlim[RLIMIT_SIGPENDING].rlim_cur, p->pending.set, p->proc->pending.set,
 			p->sigmask);

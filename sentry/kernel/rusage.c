@@ -121,6 +121,20 @@ static uint64_t stub_hwm_kb(const struct addr_space *as)
 	return s && sscanf(s + 7, "%lu", &kb) == 1 ? kb : 0;
 }
 
+/* See pvx/rusage.h: the second field of the stub's /proc/PID/statm. */
+unsigned long usage_rss_pages(const struct process *p)
+{
+	char path[64], buf[128];
+	unsigned long size = 0, rss = 0;
+
+	if (!p->as || p->as->pid <= 0)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/statm", p->as->pid);
+	if (read_proc(path, buf, sizeof(buf)) < 0)
+		return 0;
+	return sscanf(buf, "%lu %lu", &size, &rss) == 2 ? rss : 0;
+}
+
 /* RUSAGE_SELF: the exited threads' and left stubs' usage and that of every live thread of p. */
 void usage_of_process(const struct process *p, struct guest_usage *u)
 {
