@@ -235,3 +235,34 @@ sh_cmp() {
 	pvx_run /bin/dotdot
 	assert_status 0
 }
+
+@test "personality: any value is kept and read back (0xffffffff only asks); PER_LINUX32 makes uname say i686" {
+	require_prog /usr/bin/python3
+	compare_native /usr/bin/python3 -c 'import ctypes
+l = ctypes.CDLL(None); l.personality.restype = ctypes.c_int
+for v in (0x0400000, 0x7fff0000, 0x0008):
+	l.personality(v); print(hex(l.personality(0xffffffff)))'
+	[[ $(<"$sandbox_out") == $'0x400000\n0x7fff0000\n0x8' ]]
+	compare_native setarch linux32 uname -m
+	[[ $(<"$sandbox_out") == i686 ]]
+}
+
+@test "hostile PT_INTERP race: its name swapped between ld.so and a FIFO while the guest execs: never a hang, only 0 or EACCES" {
+	chmod 0777 .
+	cp "$LDSO" ldso
+	mkfifo fifo
+	chmod 0755 ldso
+	chmod 0666 fifo
+	ln ldso ld
+	"$BATS_TEST_DIRNAME/set-interp" /bin/true prog "$PWD/ld"
+	# the host renames ld between the two, atomically, as fast as it can
+	(for ((i = 0; i < 100000; i++)); do ln -f fifo ld.new && mv -f ld.new ld; ln -f ldso ld.new && mv -f ld.new ld; done) &
+	local swapper=$!
+	PVX_TIMEOUT=60
+	pvx_run /bin/bash --norc --noprofile -c 'ok=0 denied=0 other=0; for i in $(seq 150); do ./prog 2>/dev/null; case $? in 0) ok=$((ok+1));; 126) denied=$((denied+1));; *) other=$((other+1));; esac; done; echo "ok=$ok denied=$denied other=$other"'
+	kill "$swapper" 2>/dev/null || true
+	wait "$swapper" 2>/dev/null || true
+	echo "$output"
+	assert_status 0
+	[[ $output =~ other=0$ ]]
+}
