@@ -214,15 +214,19 @@ static void catch_terminate(uint64_t ignored)
 /*
  * The sentry holds the host fds of the whole sandbox: every guest file,
  * epoll dup and SCM_RIGHTS token (sentry/fs/fd_pass.c), while each guest
- * process is held to its own RLIMIT_NOFILE (PVX_NR_OPEN). So it takes what
- * the host allows it, its hard limit, as runsc does; a soft limit of 1024
- * (a VM's init) ran out at 896 tokens in flight.
+ * process is held to its own RLIMIT_NOFILE. So it takes what the host
+ * allows it, its hard limit, as runsc does; a soft limit of 1024 (a VM's
+ * init) ran out at 896 tokens in flight. *mine is left with pvx's limit as
+ * it was given, which the first guest inherits as a child of pvx would.
  */
-static void raise_fd_limit(void)
+static void raise_fd_limit(struct rlimit *mine)
 {
 	struct rlimit rl;
 
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		rl = (struct rlimit){ 1024, 4096 };	/* Linux's INR_OPEN_CUR and INR_OPEN_MAX */
+	*mine = rl;
+	if (rl.rlim_cur < rl.rlim_max) {
 		rl.rlim_cur = rl.rlim_max;
 		(void)setrlimit(RLIMIT_NOFILE, &rl);
 	}
@@ -239,6 +243,7 @@ static int cmd_run(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *platform = "auto", *root = "/";
+	struct rlimit nofile;
 	bool privileged = false, net_host = false;
 	size_t envc = 0;
 	char **envp;
@@ -300,7 +305,7 @@ static int cmd_run(int argc, char **argv)
 	int cwd = initial_cwd();
 	if (cwd < 0)
 		return 1;
-	raise_fd_limit();
+	raise_fd_limit(&nofile);
 	/* Before any thread or stub: all of them inherit the network namespace (include/pvx/netns.h). */
 	netns_setup(net_host);
 	/* Before any thread or stub: all of them inherit the identity (include/pvx/hostcred.h). */
@@ -333,11 +338,11 @@ static int cmd_run(int argc, char **argv)
 	for (int sig = 1; sig <= 64; sig++)
 		if (ignored & (1UL << (sig - 1)))
 			init->proc->sigactions[sig - 1].handler = (uint64_t)SIG_IGN;
-	init->files = init->proc->files = calloc(1, sizeof(*init->files));
+	cred_init(init->proc, &nofile);
+	init->files = init->proc->files = fdtable_new((unsigned)init->proc->rlim[RLIMIT_NOFILE].rlim_cur);
 	if (!init->files || setup_stdio(init->files) < 0)
 		return 1;
 	init->proc->umask = initial_umask;
-	cred_init(init->proc);
 	init->proc->cwd_fd = cwd;
 
 	char found[PVX_PATH_MAX];

@@ -369,7 +369,7 @@ long sys_prlimit64(struct task *t, const long a[6])
 			return -EFAULT;
 		if (rl.rlim_cur > rl.rlim_max)
 			return -EINVAL;
-		if (res == RLIMIT_NOFILE && rl.rlim_max > PVX_NR_OPEN)
+		if (res == RLIMIT_NOFILE && rl.rlim_max > PVX_NR_OPEN)	/* above fs.nr_open */
 			return -EPERM;
 		if (rl.rlim_max > p->rlim[res].rlim_max && !host_cap(CAP_SYS_RESOURCE_))
 			return -EPERM;

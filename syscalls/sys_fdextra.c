@@ -105,7 +105,7 @@ long sys_close_range(struct task *t, const long a[6])
 		return -EINVAL;
 	if ((flags & CLOSE_RANGE_UNSHARE_) && t->proc->nr_threads > 1)
 		return -EINVAL;
-	for (unsigned fd = first; fd <= last && fd < PVX_NR_OPEN; fd++) {
+	for (unsigned fd = first; fd <= last && fd < t->files->size; fd++) {
 		struct fd_entry *e = &t->files->fds[fd];
 		if (e->file && (flags & CLOSE_RANGE_CLOEXEC_))
 			e->cloexec = true;

@@ -385,8 +385,8 @@ long sys_dup3(struct task *t, const long a[6])
 
 	if (a[2] & ~O_CLOEXEC)
 		return -EINVAL;
-	if (!f || a[1] < 0 || a[1] >= PVX_NR_OPEN)
-		return -EBADF;
+	if (!f || a[1] < 0 || (unsigned long)a[1] >= MIN(t->files->nofile, PVX_NR_OPEN))
+		return -EBADF;	/* dup2(2): "newfd is out of the allowed range" (RLIMIT_NOFILE) */
 	if (a[0] == a[1])
 		return -EINVAL;
 	return fd_install_at(t->files, (int)a[1], f, a[2] & O_CLOEXEC);
@@ -411,8 +411,6 @@ long sys_fcntl(struct task *t, const long a[6])
 	switch (cmd) {
 	case F_DUPFD:
 	case F_DUPFD_CLOEXEC:
-		if (a[2] < 0 || a[2] >= PVX_NR_OPEN)
-			return -EINVAL;
 		return fd_install(t->files, f, cmd == F_DUPFD_CLOEXEC, (int)a[2]);
 	case F_GETFD:
 		return t->files->fds[fd].cloexec ? FD_CLOEXEC : 0;

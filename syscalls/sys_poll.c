@@ -61,8 +61,6 @@ long sys_pipe(struct task *t, const long a[6])
 	return sys_pipe2(t, b);
 }
 
-#define POLL_MAX PVX_NR_OPEN
-
 /*
  * Wait on host fds for guest pollfds. Each guest fd holds a file reference
  * while the lock is dropped, so a close by another task cannot pull the
@@ -72,9 +70,11 @@ long sys_pipe(struct task *t, const long a[6])
  */
 static long poll_host(struct task *t, struct pollfd *pfd, nfds_t n, struct timespec *to)
 {
-	struct file *held[POLL_MAX];
-	int guest_fd[POLL_MAX];
+	cleanup_free struct file **held = calloc(n + 1, sizeof(*held));
+	cleanup_free int *guest_fd = calloc(n + 1, sizeof(*guest_fd));
 
+	if (!held || !guest_fd)
+		return -ENOMEM;
 	for (nfds_t i = 0; i < n; i++) {
 		guest_fd[i] = pfd[i].fd;
 		struct file *f = pfd[i].fd >= 0 ? fd_lookup(t->files, pfd[i].fd) : NULL;
@@ -130,7 +130,7 @@ static long poll_user(struct task *t, uint64_t upfd, nfds_t n, struct timespec *
 {
 	long r;
 
-	if (n > POLL_MAX)
+	if (n > t->proc->rlim[RLIMIT_NOFILE].rlim_cur)	/* poll(2): "EINVAL nfds exceeds RLIMIT_NOFILE" */
 		return -EINVAL;
 	cleanup_free struct pollfd *pfd = calloc(n + 1, sizeof(*pfd));
 	if (!pfd)

@@ -28,19 +28,6 @@
 /* What a thread shares; pvx makes threads with all of it, as musl and glibc ask. */
 #define CLONE_THREAD_FLAGS (CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD)
 
-static struct fdtable *fdtable_dup(const struct fdtable *src)
-{
-	struct fdtable *t = calloc(1, sizeof(*t));
-
-	if (!t)
-		return NULL;
-	for (int fd = 0; fd < PVX_NR_OPEN; fd++)
-		if (src->fds[fd].file)
-			t->fds[fd] = (struct fd_entry){ file_get(src->fds[fd].file), src->fds[fd].cloexec };
-	t->nofile = src->nofile;
-	return t;
-}
-
 /* What a new task takes from its parent's registers and clone(2) arguments. */
 static void clone_regs(struct task *c, const struct task *t, unsigned long flags, uint64_t stack, uint64_t ctid,
 		       uint64_t tls)

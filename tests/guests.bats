@@ -324,6 +324,14 @@ creds() { compare_flavours 0 creds "$1"; }
 	grep -q '^after execve: NOFILE soft 16, core ' "$sandbox_out"	# core: 0, or 1 where pvx may raise hard limits
 }
 
+@test "fd table: RLIMIT_NOFILE inherited from pvx and past 1024; lowest free fd, dup2/F_DUPFD/poll edges (musl, glibc)" {
+	for f in fdlimit fdlimit.glibc; do
+		compare_native_status 0 "$(guest $f)"
+		grep -qx 'soft now 3000' "$sandbox_out"
+		grep -qx 'dup until EMFILE, last fd 2999' "$sandbox_out"
+	done
+}
+
 @test "creds: one identity: other ids are EPERM, no capabilities, no real-time policy" {
 	pvx_run "$(guest creds.glibc)" sandbox
 	[[ $status == 0 ]]

@@ -167,11 +167,19 @@ struct fd_entry {
 	bool cloexec;
 };
 
-#define PVX_NR_OPEN 1024	/* RLIMIT_NOFILE soft limit the guest sees */
+/* The sandbox's fs.nr_open, Linux's default: no fd number or RLIMIT_NOFILE reaches it. */
+#define PVX_NR_OPEN (1U << 20)
 
+/*
+ * A process's fds. The array grows as fd numbers are used, as Linux's
+ * expand_files does, and its memory is charged to the sandbox's bound
+ * (mm_charge): dup2(0, 1000000) costs 16 MiB, here as in Linux.
+ */
 struct fdtable {
-	struct fd_entry fds[PVX_NR_OPEN];
-	unsigned nofile;	/* RLIMIT_NOFILE of its process: new fds stay below (0: PVX_NR_OPEN) */
+	struct fd_entry *fds;	/* size entries */
+	unsigned size;		/* fd numbers below it may be in use: loops over fds stop there */
+	unsigned next_fd;	/* no free fd below it (Linux's next_fd) */
+	unsigned nofile;	/* RLIMIT_NOFILE of its process: new fds stay below */
 	unsigned plocks;	/* files it holds POSIX record locks on (sentry/fs/plock.c) */
 	int plock_waits_for;	/* F_SETLKW: the guest pid owning the lock it waits for, or 0 */
 };
@@ -185,6 +193,8 @@ struct file *fd_lookup(struct fdtable *t, int fd);
 long fd_install(struct fdtable *t, struct file *f, bool cloexec, int min_fd) __must_check;
 long fd_install_at(struct fdtable *t, int fd, struct file *f, bool cloexec) __must_check;
 long fd_close(struct fdtable *t, int fd) __must_check;
+struct fdtable *fdtable_new(unsigned nofile);
+struct fdtable *fdtable_dup(const struct fdtable *src);
 void fdtable_release(struct fdtable *t);
 
 /*

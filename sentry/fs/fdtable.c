@@ -5,9 +5,11 @@
  * open file description. Guest fd numbers are never host fd numbers.
  */
 #include <fcntl.h>
+#include <string.h>
 
 #include "pvx/events.h"
 #include "pvx/file.h"
+#include "pvx/mm.h"
 
 /* See pvx/file.h. */
 struct file *file_new(int host_fd, int flags, const struct file_ops *ops)
@@ -41,15 +43,45 @@ void file_put(struct file *f)
 
 struct file *fd_lookup(struct fdtable *t, int fd)
 {
-	if (fd < 0 || fd >= PVX_NR_OPEN)
+	if (fd < 0 || (unsigned)fd >= t->size)
 		return NULL;
 	return t->fds[fd].file;
 }
 
+/* Room for fd numbers up to need - 1: the array doubles (64 at least), charged to the sandbox's memory bound. */
+static long fd_expand(struct fdtable *t, unsigned need)
+{
+	unsigned size = t->size ? t->size : 64;
+
+	while (size < need)
+		size *= 2;
+	size = MIN(size, PVX_NR_OPEN);
+	if (size <= t->size)
+		return 0;
+	uint64_t more = (uint64_t)(size - t->size) * sizeof(*t->fds);
+	if (mm_charge(more) < 0)
+		return -ENOMEM;
+	struct fd_entry *fds = realloc(t->fds, (size_t)size * sizeof(*fds));
+	if (!fds) {
+		mm_uncharge(more);
+		return -ENOMEM;
+	}
+	memset(fds + t->size, 0, (size_t)(size - t->size) * sizeof(*fds));
+	t->fds = fds;
+	t->size = size;
+	return 0;
+}
+
+/* Install f at fd (dup2's newfd): below PVX_NR_OPEN; the caller holds it to RLIMIT_NOFILE where Linux does. */
 long fd_install_at(struct fdtable *t, int fd, struct file *f, bool cloexec)
 {
-	if (fd < 0 || fd >= PVX_NR_OPEN)
+	if (fd < 0 || (unsigned)fd >= PVX_NR_OPEN)
 		return -EBADF;
+	if ((unsigned)fd >= t->size) {
+		long r = fd_expand(t, (unsigned)fd + 1);
+		if (r < 0)
+			return r;
+	}
 	struct file *old = t->fds[fd].file;
 	t->fds[fd].file = file_get(f);
 	t->fds[fd].cloexec = cloexec;
@@ -59,17 +91,28 @@ long fd_install_at(struct fdtable *t, int fd, struct file *f, bool cloexec)
 	return fd;
 }
 
-/* The lowest free fd >= min_fd, as open(2) and F_DUPFD promise. */
+/*
+ * The lowest free fd >= min_fd below RLIMIT_NOFILE, as open(2) and F_DUPFD
+ * promise. The search starts at next_fd, as Linux's alloc_fd does, so a
+ * process with many fds open does not rescan them all on every open.
+ */
 long fd_install(struct fdtable *t, struct file *f, bool cloexec, int min_fd)
 {
-	int limit = t->nofile && t->nofile < PVX_NR_OPEN ? (int)t->nofile : PVX_NR_OPEN;
+	unsigned limit = MIN(t->nofile, PVX_NR_OPEN);
 
 	if (min_fd < 0)
 		return -EINVAL;
-	for (int fd = min_fd; fd < limit; fd++)
-		if (!t->fds[fd].file)
-			return fd_install_at(t, fd, f, cloexec);
-	return min_fd >= limit ? -EINVAL : -EMFILE;
+	if ((unsigned)min_fd >= limit)
+		return -EINVAL;
+	unsigned fd = MAX((unsigned)min_fd, t->next_fd);
+	while (fd < t->size && fd < limit && t->fds[fd].file)
+		fd++;
+	if (fd >= limit)
+		return -EMFILE;
+	long r = fd_install_at(t, (int)fd, f, cloexec);
+	if (r >= 0 && (unsigned)min_fd <= t->next_fd)
+		t->next_fd = fd + 1;
+	return r;
 }
 
 long fd_close(struct fdtable *t, int fd)
@@ -80,16 +123,51 @@ long fd_close(struct fdtable *t, int fd)
 		return -EBADF;
 	t->fds[fd].file = NULL;
 	t->fds[fd].cloexec = false;
+	t->next_fd = MIN(t->next_fd, (unsigned)fd);
 	plock_closed(t, f);
 	file_put(f);
 	return 0;
 }
 
+/* A process's first fd table: empty, new fds below nofile (its RLIMIT_NOFILE). */
+struct fdtable *fdtable_new(unsigned nofile)
+{
+	struct fdtable *t = calloc(1, sizeof(*t));
+
+	if (t)
+		t->nofile = nofile;
+	return t;
+}
+
+/* fork without CLONE_FILES: the same files at the same numbers (NULL when out of memory). */
+struct fdtable *fdtable_dup(const struct fdtable *src)
+{
+	struct fdtable *t = fdtable_new(src->nofile);
+	unsigned used = src->size;
+
+	while (used && !src->fds[used - 1].file)
+		used--;
+	if (!t || (used && fd_expand(t, used) < 0)) {
+		free(t);
+		return NULL;
+	}
+	for (unsigned fd = 0; fd < used; fd++)
+		if (src->fds[fd].file)
+			t->fds[fd] = (struct fd_entry){ file_get(src->fds[fd].file), src->fds[fd].cloexec };
+	t->next_fd = src->next_fd;
+	return t;
+}
+
+/* The process is done with its fds: every file closed (its record locks first), the table freed. */
 void fdtable_release(struct fdtable *t)
 {
 	plock_release_all(t);
-	for (int fd = 0; fd < PVX_NR_OPEN; fd++) {
+	for (unsigned fd = 0; fd < t->size; fd++) {
 		file_put(t->fds[fd].file);
 		t->fds[fd].file = NULL;
 	}
+	mm_uncharge((uint64_t)t->size * sizeof(*t->fds));
+	free(t->fds);
+	t->fds = NULL;
+	t->size = t->next_fd = 0;
 }

@@ -16,10 +16,12 @@
 #include "pvx/task.h"
 
 /*
- * The first process: the host's limits and nice value, but the fd table's
- * size, the loader's stack and at most the sentry's cap on queued signals.
+ * The first process: the host's limits and nice value, but RLIMIT_NOFILE
+ * as pvx was given it (*nofile, before pvx raised its own) up to the
+ * sandbox's fs.nr_open, the loader's stack and at most the sentry's cap on
+ * queued signals.
  */
-void cred_init(struct process *p)
+void cred_init(struct process *p, const struct rlimit *nofile)
 {
 	for (int r = 0; r < RLIM_NLIMITS; r++) {
 		struct rlimit rl;
@@ -27,7 +29,7 @@ void cred_init(struct process *p)
 			rl = (struct rlimit){ RLIM_INFINITY, RLIM_INFINITY };
 		p->rlim[r] = rl;
 	}
-	p->rlim[RLIMIT_NOFILE] = (struct rlimit){ PVX_NR_OPEN, PVX_NR_OPEN };
+	p->rlim[RLIMIT_NOFILE] = (struct rlimit){ MIN(nofile->rlim_cur, PVX_NR_OPEN), MIN(nofile->rlim_max, PVX_NR_OPEN) };
 	p->rlim[RLIMIT_STACK] = (struct rlimit){ PVX_STACK_SIZE, RLIM_INFINITY };	/* what the loader maps */
 	struct rlimit *sq = &p->rlim[RLIMIT_SIGPENDING];	/* the sentry queues no more, whatever the limit */
 	sq->rlim_cur = MIN(sq->rlim_cur, (rlim_t)PVX_SIGQ_MAX);

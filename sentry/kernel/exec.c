@@ -59,10 +59,10 @@ static int parse_shebang(int fd, char *interp, size_t isize, char *arg, size_t a
 /* After the point of no return (execve(2) "signal dispositions ... reset"). */
 static void exec_reset(struct task *t)
 {
-	for (int fd = 0; fd < PVX_NR_OPEN; fd++) {
+	for (unsigned fd = 0; fd < t->files->size; fd++) {
 		struct fd_entry *e = &t->files->fds[fd];
 		if (e->file && e->cloexec)
-			(void)!fd_close(t->files, fd);	/* a close: it drops the process's record locks on the file */
+			(void)!fd_close(t->files, (int)fd);	/* a close: it drops the process's record locks on the file */
 	}
 	for (int i = 0; i < 64; i++) {
 		struct sigaction_rec *sa = &t->proc->sigactions[i];

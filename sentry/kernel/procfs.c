@@ -401,19 +401,23 @@ static long list_root(struct task *t)
 
 static long list_fds(struct task *t, struct task *p, const char *what)
 {
-	static char nums[PVX_NR_OPEN][8];
-	const char *names[PVX_NR_OPEN];
+	unsigned size = p->files ? p->files->size : 0;
+	cleanup_free char(*nums)[8] = calloc(size + 1, sizeof(*nums));
+	cleanup_free const char **names = calloc(size + 1, sizeof(*names));
 	size_t n = 0;
 
+	if (!nums || !names)
+		return -ENOMEM;
 	bool next_free = p == t;	/* the fd this listing is about to get shows too, as on Linux */
-
-	for (int fd = 0; fd < PVX_NR_OPEN; fd++) {
-		if (!p->files || (!p->files->fds[fd].file && !next_free))
+	for (unsigned fd = 0; fd <= size && p->files; fd++) {
+		bool used = fd < size && p->files->fds[fd].file;
+		if (!used && !next_free)
 			continue;
-		if (!p->files->fds[fd].file)
+		if (!used)
 			next_free = false;
-		snprintf(nums[fd], sizeof(nums[0]), "%d", fd);
-		names[n++] = nums[fd];
+		snprintf(nums[n], sizeof(nums[0]), "%u", fd);
+		names[n] = nums[n];
+		n++;
 	}
 	char dir[32];
 	snprintf(dir, sizeof(dir), "/proc/%d/%s", p->pid, what);
