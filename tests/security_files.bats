@@ -196,6 +196,28 @@ in_root() {
 	[[ ! -e $stage ]]
 }
 
+@test "listing /proc 1000 times leaves at most a few hundred staged directories; held ones keep working" {
+	"$PVX" run --platform="$PVX_PLATFORM" -- "$G" listproc 1000 "$PWD/done" >hold.out 2>hold.err &
+	local pid=$! stage="" f
+	for _ in $(seq 600); do grep -q '^listed\|^listing' hold.out 2>/dev/null && break; sleep 0.1; done
+	cat hold.out hold.err >&2
+	grep -qx 'listed 1000' hold.out
+	for f in /proc/$pid/fd/*; do
+		local l
+		l=$(readlink "$f" 2>/dev/null) || continue
+		if [[ $l == /tmp/pvx* ]]; then stage=${l%%/[0-9]*/proc*}; fi
+	done
+	local n
+	n=$(find "$stage" -mindepth 1 -maxdepth 1 | wc -l)
+	echo "stage=$stage listings=$n" >&2
+	(( n > 0 && n <= 300 ))
+	touch done
+	wait "$pid"
+	cat hold.out >&2
+	grep -qx 'held /proc lists: yes' hold.out
+	grep -qx 'cwd lists: yes, getcwd: /proc/1/fd' hold.out
+}
+
 # --- finding 9: O_TMPFILE ---
 
 @test "O_TMPFILE in a read-only root is EROFS; with --rw it works" {

@@ -235,147 +235,6 @@ static long gen_file(struct task *p, const char *what, char **out, size_t *len)
 	return fclose(f) ? -ENOMEM : 0;
 }
 
-/*
- * Where directory listings are staged: a private directory made by
- * mkdtemp(3) (mode 0700, a random name: nothing to predict or plant) at the
- * first listing, and everything in it made relative to its fd, never
- * following a symlink. Made with the sentry's own file access (root's when
- * the guest's is nobody's), so a guest cannot reach it by its host name.
- */
-static char stage[64];
-static int stage_fd = -1;
-
-/* Empty the directory dirfd (made here: no symlinks followed, depth small). */
-static void rm_tree(int dirfd)
-{
-	bool removed = true;
-
-	fchmod(dirfd, 0700);
-	while (removed) {
-		int dup_fd = fcntl(dirfd, F_DUPFD_CLOEXEC, 3);
-		DIR *d = dup_fd < 0 ? NULL : fdopendir(dup_fd);
-		struct dirent *e;
-		if (!d)
-			return;
-		rewinddir(d);
-		removed = false;
-		while ((e = readdir(d))) {
-			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-				continue;
-			if (unlinkat(dirfd, e->d_name, 0) == 0) {
-				removed = true;
-				continue;
-			}
-			if (errno != EISDIR)
-				continue;
-			int sub = openat(dirfd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-			if (sub >= 0) {
-				rm_tree(sub);
-				close(sub);
-			}
-			if (unlinkat(dirfd, e->d_name, AT_REMOVEDIR) == 0)
-				removed = true;
-		}
-		closedir(d);
-	}
-}
-
-static void stage_cleanup(void)
-{
-	hostcred_raise();
-	rm_tree(stage_fd);
-	close(stage_fd);
-	rmdir(stage);
-	hostcred_lower();
-}
-
-static long stage_init(void)
-{
-	snprintf(stage, sizeof(stage), "/tmp/pvx-XXXXXX");
-	if (!mkdtemp(stage))
-		return neg_errno();
-	stage_fd = open(stage, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (stage_fd < 0) {
-		long err = neg_errno();
-		rmdir(stage);
-		stage[0] = 0;
-		return err;
-	}
-	atexit(stage_cleanup);
-	return 0;
-}
-
-/* Make directory name in dirfd and open it. */
-static long subdir(int dirfd, const char *name)
-{
-	if (mkdirat(dirfd, name, 0755) < 0)
-		return neg_errno();
-	int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	return fd < 0 ? neg_errno() : fd;
-}
-
-static long make_listing(const char *guest_dir, const char *const names[], size_t n)
-{
-	static unsigned seq;
-	char comp[PVX_PATH_MAX];
-	long r;
-
-	if (stage_fd < 0 && (r = stage_init()) < 0)
-		return r;
-	snprintf(comp, sizeof(comp), "%u", seq++);
-	r = subdir(stage_fd, comp);
-	/* one level per component: /proc, /proc/5, ... */
-	for (const char *c = guest_dir; r >= 0 && *c;) {
-		const char *next = strchr(c + 1, '/');
-		size_t clen = next ? (size_t)(next - c) : strlen(c);
-		snprintf(comp, sizeof(comp), "%.*s", (int)clen - 1, c + 1);
-		long fd = subdir((int)r, comp);
-		close((int)r);
-		r = fd;
-		c += clen;
-	}
-	if (r < 0)
-		return r;
-	for (size_t i = 0; i < n; i++) {
-		int e = openat((int)r, names[i], O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0444);
-		if (e >= 0)
-			close(e);
-	}
-	fchmod((int)r, 0555);
-	return r;
-}
-
-/*
- * A directory of /proc (/proc, /proc/PID, /proc/PID/fd): a fresh staging
- * directory holding one empty file per name, so getdents lists them; every
- * lookup in it comes back here by path, never through this directory. Its
- * host path ends in the guest path it stands for (stage/SEQ/proc/5/fd), so
- * that path_of_fd can name it: a cwd or dirfd there works like Linux's.
- */
-static long dir_fd(const char *guest_dir, const char *const names[], size_t n)
-{
-	hostcred_raise();
-	long r = make_listing(guest_dir, names, n);
-	hostcred_lower();
-	return r;
-}
-
-long procfs_dir_path(const char *host, char *buf, size_t size)
-{
-	size_t n = strlen(stage);
-	char *end;
-
-	if (!n || strncmp(host, stage, n) || host[n] != '/')
-		return -EXDEV;
-	strtoul(host + n + 1, &end, 10);	/* the sequence number */
-	if (strncmp(end, "/proc", 5))
-		return -EXDEV;
-	if (strlen(end) >= size)
-		return -ERANGE;
-	strcpy(buf, end);
-	return (long)strlen(end);
-}
-
 static long list_root(struct task *t)
 {
 	const char *names[PVX_MAX_TASKS + 16];
@@ -396,7 +255,7 @@ static long list_root(struct task *t)
 		names[n++] = pids[p->pid - 1];
 	}
 	(void)t;
-	return dir_fd("/proc", names, n);
+	return procfs_dir_fd("/proc", names, n);
 }
 
 static long list_fds(struct task *t, struct task *p, const char *what)
@@ -421,7 +280,7 @@ static long list_fds(struct task *t, struct task *p, const char *what)
 	}
 	char dir[32];
 	snprintf(dir, sizeof(dir), "/proc/%d/%s", p->pid, what);
-	return dir_fd(dir, names, n);
+	return procfs_dir_fd(dir, names, n);
 }
 
 static const char *const pid_entries[] = { "cmdline", "cwd", "exe", "fd", "fdinfo", "maps", "mountinfo", "mounts",
@@ -482,7 +341,7 @@ static long list_threads(struct task *p)
 	}
 	char dir[32];
 	snprintf(dir, sizeof(dir), "/proc/%d/task", p->pid);
-	return dir_fd(dir, names, n);
+	return procfs_dir_fd(dir, names, n);
 }
 
 /*
@@ -597,9 +456,9 @@ static long sys_fs(const char *rest, const struct file_ops **kind)
 	char text[32] = "";
 
 	if (!rest[0])
-		return dir_fd("/proc/sys/fs", (const char *const[]){ "inotify" }, 1);
+		return procfs_dir_fd("/proc/sys/fs", (const char *const[]){ "inotify" }, 1);
 	if (!strcmp(rest, "/inotify"))
-		return dir_fd("/proc/sys/fs/inotify", limits, ARRAY_SIZE(limits));
+		return procfs_dir_fd("/proc/sys/fs/inotify", limits, ARRAY_SIZE(limits));
 	if (!strcmp(rest, "/inotify/max_queued_events")) {
 		int fd = open("/proc/sys/fs/inotify/max_queued_events", O_RDONLY | O_CLOEXEC);
 		long n = fd < 0 ? -1 : read(fd, text, sizeof(text) - 1);
@@ -653,11 +512,11 @@ static long procfs_open_kind(struct task *t, const char *orig, int flags, const 
 	if (!rel[0])
 		return list_root(t);
 	if (!strcmp(rel, "/sys"))
-		return dir_fd("/proc/sys", (const char *const[]){ "fs", "kernel" }, 2);
+		return procfs_dir_fd("/proc/sys", (const char *const[]){ "fs", "kernel" }, 2);
 	if (!strncmp(rel, "/sys/fs", 7) && (!rel[7] || rel[7] == '/'))
 		return sys_fs(rel + 7, kind);
 	if (!strcmp(rel, "/sys/kernel"))
-		return dir_fd("/proc/sys/kernel", (const char *const[]){ "osrelease", "ostype", "tainted", "version" }, 4);
+		return procfs_dir_fd("/proc/sys/kernel", (const char *const[]){ "osrelease", "ostype", "tainted", "version" }, 4);
 	if (!strcmp(rel, "/sys/kernel/tainted")) {	/* the sandbox's kernel: nothing taints it */
 		*kind = &procfs_file_ops;
 		return text_fd("0\n", 2);
@@ -685,7 +544,7 @@ static long procfs_open_kind(struct task *t, const char *orig, int flags, const 
 		return -ENOENT;
 	if (!rest[0]) {
 		snprintf(link, sizeof(link), "/proc/%d", p->pid);
-		return dir_fd(link, pid_entries, ARRAY_SIZE(pid_entries));
+		return procfs_dir_fd(link, pid_entries, ARRAY_SIZE(pid_entries));
 	}
 	if (!strcmp(rest, "/fd") || !strcmp(rest, "/fdinfo"))
 		return list_fds(t, p, rest + 1);

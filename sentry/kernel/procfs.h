@@ -9,6 +9,12 @@ long procfs_open(struct task *t, const char *rel, int flags) __must_check;
 /* readlink of a /proc link; returns the length (no NUL) or -errno (EINVAL: not a link). */
 long procfs_readlink(struct task *t, const char *rel, char *buf, size_t size) __must_check;
 
+/*
+ * A /proc directory (guest_dir) listing names for getdents: a host fd on a
+ * staged directory of empty files (sentry/kernel/procfs_stage.c).
+ */
+long procfs_dir_fd(const char *guest_dir, const char *const names[], size_t n) __must_check;
+
 /* The guest path of a host path inside a /proc directory's staging dir; -EXDEV for others. */
 long procfs_dir_path(const char *host, char *buf, size_t size);
 

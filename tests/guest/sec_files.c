@@ -17,10 +17,13 @@
  *   sec_files execfd PATH              execveat(O_PATH fd of PATH, "", AT_EMPTY_PATH) of "PATH open / path"
  *   sec_files ids                      uid, euid, gid, egid, fsuid, groups count
  *   sec_files holdproc FILE            open /proc as a directory, print its readlink, wait for FILE to exist
+ *   sec_files listproc N FILE          hold /proc open and a cwd in /proc/self/fd, list /proc/self N times, wait
+ *                                      for FILE, then say whether the held directories still list
  *   sec_files swap A B SECONDS         (run natively) exchange names A and B again and again
  *   sec_files replaced F G             open F, rename G over F, reopen /proc/self/fd/N: whose content?
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -314,6 +317,46 @@ static int do_holdproc(const char *until)
 	return 0;
 }
 
+/* Entries of directory fd (a dup: fd stays open at its offset), or -errno. */
+static int count_entries(int fd)
+{
+	DIR *d = fdopendir(fcntl(fd, F_DUPFD_CLOEXEC, 0));
+	int n = 0;
+
+	if (!d)
+		return -errno;
+	rewinddir(d);
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
+}
+
+static int do_listproc(long n, const char *until)
+{
+	int held = open("/proc", O_RDONLY | O_DIRECTORY);
+	char cwd[4096];
+
+	if (held < 0 || chdir("/proc/self/fd") < 0)
+		return 1;
+	for (long i = 0; i < n; i++) {
+		DIR *d = opendir("/proc/self");
+		if (!d || !readdir(d)) {
+			printf("listing %ld: %s\n", i, err(errno));
+			return 1;
+		}
+		closedir(d);
+	}
+	printf("listed %ld\n", n);
+	for (int i = 0; i < 1200 && access(until, F_OK) < 0; i++)
+		usleep(50000);
+	int dot = open(".", O_RDONLY | O_DIRECTORY);
+	printf("held /proc lists: %s\n", count_entries(held) > 3 ? "yes" : "no");
+	printf("cwd lists: %s, getcwd: %s\n", dot >= 0 && count_entries(dot) >= 5 ? "yes" : "no",
+	       getcwd(cwd, sizeof(cwd)) ? cwd : err(errno));
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -370,6 +413,8 @@ int main(int argc, char **argv)
 		return do_swap(argv[2], argv[3], atof(argv[4]));
 	if (!strcmp(m, "replaced") && argc == 4)
 		return do_replaced(argv[2], argv[3]);
+	if (!strcmp(m, "listproc") && argc == 4)
+		return do_listproc(atol(argv[2]), argv[3]);
 	if (!strcmp(m, "holdproc") && argc == 3)
 		return do_holdproc(argv[2]);
 	return 2;

@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /proc's directories for getdents: each listing is a directory of empty
+ * files staged in a private host directory (procfs_dir_fd), removed when
+ * no fd of the sentry is open on it any more (stage_gc).
+ */
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "pvx/hostcred.h"
+#include "pvx/path.h"
+#include "sentry/kernel/procfs.h"
+
+/*
+ * Where directory listings are staged: a private directory made by
+ * mkdtemp(3) (mode 0700, a random name: nothing to predict or plant) at the
+ * first listing, and everything in it made relative to its fd, never
+ * following a symlink. Made with the sentry's own file access (root's when
+ * the guest's is nobody's), so a guest cannot reach it by its host name.
+ */
+static char stage[64];
+static int stage_fd = -1;
+
+/* Empty the directory dirfd (made here: no symlinks followed, depth small). */
+static void rm_tree(int dirfd)
+{
+	bool removed = true;
+
+	fchmod(dirfd, 0700);
+	while (removed) {
+		int dup_fd = fcntl(dirfd, F_DUPFD_CLOEXEC, 3);
+		DIR *d = dup_fd < 0 ? NULL : fdopendir(dup_fd);
+		struct dirent *e;
+		if (!d)
+			return;
+		rewinddir(d);
+		removed = false;
+		while ((e = readdir(d))) {
+			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+				continue;
+			if (unlinkat(dirfd, e->d_name, 0) == 0) {
+				removed = true;
+				continue;
+			}
+			if (errno != EISDIR)
+				continue;
+			int sub = openat(dirfd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (sub >= 0) {
+				rm_tree(sub);
+				close(sub);
+			}
+			if (unlinkat(dirfd, e->d_name, AT_REMOVEDIR) == 0)
+				removed = true;
+		}
+		closedir(d);
+	}
+}
+
+/*
+ * Listings nothing refers to any more are removed, else a guest listing
+ * /proc in a loop would fill the host's /tmp with directories (its inodes,
+ * or its memory where /tmp is a tmpfs), past anything --memory bounds. A
+ * listing is referred to while a host fd of the sentry is open on it: the
+ * guest's open directory, a cwd, a dirfd (the stubs hold none). So every
+ * STAGE_GC_EVERY listings, the sentry's own fds are read (/proc/self/fd)
+ * and the listings none of them names go. Under the sentry lock, like every
+ * listing: no fd can be in flight between its making and this scan.
+ */
+#define STAGE_GC_EVERY 256
+
+static unsigned made;
+
+static int cmp_uint(const void *a, const void *b)
+{
+	unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The listing (SEQ of stage/SEQ/...) host fd fd is open on, or -1. */
+static long listing_of_fd(int fd)
+{
+	char proc[64], host[PATH_MAX], *end;
+	size_t n = strlen(stage);
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	ssize_t len = readlink(proc, host, sizeof(host) - 1);
+	if (len <= (ssize_t)n || strncmp(host, stage, n) || host[n] != '/')
+		return -1;
+	host[len] = 0;
+	unsigned long seq = strtoul(host + n + 1, &end, 10);
+	return end == host + n + 1 || seq > UINT_MAX ? -1 : (long)seq;
+}
+
+static void stage_gc(void)
+{
+	size_t n = 0, cap = 64;
+	cleanup_free unsigned *used = malloc(cap * sizeof(*used));
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+
+	if (!used || !d)
+		goto out;
+	while ((e = readdir(d))) {
+		long seq = listing_of_fd(atoi(e->d_name));
+		if (seq < 0)
+			continue;
+		if (n == cap) {
+			unsigned *more = realloc(used, 2 * cap * sizeof(*used));
+			if (!more)
+				goto out;	/* keep everything rather than remove what may be in use */
+			used = more;
+			cap *= 2;
+		}
+		used[n++] = (unsigned)seq;
+	}
+	closedir(d);
+	d = NULL;
+	qsort(used, n, sizeof(*used), cmp_uint);
+	hostcred_raise();
+	int dup_fd = fcntl(stage_fd, F_DUPFD_CLOEXEC, 3);
+	DIR *s = dup_fd < 0 ? NULL : fdopendir(dup_fd);
+	if (s)
+		rewinddir(s);	/* the dup shares stage_fd's offset: the last scan left it at the end */
+	while (s && (e = readdir(s))) {
+		char *end;
+		unsigned long seq = strtoul(e->d_name, &end, 10);
+		if (end == e->d_name || *end || seq > UINT_MAX)
+			continue;
+		unsigned key = (unsigned)seq;
+		if (bsearch(&key, used, n, sizeof(*used), cmp_uint))
+			continue;
+		int sub = openat(stage_fd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (sub >= 0) {
+			rm_tree(sub);
+			close(sub);
+		}
+		(void)unlinkat(stage_fd, e->d_name, AT_REMOVEDIR);
+	}
+	if (s)
+		closedir(s);
+	hostcred_lower();
+out:
+	if (d)
+		closedir(d);
+}
+
+static void stage_cleanup(void)
+{
+	hostcred_raise();
+	rm_tree(stage_fd);
+	close(stage_fd);
+	rmdir(stage);
+	hostcred_lower();
+}
+
+static long stage_init(void)
+{
+	snprintf(stage, sizeof(stage), "/tmp/pvx-XXXXXX");
+	if (!mkdtemp(stage))
+		return neg_errno();
+	stage_fd = open(stage, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (stage_fd < 0) {
+		long err = neg_errno();
+		rmdir(stage);
+		stage[0] = 0;
+		return err;
+	}
+	atexit(stage_cleanup);
+	return 0;
+}
+
+/* Make directory name in dirfd and open it. */
+static long subdir(int dirfd, const char *name)
+{
+	if (mkdirat(dirfd, name, 0755) < 0)
+		return neg_errno();
+	int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	return fd < 0 ? neg_errno() : fd;
+}
+
+static long make_listing(const char *guest_dir, const char *const names[], size_t n)
+{
+	static unsigned seq;
+	char comp[PVX_PATH_MAX];
+	long r;
+
+	if (stage_fd < 0 && (r = stage_init()) < 0)
+		return r;
+	if (++made % STAGE_GC_EVERY == 0)
+		stage_gc();
+	snprintf(comp, sizeof(comp), "%u", seq++);
+	r = subdir(stage_fd, comp);
+	/* one level per component: /proc, /proc/5, ... */
+	for (const char *c = guest_dir; r >= 0 && *c;) {
+		const char *next = strchr(c + 1, '/');
+		size_t clen = next ? (size_t)(next - c) : strlen(c);
+		snprintf(comp, sizeof(comp), "%.*s", (int)clen - 1, c + 1);
+		long fd = subdir((int)r, comp);
+		close((int)r);
+		r = fd;
+		c += clen;
+	}
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < n; i++) {
+		int e = openat((int)r, names[i], O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0444);
+		if (e >= 0)
+			close(e);
+	}
+	fchmod((int)r, 0555);
+	return r;
+}
+
+/*
+ * A directory of /proc (/proc, /proc/PID, /proc/PID/fd): a fresh staging
+ * directory holding one empty file per name, so getdents lists them; every
+ * lookup in it comes back here by path, never through this directory. Its
+ * host path ends in the guest path it stands for (stage/SEQ/proc/5/fd), so
+ * that path_of_fd can name it: a cwd or dirfd there works like Linux's.
+ */
+long procfs_dir_fd(const char *guest_dir, const char *const names[], size_t n)
+{
+	hostcred_raise();
+	long r = make_listing(guest_dir, names, n);
+	hostcred_lower();
+	return r;
+}
+
+long procfs_dir_path(const char *host, char *buf, size_t size)
+{
+	size_t n = strlen(stage);
+	char *end;
+
+	if (!n || strncmp(host, stage, n) || host[n] != '/')
+		return -EXDEV;
+	strtoul(host + n + 1, &end, 10);	/* the sequence number */
+	if (strncmp(end, "/proc", 5))
+		return -EXDEV;
+	if (strlen(end) >= size)
+		return -ERANGE;
+	strcpy(buf, end);
+	return (long)strlen(end);
+}
