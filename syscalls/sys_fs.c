@@ -188,14 +188,16 @@ long sys_readlinkat(struct task *t, const long a[6])
 		r = MIN(r, (long)(size_t)a[3]);
 		return copy_to_guest(t->mm, (uint64_t)a[2], target, (size_t)r) ?: r;
 	}
-	r = open_at_path(t, (int)a[0], (uint64_t)a[1], AT_SYMLINK_NOFOLLOW);
+	/* An empty path reads dirfd itself when it is a symlink (O_PATH|O_NOFOLLOW), else ENOENT, as Linux. */
+	bool empty = r == 0;
+	r = open_at_path(t, (int)a[0], (uint64_t)a[1], AT_SYMLINK_NOFOLLOW | (empty ? AT_EMPTY_PATH : 0));
 	if (r < 0)
-		return r;
+		return empty && r != -EBADF ? -ENOENT : r;
 	hfd = (int)r;
 	if (fstat(hfd, &st) < 0)
 		return neg_errno();
 	if (!S_ISLNK(st.st_mode))
-		return -EINVAL;
+		return empty ? -ENOENT : -EINVAL;
 	ssize_t n = readlinkat(hfd, "", target, sizeof(target));
 	if (n < 0)
 		return neg_errno();

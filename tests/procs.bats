@@ -160,6 +160,12 @@ proc() { compare_flavours "$@"; }
 	grep -qx 'argv\[1\]=<showbare>' "$sandbox_out"
 }
 
+@test "procs: /proc's links are symlinks to lstat, getdents and O_PATH|O_NOFOLLOW; stat, open and a trailing slash follow them" {
+	proc 0 proc_links
+	grep -qx '/proc/self/exe: lstat link, stat file, O_PATH|O_NOFOLLOW fstat link, readlinkat(fd, "") = readlink' "$sandbox_out"
+	grep -qx '/proc/self/fd/N: d_type DT_LNK' "$sandbox_out"
+}
+
 @test "procs: O_CLOEXEC fds close across execve, plain ones stay with their offset" {
 	proc 0 proc_exec cloexec "$LINES"
 	grep -qx 'plain (fd n): open, FD_CLOEXEC=no' "$sandbox_out"
@@ -299,11 +305,13 @@ proc() { compare_flavours "$@"; }
 	PVX_OPTS=(--rw)
 	pvx_run /bin/cat /proc/mounts
 	grep -Eq '^/ / [a-z0-9]+ rw,relatime 0 0$' <<<"$output"
-	# proc's files are r--r--r--, natively too
+	# proc's files are r--r--r--, natively too; /proc/mounts is a link to self/mounts
 	PVX_OPTS=()
 	pvx_run /usr/bin/stat -c %A /proc/self/stat /proc/self/status /proc/mounts
-	[[ $output == $'-r--r--r--\n-r--r--r--\n-r--r--r--' ]]
-	[[ $(stat -c %A /proc/self/stat) == -r--r--r-- ]]
+	[[ $output == $'-r--r--r--\n-r--r--r--\nlrwxrwxrwx' ]]
+	[[ $(stat -c %A /proc/self/stat /proc/mounts) == $'-r--r--r--\nlrwxrwxrwx' ]]
+	pvx_run /usr/bin/stat -L -c %A /proc/mounts
+	[[ $output == -r--r--r-- ]]
 	[[ -x /bin/df ]] || skip "no df"
 	pvx_run /bin/df -P /
 	assert_status 0

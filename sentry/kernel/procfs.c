@@ -235,6 +235,40 @@ static long gen_file(struct task *p, const char *what, char **out, size_t *len)
 	return fclose(f) ? -ENOMEM : 0;
 }
 
+/* The links of /proc and /proc/PID. */
+static bool root_link(const char *name)
+{
+	return !strcmp(name, "self") || !strcmp(name, "thread-self") || !strcmp(name, "mounts");
+}
+
+static bool pid_link(const char *name)
+{
+	return !strcmp(name, "cwd") || !strcmp(name, "exe") || !strcmp(name, "root");
+}
+
+/* What getdents says each name of /proc, /proc/PID and the others is. */
+static unsigned char root_type(const char *name)
+{
+	return root_link(name) ? DT_LNK : !strcmp(name, "sys") || (*name >= '1' && *name <= '9') ? DT_DIR : DT_REG;
+}
+
+static unsigned char pid_type(const char *name)
+{
+	return pid_link(name) ? DT_LNK : !strcmp(name, "fd") || !strcmp(name, "fdinfo") || !strcmp(name, "task") ? DT_DIR : DT_REG;
+}
+
+static unsigned char link_type(const char *name)
+{
+	(void)name;
+	return DT_LNK;
+}
+
+static unsigned char dir_type(const char *name)
+{
+	(void)name;
+	return DT_DIR;
+}
+
 static long list_root(struct task *t)
 {
 	const char *names[PVX_MAX_TASKS + 16];
@@ -255,7 +289,7 @@ static long list_root(struct task *t)
 		names[n++] = pids[p->pid - 1];
 	}
 	(void)t;
-	return procfs_dir_fd("/proc", names, n);
+	return procfs_dir_fd_typed("/proc", names, n, root_type);
 }
 
 static long list_fds(struct task *t, struct task *p, const char *what)
@@ -280,7 +314,7 @@ static long list_fds(struct task *t, struct task *p, const char *what)
 	}
 	char dir[32];
 	snprintf(dir, sizeof(dir), "/proc/%d/%s", p->pid, what);
-	return procfs_dir_fd(dir, names, n);
+	return procfs_dir_fd_typed(dir, names, n, strcmp(what, "fd") ? NULL : link_type);
 }
 
 static const char *const pid_entries[] = { "cmdline", "cwd", "exe", "fd", "fdinfo", "maps", "mountinfo", "mounts",
@@ -341,7 +375,7 @@ static long list_threads(struct task *p)
 	}
 	char dir[32];
 	snprintf(dir, sizeof(dir), "/proc/%d/task", p->pid);
-	return procfs_dir_fd(dir, names, n);
+	return procfs_dir_fd_typed(dir, names, n, dir_type);
 }
 
 /*
@@ -456,7 +490,7 @@ static long sys_fs(const char *rest, const struct file_ops **kind)
 	char text[32] = "";
 
 	if (!rest[0])
-		return procfs_dir_fd("/proc/sys/fs", (const char *const[]){ "inotify" }, 1);
+		return procfs_dir_fd_typed("/proc/sys/fs", (const char *const[]){ "inotify" }, 1, dir_type);
 	if (!strcmp(rest, "/inotify"))
 		return procfs_dir_fd("/proc/sys/fs/inotify", limits, ARRAY_SIZE(limits));
 	if (!strcmp(rest, "/inotify/max_queued_events")) {
@@ -479,6 +513,42 @@ static long sys_fs(const char *rest, const struct file_ops **kind)
 }
 
 /*
+ * O_PATH|O_NOFOLLOW of a /proc link (lstat, fstatat AT_SYMLINK_NOFOLLOW,
+ * readlinkat on the fd): the link itself, named by its guest path with
+ * self resolved as Linux's d_path does. -EINVAL: orig is not a link.
+ */
+static long open_link_itself(struct task *t, const char *orig)
+{
+	char target[PVX_PATH_MAX], rel[PVX_PATH_MAX], guest[PVX_PATH_MAX + 16];
+	const char *rest = "";
+	struct task *threads, *p = NULL;
+
+	size_t len = strlen(orig);
+
+	if (len && (orig[len - 1] == '/' || (orig[len - 1] == '.' && (len == 1 || orig[len - 2] == '/'))))
+		return -EINVAL;	/* "self/" and "self/.": followed, as a trailing slash makes Linux do */
+	if (normalize(orig, rel, sizeof(rel)) < 0)
+		return -ENAMETOOLONG;
+	if (!rel[0] || strchr(rel + 1, '/') || !root_link(rel + 1)) {
+		if (thread_rel(t, rel, sizeof(rel), &threads) < 0 || !(p = proc_task(t, rel, &rest)))
+			return -EINVAL;	/* ENOENT and the like come from the ordinary open */
+		if (!pid_link(rest + (rest[0] == '/')) && (strncmp(rest, "/fd/", 4) || strchr(rest + 4, '/')))
+			return -EINVAL;
+	}
+	long n = procfs_readlink(t, orig, target, sizeof(target));
+	if (n < 0)
+		return n;
+	if ((size_t)n >= sizeof(target))
+		return -ENAMETOOLONG;
+	target[n] = 0;
+	if (p)
+		snprintf(guest, sizeof(guest), "/proc/%d%s", p->pid, rest);
+	else
+		snprintf(guest, sizeof(guest), "/proc%s", rel);
+	return procfs_link_fd(guest, target);
+}
+
+/*
  * Open the guest's /proc path orig (after "/proc"); *kind is
  * procfs_file_ops for the text pvx makes, NULL for what is a host object
  * (directories, the host's own files, what a link names).
@@ -490,7 +560,11 @@ static long procfs_open_kind(struct task *t, const char *orig, int flags, const 
 	size_t len = 0;
 	char link[PVX_PATH_MAX], rel[PVX_PATH_MAX];
 	struct task *threads;
-	long r = normalize(orig, rel, sizeof(rel));
+	long r;
+
+	if ((flags & (O_PATH | O_NOFOLLOW)) == (O_PATH | O_NOFOLLOW) && (r = open_link_itself(t, orig)) != -EINVAL)
+		return r;
+	r = normalize(orig, rel, sizeof(rel));
 	if (r < 0 || (r = thread_rel(t, rel, sizeof(rel), &threads)) < 0)
 		return r;
 	struct task *p = proc_task(t, rel, &rest);
@@ -512,7 +586,7 @@ static long procfs_open_kind(struct task *t, const char *orig, int flags, const 
 	if (!rel[0])
 		return list_root(t);
 	if (!strcmp(rel, "/sys"))
-		return procfs_dir_fd("/proc/sys", (const char *const[]){ "fs", "kernel" }, 2);
+		return procfs_dir_fd_typed("/proc/sys", (const char *const[]){ "fs", "kernel" }, 2, dir_type);
 	if (!strncmp(rel, "/sys/fs", 7) && (!rel[7] || rel[7] == '/'))
 		return sys_fs(rel + 7, kind);
 	if (!strcmp(rel, "/sys/kernel"))
@@ -544,7 +618,7 @@ static long procfs_open_kind(struct task *t, const char *orig, int flags, const 
 		return -ENOENT;
 	if (!rest[0]) {
 		snprintf(link, sizeof(link), "/proc/%d", p->pid);
-		return procfs_dir_fd(link, pid_entries, ARRAY_SIZE(pid_entries));
+		return procfs_dir_fd_typed(link, pid_entries, ARRAY_SIZE(pid_entries), pid_type);
 	}
 	if (!strcmp(rest, "/fd") || !strcmp(rest, "/fdinfo"))
 		return list_fds(t, p, rest + 1);
@@ -584,6 +658,8 @@ long procfs_readlink(struct task *t, const char *orig, char *buf, size_t size)
 		return n;
 	struct task *p = proc_task(t, rel, &rest);
 
+	if (!strcmp(rel, "/mounts"))
+		return snprintf(buf, size, "self/mounts");
 	if (!p)
 		return -ENOENT;
 	if (!*rest && !strncmp(rel, "/self", 5))

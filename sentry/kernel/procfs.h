@@ -14,6 +14,11 @@ long procfs_readlink(struct task *t, const char *rel, char *buf, size_t size) __
  * staged directory of empty files (sentry/kernel/procfs_stage.c).
  */
 long procfs_dir_fd(const char *guest_dir, const char *const names[], size_t n) __must_check;
+/* The same with each name of the d_type type_of gives it (DT_LNK, DT_DIR or DT_REG), for getdents. */
+long procfs_dir_fd_typed(const char *guest_dir, const char *const names[], size_t n,
+			 unsigned char (*type_of)(const char *)) __must_check;
+/* An O_PATH fd on the /proc link guest_path itself, whose target is target. */
+long procfs_link_fd(const char *guest_path, const char *target) __must_check;
 
 /* The guest path of a host path inside a /proc directory's staging dir; -EXDEV for others. */
 long procfs_dir_path(const char *host, char *buf, size_t size);

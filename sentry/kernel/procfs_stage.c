@@ -185,7 +185,8 @@ static long subdir(int dirfd, const char *name)
 	return fd < 0 ? neg_errno() : fd;
 }
 
-static long make_listing(const char *guest_dir, const char *const names[], size_t n)
+/* A fresh stage/SEQ/proc/... standing for guest_dir ("/proc/5/fd"): its leaf opened, or -errno. */
+static long stage_dirs(const char *guest_dir)
 {
 	static unsigned seq;
 	char comp[PVX_PATH_MAX];
@@ -207,9 +208,26 @@ static long make_listing(const char *guest_dir, const char *const names[], size_
 		r = fd;
 		c += clen;
 	}
+	return r;
+}
+
+static long make_listing(const char *guest_dir, const char *const names[], size_t n,
+			 unsigned char (*type_of)(const char *))
+{
+	long r = stage_dirs(guest_dir);
+
 	if (r < 0)
 		return r;
 	for (size_t i = 0; i < n; i++) {
+		unsigned char type = type_of ? type_of(names[i]) : DT_REG;
+		if (type == DT_LNK) {
+			(void)symlinkat("?", (int)r, names[i]);	/* for getdents' d_type: lookups never go through it */
+			continue;
+		}
+		if (type == DT_DIR) {
+			(void)mkdirat((int)r, names[i], 0555);
+			continue;
+		}
 		int e = openat((int)r, names[i], O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0444);
 		if (e >= 0)
 			close(e);
@@ -220,15 +238,52 @@ static long make_listing(const char *guest_dir, const char *const names[], size_
 
 /*
  * A directory of /proc (/proc, /proc/PID, /proc/PID/fd): a fresh staging
- * directory holding one empty file per name, so getdents lists them; every
- * lookup in it comes back here by path, never through this directory. Its
- * host path ends in the guest path it stands for (stage/SEQ/proc/5/fd), so
- * that path_of_fd can name it: a cwd or dirfd there works like Linux's.
+ * directory holding one empty file per name (a symlink or a directory
+ * where type_of says DT_LNK or DT_DIR, for getdents' d_type), so getdents
+ * lists them; every lookup in it
+ * comes back here by path, never through this directory. Its host path
+ * ends in the guest path it stands for (stage/SEQ/proc/5/fd), so that
+ * path_of_fd can name it: a cwd or dirfd there works like Linux's.
  */
-long procfs_dir_fd(const char *guest_dir, const char *const names[], size_t n)
+long procfs_dir_fd_typed(const char *guest_dir, const char *const names[], size_t n,
+			 unsigned char (*type_of)(const char *))
 {
 	hostcred_raise();
-	long r = make_listing(guest_dir, names, n);
+	long r = make_listing(guest_dir, names, n, type_of);
+	hostcred_lower();
+	return r;
+}
+
+long procfs_dir_fd(const char *guest_dir, const char *const names[], size_t n)
+{
+	return procfs_dir_fd_typed(guest_dir, names, n, NULL);
+}
+
+/*
+ * A /proc link itself (lstat, O_PATH|O_NOFOLLOW): an O_PATH fd on a
+ * symlink to target staged as stage/SEQ/proc/.../name, so that fstat says
+ * S_IFLNK with target's length, readlinkat(fd, "") reads target, and
+ * path_of_fd names it by its guest path, as Linux's O_PATH fds on them do.
+ */
+long procfs_link_fd(const char *guest_path, const char *target)
+{
+	char dir[PVX_PATH_MAX];
+	const char *name = strrchr(guest_path, '/');
+
+	if (!name || (size_t)(name - guest_path) >= sizeof(dir))
+		return -ENAMETOOLONG;
+	snprintf(dir, sizeof(dir), "%.*s", (int)(name - guest_path), guest_path);
+	hostcred_raise();
+	long r = stage_dirs(dir);
+	if (r >= 0) {
+		long fd = symlinkat(target, (int)r, name + 1) < 0 ? neg_errno() :
+			  openat((int)r, name + 1, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (fd == -1)
+			fd = neg_errno();
+		fchmod((int)r, 0555);
+		close((int)r);
+		r = fd;
+	}
 	hostcred_lower();
 	return r;
 }
