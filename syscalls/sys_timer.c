@@ -121,7 +121,7 @@ long sys_timer_create(struct task *t, const long a[6])
 	case CLOCK_REALTIME: case CLOCK_MONOTONIC: case CLOCK_BOOTTIME:
 		break;
 	case CLOCK_PROCESS_CPUTIME_ID: case CLOCK_THREAD_CPUTIME_ID:
-		pr_warn("timer_create on a CPU-time clock is not supported");
+		pr_info("timer_create on a CPU-time clock is not supported");	/* --debug only */
 		return -ENOTSUP;
 	default:
 		return -EINVAL;

@@ -373,3 +373,13 @@ _syscall_elf() {
 	[[ $status == 0 ]] || skip "no 'pvx platforms' command"
 	grep -Eq '^ptrace +available' <<<"$output"
 }
+
+@test "cli: pvx's notes on what it does not support reach the guest's stderr only under --debug" {
+	local g
+	g=$(guest misc)
+	"$PVX" run -- "$g" >out 2>err
+	grep -q '^prctl(unknown option) = -1 EINVAL' out
+	[[ ! -s err ]] || { cat err >&2; false; }
+	"$PVX" run --debug -- "$g" >out 2>err
+	grep -q 'prctl option 2147422772 is not supported' err
+}

@@ -66,6 +66,9 @@ int main(void)
 	long got = syscall(SYS_getrandom, bigr, sizeof(bigr), 0);
 	printf("getrandom 1MiB returns > 0: %s\n", yesno(got > 0));
 
+	/* an option no Linux has: EINVAL, and pvx says nothing on the guest's stderr unless --debug */
+	SHOW("prctl(unknown option)", syscall(SYS_prctl, 0x7fff1234, 0, 0, 0, 0));
+
 	/* rlimits: getrlimit and prlimit64 agree */
 	struct rlimit rl, rl2;
 	SHOW("getrlimit NOFILE", getrlimit(RLIMIT_NOFILE, &rl));
