@@ -109,6 +109,8 @@ long mm_copy(struct mm *child, struct mm *parent)
 	child->brk_cur = parent->brk_cur;
 	child->mmap_base = parent->mmap_base;
 	child->stack_top = parent->stack_top;
+	child->env_start = parent->env_start;
+	child->env_end = parent->env_end;
 	snprintf(path, sizeof(path), "/proc/%d/pagemap", parent->as->pid);
 	int pagemap = open_privileged(path, O_RDONLY | O_CLOEXEC);	/* 0400 root: not nobody's */
 	for (const struct vma *v = vma_first(&parent->vmas); v && !r; v = vma_next(&parent->vmas, v))

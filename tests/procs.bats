@@ -166,6 +166,12 @@ proc() { compare_flavours "$@"; }
 	grep -qx '/proc/self/fd/N: d_type DT_LNK' "$sandbox_out"
 }
 
+@test "procs: /proc/PID/comm, environ and limits agree with PR_GET_NAME, envp and getrlimit (fork, execve)" {
+	proc 0 proc_files
+	grep -qx 'after execve: environ "X=1|LONGER=twenty-two|", matches envp: yes' "$sandbox_out"
+	grep -qx 'after setrlimit(NOFILE, 100, 200): yes' "$sandbox_out"
+}
+
 @test "procs: O_CLOEXEC fds close across execve, plain ones stay with their offset" {
 	proc 0 proc_exec cloexec "$LINES"
 	grep -qx 'plain (fd n): open, FD_CLOEXEC=no' "$sandbox_out"

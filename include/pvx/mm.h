@@ -81,6 +81,7 @@ struct mm {
 	uint64_t brk_start, brk_cur;
 	uint64_t mmap_base;	/* top-down allocation starts below this */
 	uint64_t stack_top;	/* the main stack's end (randomized at exec) */
+	uint64_t env_start, env_end;	/* the environment strings exec put on the stack (/proc/PID/environ) */
 };
 
 /*

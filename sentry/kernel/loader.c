@@ -219,6 +219,8 @@ static long build_stack(struct task *t, const struct auxv_info *ai, char *const 
 	uint64_t envs[envc + 1], args[argc + 1];
 	for (size_t i = envc; i-- > 0;)
 		envs[i] = push_str(&s, envp[i]);
+	t->mm->env_end = a_execfn;	/* the strings lie in order below execfn's, as the kernel's env_start..env_end */
+	t->mm->env_start = envc ? envs[0] : a_execfn;
 	for (size_t i = argc; i-- > 0;)
 		args[i] = push_str(&s, argv[i]);
 	/* create_elf_tables(): "p = arch_align_stack(p)": below the strings, down by up to 8 KiB. */

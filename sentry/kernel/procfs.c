@@ -186,6 +186,64 @@ static long gen_mounts(bool info, char **out, size_t *len)
 	return fclose(f) ? -ENOMEM : 0;
 }
 
+/*
+ * /proc/PID/environ: the environment strings as they are now in the
+ * process's memory, from env_start to env_end, as Linux reads them
+ * (access_remote_vm): what the guest unmapped there ends the text.
+ */
+static long gen_environ(struct task *p, char **out, size_t *len)
+{
+	uint64_t n = p->mm->env_end > p->mm->env_start ? p->mm->env_end - p->mm->env_start : 0;
+
+	n = MIN(n, 256UL << 10);	/* the loader's own bound on argv+envp */
+	*len = 0;
+	if (!(*out = malloc(n + 1)))
+		return -ENOMEM;
+	for (uint64_t at = 0; at < n; at += 4096) {
+		size_t chunk = (size_t)MIN(4096, n - at);
+		if (copy_from_guest(p->mm, *out + at, p->mm->env_start + at, chunk))
+			break;
+		*len = at + chunk;
+	}
+	return 0;
+}
+
+/* /proc/PID/limits, in proc_pid_limits()'s layout. */
+static long gen_limits(struct task *p, char **out, size_t *len)
+{
+	static const struct { const char *name, *unit; } l[RLIM_NLIMITS] = {
+		[RLIMIT_CPU] = { "Max cpu time", "seconds" }, [RLIMIT_FSIZE] = { "Max file size", "bytes" },
+		[RLIMIT_DATA] = { "Max data size", "bytes" }, [RLIMIT_STACK] = { "Max stack size", "bytes" },
+		[RLIMIT_CORE] = { "Max core file size", "bytes" }, [RLIMIT_RSS] = { "Max resident set", "bytes" },
+		[RLIMIT_NPROC] = { "Max processes", "processes" }, [RLIMIT_NOFILE] = { "Max open files", "files" },
+		[RLIMIT_MEMLOCK] = { "Max locked memory", "bytes" }, [RLIMIT_AS] = { "Max address space", "bytes" },
+		[RLIMIT_LOCKS] = { "Max file locks", "locks" }, [RLIMIT_SIGPENDING] = { "Max pending signals", "signals" },
+		[RLIMIT_MSGQUEUE] = { "Max msgqueue size", "bytes" }, [RLIMIT_NICE] = { "Max nice priority", NULL },
+		[RLIMIT_RTPRIO] = { "Max realtime priority", NULL }, [RLIMIT_RTTIME] = { "Max realtime timeout", "us" },
+	};
+	FILE *f = open_memstream(out, len);
+
+	if (!f)
+		return -ENOMEM;
+	fprintf(f, "%-25s %-20s %-20s %-10s\n", "Limit", "Soft Limit", "Hard Limit", "Units");
+	for (int i = 0; i < RLIM_NLIMITS; i++) {
+		const struct rlimit *r = &p->proc->rlim[i];
+		fprintf(f, "%-25s ", l[i].name);
+		if (r->rlim_cur == RLIM_INFINITY)
+			fprintf(f, "%-20s ", "unlimited");
+		else
+			fprintf(f, "%-20lu ", (unsigned long)r->rlim_cur);
+		if (r->rlim_max == RLIM_INFINITY)
+			fprintf(f, "%-20s ", "unlimited");
+		else
+			fprintf(f, "%-20lu ", (unsigned long)r->rlim_max);
+		if (l[i].unit)
+			fprintf(f, "%-10s", l[i].unit);
+		fputc('\n', f);
+	}
+	return fclose(f) ? -ENOMEM : 0;
+}
+
 static long gen_file(struct task *p, const char *what, char **out, size_t *len)
 {
 	FILE *f;
@@ -201,6 +259,12 @@ static long gen_file(struct task *p, const char *what, char **out, size_t *len)
 			memcpy(*out, p->proc->cmdline, *len);
 		return *out ? 0 : -ENOMEM;
 	}
+	if (!strcmp(what, "/comm"))
+		return (*out = NULL, asprintf(out, "%s\n", comm(p)) < 0 ? -ENOMEM : (*len = strlen(*out), 0));
+	if (!strcmp(what, "/environ"))
+		return gen_environ(p, out, len);
+	if (!strcmp(what, "/limits"))
+		return gen_limits(p, out, len);
 	if (strcmp(what, "/stat") && strcmp(what, "/status") && strcmp(what, "/statm"))
 		return -ENOENT;
 	if (!(f = open_memstream(out, len)))
@@ -317,8 +381,8 @@ static long list_fds(struct task *t, struct task *p, const char *what)
 	return procfs_dir_fd_typed(dir, names, n, strcmp(what, "fd") ? NULL : link_type);
 }
 
-static const char *const pid_entries[] = { "cmdline", "cwd", "exe", "fd", "fdinfo", "maps", "mountinfo", "mounts",
-					   "root", "stat", "statm", "status", "task" };
+static const char *const pid_entries[] = { "cmdline", "comm", "cwd", "environ", "exe", "fd", "fdinfo", "limits",
+					   "maps", "mountinfo", "mounts", "root", "stat", "statm", "status", "task" };
 
 static bool starts(const char *s, const char *prefix)
 {
