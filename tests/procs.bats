@@ -172,6 +172,11 @@ proc() { compare_flavours "$@"; }
 	grep -qx 'after setrlimit(NOFILE, 100, 200): yes' "$sandbox_out"
 }
 
+@test "procs: /proc has a device of its own (find / -xdev stops there)" {
+	proc 0 proc_dev
+	grep -qx '/proc on a device other than /.s: yes' "$sandbox_out"
+}
+
 @test "procs: O_CLOEXEC fds close across execve, plain ones stay with their offset" {
 	proc 0 proc_exec cloexec "$LINES"
 	grep -qx 'plain (fd n): open, FD_CLOEXEC=no' "$sandbox_out"

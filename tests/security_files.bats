@@ -181,7 +181,7 @@ in_root() {
 	for f in /proc/$pid/fd/*; do
 		local l
 		l=$(readlink "$f" 2>/dev/null) || continue
-		if [[ $l == /tmp/pvx* ]]; then stage=${l%%/[0-9]*/proc*}; fi
+		if [[ $l == /tmp/pvx* || $l == /dev/shm/pvx* ]]; then stage=${l%%/[0-9]*/proc*}; fi
 	done
 	echo "pid=$pid stage=$stage" >&2
 	cat hold.out >&2
@@ -205,7 +205,7 @@ in_root() {
 	for f in /proc/$pid/fd/*; do
 		local l
 		l=$(readlink "$f" 2>/dev/null) || continue
-		if [[ $l == /tmp/pvx* ]]; then stage=${l%%/[0-9]*/proc*}; fi
+		if [[ $l == /tmp/pvx* || $l == /dev/shm/pvx* ]]; then stage=${l%%/[0-9]*/proc*}; fi
 	done
 	local n
 	n=$(find "$stage" -mindepth 1 -maxdepth 1 | wc -l)

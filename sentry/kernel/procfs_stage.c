@@ -15,6 +15,7 @@
 
 #include "pvx/hostcred.h"
 #include "pvx/path.h"
+#include "pvx/sandbox.h"
 #include "sentry/kernel/procfs.h"
 
 /*
@@ -160,9 +161,26 @@ static void stage_cleanup(void)
 	hostcred_lower();
 }
 
+/*
+ * /dev/shm or /tmp, the first that is on a file system other than the
+ * guest root's, so that /proc's directories have a device of their own as
+ * Linux's proc does (find / -xdev stops at /proc); /tmp when neither is.
+ */
+static const char *stage_parent(void)
+{
+	static const char *const where[] = { "/dev/shm", "/tmp" };
+	struct stat dir, root;
+
+	for (size_t i = 0; i < ARRAY_SIZE(where); i++)
+		if (stat(where[i], &dir) == 0 && S_ISDIR(dir.st_mode) && fstat(sandbox.rootfd, &root) == 0 &&
+		    dir.st_dev != root.st_dev && access(where[i], W_OK | X_OK) == 0)
+			return where[i];
+	return "/tmp";
+}
+
 static long stage_init(void)
 {
-	snprintf(stage, sizeof(stage), "/tmp/pvx-XXXXXX");
+	snprintf(stage, sizeof(stage), "%s/pvx-XXXXXX", stage_parent());
 	if (!mkdtemp(stage))
 		return neg_errno();
 	stage_fd = open(stage, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
