@@ -187,7 +187,7 @@ long sys_sigaltstack(struct task *t, const long a[6])
 		t->altstack_sp = t->altstack_size = 0;
 		return 0;
 	}
-	if (ss.size < MINSIGSTKSZ)
+	if (ss.size < 2048)	/* the kernel's MINSIGSTKSZ, not a libc's sysconf-based one */
 		return -ENOMEM;
 	t->altstack_sp = ss.sp;
 	t->altstack_size = ss.size;

@@ -127,6 +127,12 @@ sig() { compare_flavours "$@"; }
 	sig 0 sig_mask query
 }
 
+@test "signals: SA_RESETHAND resets only the handler; sigaltstack's minimum is 2048; AT_MINSIGSTKSZ holds a frame" {
+	sig 0 sig_flags
+	grep -qx 'sigaltstack 2048 bytes: 0 0' "$sandbox_out"
+	grep -q 'SA_SIGINFO kept: yes' "$sandbox_out"
+}
+
 @test "signals: sigaltstack: an SA_ONSTACK handler runs inside the alternate stack" {
 	sig 0 sig_alt onstack
 	grep -qx 'SA_ONSTACK handler: ran=1 local inside alt stack=yes SS_ONSTACK seen=yes' "$sandbox_out"

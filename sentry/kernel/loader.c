@@ -258,6 +258,9 @@ static long build_stack(struct task *t, const struct auxv_info *ai, char *const 
 	AUX(AT_SECURE, 0);
 	AUX(AT_RANDOM, a_random);
 	AUX(AT_HWCAP2, getauxval(AT_HWCAP2));
+	/* The signal frame's size: pvx's frames are the kernel's, with the host's XSAVE image (push_frame). */
+	if (getauxval(51 /* AT_MINSIGSTKSZ */))
+		AUX(51, getauxval(51));
 	AUX(AT_EXECFN, a_execfn);
 	AUX(AT_PLATFORM, a_platform);
 	AUX(AT_NULL, 0);

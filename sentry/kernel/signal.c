@@ -323,7 +323,7 @@ void signal_deliver(struct task *t, long *ret)
 		t->sigmask |= sa->mask | ((sa->flags & SA_NODEFER) ? 0 : BIT(sig));
 		t->sigmask &= ~UNBLOCKABLE;
 		if (sa->flags & SA_RESETHAND)
-			memset(sa, 0, sizeof(*sa));
+			sa->handler = (uint64_t)SIG_DFL;	/* only the handler: flags, mask and restorer stay, as in Linux */
 		if (ret)
 			*ret = (long)t->regs.rax;	/* the handler's registers stand as they are */
 		/*
