@@ -410,6 +410,10 @@ static long do_execveat(struct task *t, int dirfd, uint64_t upath, uint64_t uarg
 		return -ENOENT;
 	if ((r = get_strv(t, uargv, &argv, &budget)) || (r = get_strv(t, uenvp, &envp, &budget)))
 		goto out;
+	if (!argv[0] && !(argv[0] = strdup(""))) {	/* Linux 5.18+: an empty argv becomes { "" }, argc 1 */
+		r = -ENOMEM;
+		goto out;
+	}
 	/* de_thread(): the other threads end first; the caller becomes the leader. */
 	if (t->proc->nr_threads > 1 || t->proc->leader != t) {
 		for (struct task *o = task_next(NULL); o; o = task_next(o))

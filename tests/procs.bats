@@ -107,6 +107,11 @@ proc() { compare_flavours "$@"; }
 	grep -qx 'env <PVXT_INHERITED=yes>' "$sandbox_out"
 }
 
+@test "procs: execve with a NULL argv runs the program with argc 1 and argv[0] \"\" (Linux 5.18+)" {
+	proc 0 exec_noargv
+	grep -qx 'execed: argc 1, argv\[0\] "", argv\[argc\] NULL: yes' "$sandbox_out"
+}
+
 @test "procs: execve keeps the pid and ppid; chains of execve by the first process" {
 	proc 0 proc_exec pid
 	grep -qx 'pid unchanged by execve: yes, ppid unchanged: yes' "$sandbox_out"
