@@ -11,7 +11,9 @@
  * guest's cooperation without a bound: a wait checks the stub and its
  * thread every LIVENESS_NS, a command under the sentry lock gives up after
  * CMD_SOFT_NS unless /proc shows the thread still inside the host call it
- * was asked to make (CMD_HARD_NS at most), and a thread that never boots,
+ * was asked to make, or runnable without having had the CPU to finish it
+ * (a busy host: CMD_CPU_NS of CPU time at most), for CMD_HARD_NS at most;
+ * a thread that never boots,
  * or a K that never answers, is given up too. Giving up on a command or on
  * K means the stub is broken: it is killed, and its guest process with it.
  */
@@ -33,6 +35,7 @@
 #define LIVENESS_NS 100000000L		/* how often a waiting sentry checks on the stub */
 #define CMD_SOFT_NS 2000000000UL	/* a command this old must show its host call in /proc */
 #define CMD_HARD_NS 60000000000UL	/* ... and no command gets longer */
+#define CMD_CPU_NS 1000000000UL		/* ... or be runnable and have used less CPU than this since */
 #define BOOT_NS 10000000000UL		/* a new stub thread's first trap, K's answer */
 
 static uint64_t now_ns(void)
@@ -115,8 +118,42 @@ static bool in_command(struct seccomp_as *sas, struct seccomp_ctx *sc)
 	return nr == sc->cmd_nr && pc == STUB_SITE_IP(STUB_OFF_SITE_GENERIC);
 }
 
-/* Every LIVENESS_NS of waiting: 0 to wait on, or why to stop. */
-static long check_wait(struct seccomp_as *sas, struct seccomp_ctx *sc, enum stub_wait how, uint64_t waited)
+/*
+ * Is the thread of sc runnable but starved, a busy host's doing rather than
+ * the guest's? State R (or D: waiting on the host's memory or disk) in
+ * /proc/PID/task/TID/stat and less than CMD_CPU_NS of CPU time (schedstat)
+ * since the first look, kept in *cpu0: a thread the guest made spin uses
+ * that up, one it made sleep in a host call is S.
+ */
+static bool starved(struct seccomp_as *sas, struct seccomp_ctx *sc, uint64_t *cpu0)
+{
+	char path[64], buf[512];
+	unsigned long long run;
+	char state = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", sas->as.pid, sc->ctx.tid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+	if (fd >= 0)
+		close(fd);
+	const char *paren = n > 0 ? (buf[n] = 0, strrchr(buf, ')')) : NULL;
+	if (!paren || sscanf(paren, ") %c", &state) != 1 || (state != 'R' && state != 'D'))
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", sas->as.pid, sc->ctx.tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0 || (buf[n] = 0, sscanf(buf, "%llu", &run)) != 1)
+		return false;
+	if (!*cpu0)
+		*cpu0 = run + 1;
+	return run + 1 - *cpu0 < CMD_CPU_NS;
+}
+
+/* Every LIVENESS_NS of waiting: 0 to wait on, or why to stop. *cpu0: starved()'s. */
+static long check_wait(struct seccomp_as *sas, struct seccomp_ctx *sc, enum stub_wait how, uint64_t waited,
+		       uint64_t *cpu0)
 {
 	if (!stub_alive(sas))
 		return -ESRCH;
@@ -130,7 +167,8 @@ static long check_wait(struct seccomp_as *sas, struct seccomp_ctx *sc, enum stub
 	case WAIT_BOOT:
 		return waited < BOOT_NS ? 0 : -ETIMEDOUT;
 	case WAIT_CMD:
-		if (waited < CMD_SOFT_NS || (waited < CMD_HARD_NS && in_command(sas, sc)))
+		if (waited < CMD_SOFT_NS ||
+		    (waited < CMD_HARD_NS && (in_command(sas, sc) || starved(sas, sc, cpu0))))
 			return 0;
 		stub_break(sas, "a stub thread does not answer its command");
 		return -ESRCH;
@@ -143,7 +181,7 @@ long stub_wait_parked(struct seccomp_as *sas, struct seccomp_ctx *sc, enum stub_
 {
 	struct stub_shared *sh = sc->sh;
 	struct timespec to = { 0, LIVENESS_NS };
-	uint64_t start = 0, checked = 0;
+	uint64_t start = 0, checked = 0, cpu0 = 0;
 
 	for (uint32_t spin = sh->spin;;) {
 		uint32_t v = __atomic_load_n(&sh->state, __ATOMIC_ACQUIRE);
@@ -166,7 +204,7 @@ long stub_wait_parked(struct seccomp_as *sas, struct seccomp_ctx *sc, enum stub_
 			start = checked = now;
 		if (now - checked >= (uint64_t)LIVENESS_NS) {
 			checked = now;
-			long r = check_wait(sas, sc, how, now - start);
+			long r = check_wait(sas, sc, how, now - start, &cpu0);
 			if (r)
 				return r;
 		}
