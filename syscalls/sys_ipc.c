@@ -5,6 +5,7 @@
  * shm.c, sem.c and msg.c.
  */
 #include "pvx/ipc.h"
+#include "pvx/timer.h"
 #include "syscalls/syscalls.h"
 
 long sys_shmget(struct task *t, const long a[6])
@@ -52,4 +53,51 @@ long sys_shmctl(struct task *t, const long a[6])
 	if (r >= 0 && cmd != IPC_SET && size && copy_to_guest(t->mm, buf, &u, size))
 		return -EFAULT;
 	return r;
+}
+
+long sys_semget(struct task *t, const long a[6])
+{
+	return sem_get(t, (int)a[0], (int)a[1], (int)a[2]);
+}
+
+/*
+ * semtimedop(2), as ksys_semtimedop(): the timeout is read first (EFAULT),
+ * then "EINVAL nsops ... or semid less than zero", "E2BIG ... nsops is
+ * greater than SEMOPM", the operations (EFAULT), the timeout's validity.
+ */
+long sys_semtimedop(struct task *t, const long a[6])
+{
+	struct sembuf ops[PVX_SEMOPM];
+	struct timespec ts;
+	uint64_t n = (unsigned)a[2], until = 0;	/* "unsigned int nsops" */
+	int id = (int)a[0];
+	long r;
+
+	if (a[3] && (r = copy_from_guest(t->mm, &ts, (uint64_t)a[3], sizeof(ts))))
+		return r;
+	if (n < 1 || id < 0)
+		return -EINVAL;
+	if (n > PVX_SEMOPM)
+		return -E2BIG;
+	if ((r = copy_from_guest(t->mm, ops, (uint64_t)a[1], n * sizeof(ops[0]))))
+		return r;
+	if (a[3]) {
+		if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= 1000000000L)
+			return -EINVAL;
+		uint64_t now = timer_now_ns(), rel = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+		until = (uint64_t)ts.tv_sec > UINT64_MAX / 2000000000ULL || rel > UINT64_MAX - now ? 0 : now + rel;
+	}
+	return sem_op(t, id, ops, (unsigned)n, until);
+}
+
+long sys_semop(struct task *t, const long a[6])
+{
+	const long b[6] = { a[0], a[1], a[2], 0 };
+
+	return sys_semtimedop(t, b);
+}
+
+long sys_semctl(struct task *t, const long a[6])
+{
+	return sem_ctl(t, (int)a[0], (int)a[1], (int)a[2], (uint64_t)a[3]);
 }

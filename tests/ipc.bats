@@ -39,3 +39,57 @@ ipc() { compare_flavours 0 "$1" "$2"; }
 	for i in 0 1 2; do grep -q "40M round $i: ok" <<<"$output"; done
 	[[ $(grep -c 'child 0' <<<"$output") == 3 ]]
 }
+
+@test "sem: keys, SETVAL/GETVAL/SETALL/GETALL, ERANGE, atomic semop, EFBIG, IPC_STAT/IPC_SET, *_INFO, SEM_STAT" {
+	ipc ipc_sem basic
+	grep -q 'atomic left: 1 2' "$sandbox_out"
+}
+
+@test "sem: waiters wake when they can go; GETNCNT/GETZCNT; timeout EAGAIN, signal EINTR, removal EIDRM, SIGKILL" {
+	ipc ipc_sem block
+	grep -q 'waiter: EIDRM' "$sandbox_out"
+	grep -q 'semop interrupted: EINTR' "$sandbox_out"
+}
+
+@test "sem: SEM_UNDO applied at exit and at SIGKILL, clamped, cleared by SETVAL, not inherited; ERANGE past SEMAEM" {
+	ipc ipc_sem undo
+	grep -q 'after kill: 3' "$sandbox_out"
+}
+
+@test "sem hostile: bad pointers, nsops 0, 501 and huge, bad timeouts, negative, forged and removed ids" {
+	ipc ipc_sem hostile
+	grep -q 'semop nsops huge: E2BIG' "$sandbox_out"
+}
+
+# hang_then CMD: start `pvx run ipc_sem hang stay`, wait for its waiters, run CMD on pvx's pid; pvx must end.
+hang_then() {
+	require_pvx
+	local out=$BATS_TEST_TMPDIR/hang.out
+	"$PVX" run --platform="$PVX_PLATFORM" -- "$(guest "$1")" hang stay >"$out" 2>&1 &
+	local pid=$! i
+	for ((i = 0; i < 200; i++)); do
+		grep -q ready "$out" && break
+		sleep 0.1
+	done
+	grep -q ready "$out"
+	kill "-$2" "$pid"
+	for ((i = 0; i < 100; i++)); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		kill -KILL "$pid"
+		echo "pvx did not end within 10 s of SIG$2" >&2
+		return 1
+	fi
+	wait "$pid" || true
+}
+
+@test "sem: pid 1 exits while its children wait in semop: the sandbox ends at once" {
+	pvx_run "$(guest ipc_sem)" hang
+	[[ $status == 0 && $output == ready ]]
+}
+
+@test "sem: SIGTERM to pvx while every process waits in semop ends the sandbox" {
+	hang_then ipc_sem TERM
+}
