@@ -101,3 +101,23 @@ long sys_semctl(struct task *t, const long a[6])
 {
 	return sem_ctl(t, (int)a[0], (int)a[1], (int)a[2], (uint64_t)a[3]);
 }
+
+long sys_msgget(struct task *t, const long a[6])
+{
+	return msg_get(t, (int)a[0], (int)a[1]);
+}
+
+long sys_msgsnd(struct task *t, const long a[6])
+{
+	return msg_snd(t, (int)a[0], (uint64_t)a[1], (uint64_t)a[2], (int)a[3]);
+}
+
+long sys_msgrcv(struct task *t, const long a[6])
+{
+	return msg_rcv(t, (int)a[0], (uint64_t)a[1], (uint64_t)a[2], a[3], (int)a[4]);
+}
+
+long sys_msgctl(struct task *t, const long a[6])
+{
+	return msg_ctl(t, (int)a[0], (int)a[1], (uint64_t)a[2]);
+}

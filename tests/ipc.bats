@@ -93,3 +93,28 @@ hang_then() {
 @test "sem: SIGTERM to pvx while every process waits in semop ends the sandbox" {
 	hang_then ipc_sem TERM
 }
+
+@test "msg: type selection (0, >0, <0, MSG_EXCEPT), MSG_COPY, MSG_NOERROR/E2BIG, ENOMSG, msg_qbytes, IPC_SET, *_INFO" {
+	ipc ipc_msg basic
+	grep -q "type <= 4: type 1 len 4 'one'" "$sandbox_out"
+	grep -q 'copies leave them: 5' "$sandbox_out"
+}
+
+@test "msg: receivers and senders wait and wake; EINTR with SA_RESTART; removal EIDRM to both; SIGKILL" {
+	ipc ipc_msg block
+	grep -q 'rmid 0 0, exits 43 43' "$sandbox_out"
+}
+
+@test "msg hostile: bad pointers, types, sizes near SIZE_MAX, negative, forged and removed ids, a full queue" {
+	ipc ipc_msg hostile
+	grep -q 'send text beyond: EFAULT' "$sandbox_out"
+}
+
+@test "msg: pid 1 exits while its children wait in msgrcv and msgsnd: the sandbox ends at once" {
+	pvx_run "$(guest ipc_msg)" hang
+	[[ $status == 0 && $output == ready ]]
+}
+
+@test "msg: SIGTERM to pvx while every process waits in msgrcv or msgsnd ends the sandbox" {
+	hang_then ipc_msg TERM
+}
