@@ -116,7 +116,7 @@ static int vma_flags(int flags)
 {
 	int type = (flags & MAP_TYPE) == MAP_PRIVATE ? MAP_PRIVATE : MAP_SHARED;
 
-	return type | (flags & (MAP_ANONYMOUS | MAP_GROWSDOWN | MAP_LOCKED | MAP_NORESERVE | MAP_STACK));
+	return type | (flags & (MAP_ANONYMOUS | MAP_GROWSDOWN | MAP_LOCKED | MAP_NORESERVE | MAP_STACK | PVX_MAP_NOWRITE));
 }
 
 #define MAP_KNOWN_FLAGS                                                                       \
@@ -239,6 +239,7 @@ long mm_mmap(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flags, in
 {
 	int type = flags & MAP_TYPE;
 
+	flags &= ~PVX_MAP_NOWRITE;	/* not the guest's to set */
 
 	if (len == 0 || (off & ~PAGE_MASK))
 		return -EINVAL;
@@ -360,6 +361,11 @@ long mm_mprotect(struct mm *mm, uint64_t addr, uint64_t len, int prot)
 	if (!in_guest_range(addr, len) || !vma_range_mapped(&mm->vmas, addr, addr + len) ||
 	    too_many_maps(mm, addr, addr + len, 0))
 		return -ENOMEM;
+	/* "EACCES ... a MAP_SHARED mapping of a file opened read-only" and its kin (VM_MAYWRITE) */
+	for (const struct vma *v = vma_first_above(&mm->vmas, addr); (prot & PROT_WRITE) && v && v->start < addr + len;
+	     v = vma_next(&mm->vmas, v))
+		if (v->flags & PVX_MAP_NOWRITE)
+			return -EACCES;
 	uint64_t old = vma_range_charge(&mm->vmas, addr, addr + len, -1);
 	uint64_t new = vma_range_charge(&mm->vmas, addr, addr + len, prot);
 	long ret = commit_begin(old, new);

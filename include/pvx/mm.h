@@ -33,6 +33,13 @@ struct vma_file {
 	void (*unref)(struct vma_file *f);
 };
 
+/*
+ * A VMA flag of pvx's own, beside the MAP_* ones it records: the mapping
+ * may never be made writable (Linux's VM_MAYWRITE clear), as a SHM_RDONLY
+ * attachment of a segment whose memfd the sentry holds read-write.
+ */
+#define PVX_MAP_NOWRITE 0x8000000
+
 struct vma {
 	uint64_t start, end;	/* [start, end), page aligned */
 	int prot;

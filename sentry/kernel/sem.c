@@ -74,6 +74,11 @@ static void set_free(struct sem_set *s)
 	free(s);
 }
 
+static uint64_t undo_bytes(const struct sem_set *s)
+{
+	return sizeof(struct sem_undo) + (uint64_t)s->nsems * sizeof(short);
+}
+
 /* Drop the undo entries of set s (all processes), or of process p (all sets). */
 static void undo_drop(const struct sem_set *s, const struct process *p)
 {
@@ -81,6 +86,7 @@ static void undo_drop(const struct sem_set *s, const struct process *p)
 		struct sem_undo *e = *u;
 		if ((s && e->set == s) || (p && e->proc == p)) {
 			*u = e->next;
+			mm_uncharge(undo_bytes(e->set));
 			free(e);
 		} else {
 			u = &e->next;
@@ -207,9 +213,14 @@ static long undo_get(const struct process *p, struct sem_set *s, struct sem_undo
 	struct sem_undo *u = undo_find(p, s);
 
 	if (!u) {
-		u = calloc(1, sizeof(*u) + (size_t)s->nsems * sizeof(short));
-		if (!u)
+		long r = mm_charge(undo_bytes(s));	/* a set's worth per process: the sandbox's memory too */
+		if (r)
+			return r;
+		u = calloc(1, undo_bytes(s));
+		if (!u) {
+			mm_uncharge(undo_bytes(s));
 			return -ENOMEM;
+		}
 		u->proc = p;
 		u->set = s;
 		u->next = undos;

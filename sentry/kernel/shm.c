@@ -140,6 +140,7 @@ long shm_attach(struct task *t, int id, uint64_t addr, int flags, uint64_t *out)
 	if (flags & SHM_RDONLY) {
 		prot = PROT_READ;
 		acc = S_IRUGO;
+		mflags |= PVX_MAP_NOWRITE;
 	}
 	if (flags & SHM_EXEC) {
 		prot |= PROT_EXEC;

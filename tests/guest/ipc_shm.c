@@ -84,6 +84,9 @@ static void basic(void)
 		_exit(0);
 	}
 	say("write to rdonly: status %d\n", wait_child(c));
+	chk("mprotect rdonly writable", mprotect(q, PG, PROT_READ | PROT_WRITE));
+	chk("mprotect rdonly exec", mprotect(q, PG, PROT_READ | PROT_EXEC));
+	chk("mprotect rdonly back", mprotect(q, PG, PROT_READ));
 	chk("detach second", shmdt(q));
 	chk("detach again", shmdt(q));
 	chk("detach unaligned", shmdt(p + 1));
