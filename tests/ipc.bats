@@ -118,3 +118,15 @@ hang_then() {
 @test "msg: SIGTERM to pvx while every process waits in msgrcv or msgsnd ends the sandbox" {
 	hang_then ipc_msg TERM
 }
+
+@test "/proc/sys/kernel shows Linux's default IPC limits, read-only; /proc/sysvipc lists shm, sem, msg" {
+	require_prog "$BUSYBOX"
+	pvx_run "$BUSYBOX" sh -c 'cd /proc/sys/kernel && for f in msgmax msgmnb msgmni sem shmall shmmax shmmni; do
+		echo "$f $(cat $f)"; done; ls /proc/sysvipc | tr "\n" " "; echo; echo 1 > shmmni && echo written'
+	printf '%s\n' "${lines[@]}"
+	[[ ${lines[0]} == "msgmax 8192" && ${lines[1]} == "msgmnb 16384" && ${lines[2]} == "msgmni 32000" ]]
+	[[ ${lines[3]} == "sem "$'32000\t1024000000\t500\t32000' ]]
+	[[ ${lines[4]} == "shmall 18446744073692774399" && ${lines[5]} == "shmmax 18446744073692774399" ]]
+	[[ ${lines[6]} == "shmmni 4096" && ${lines[7]} == "msg sem shm " ]]
+	[[ $output != *written* ]]
+}
