@@ -164,7 +164,8 @@ long shm_attach(struct task *t, int id, uint64_t addr, int flags, uint64_t *out)
 		s->atime = ipc_now();
 		s->lpid = t->proc->pid;
 		*out = (uint64_t)r;
-		r = 0;
+		f->refs--;	/* the VMA holds it now: no detach to tell the segment of (shm_dtime) */
+		return 0;
 	}
 	vma_file_put(f);
 	return r;

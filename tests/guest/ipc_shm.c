@@ -66,7 +66,8 @@ static void basic(void)
 	strcpy(p + 3 * PG, "tail");	/* the last page, partly beyond the size */
 	say("nattch after attach: %ld\n", nattch(id));
 	shmctl(id, IPC_STAT, &ds);
-	say("lpid-self %s atime %s\n", yesno(ds.shm_lpid == getpid()), ds.shm_atime ? "set" : "0");
+	say("lpid-self %s atime %s dtime %s\n", yesno(ds.shm_lpid == getpid()), ds.shm_atime ? "set" : "0",
+	    ds.shm_dtime ? "set" : "0");
 	pid_t c = fork();
 	if (c == 0) {
 		say("child sees: %s %s, nattch %ld\n", p, p + 3 * PG, nattch(id));
@@ -96,7 +97,8 @@ static void basic(void)
 	chk("munmap middle page", munmap(p + PG, PG));
 	say("nattch after split %ld\n", nattch(id));
 	chk("detach split", shmdt(p));
-	say("nattch after detach %ld\n", nattch(id));
+	shmctl(id, IPC_STAT, &ds);
+	say("nattch after detach %ld dtime %s\n", nattch(id), ds.shm_dtime ? "set" : "0");
 	/* mode changes and ownership */
 	shmctl(id, IPC_STAT, &ds);
 	ds.shm_perm.mode = 0640;
