@@ -116,7 +116,7 @@ static int vma_flags(int flags)
 {
 	int type = (flags & MAP_TYPE) == MAP_PRIVATE ? MAP_PRIVATE : MAP_SHARED;
 
-	return type | (flags & (MAP_ANONYMOUS | MAP_GROWSDOWN | MAP_LOCKED | MAP_NORESERVE | MAP_STACK));
+	return type | (flags & (MAP_ANONYMOUS | MAP_GROWSDOWN | MAP_LOCKED | MAP_NORESERVE | MAP_STACK | PVX_MAP_NOWRITE));
 }
 
 #define MAP_KNOWN_FLAGS                                                                       \
@@ -206,8 +206,8 @@ static long get_vma_file(struct mm *mm, int host_fd, uint64_t start, uint64_t en
 	return fd < 0 ? neg_errno() : new_vma_file(fd, out);
 }
 
-/* The memfd behind a shared anonymous mapping of len bytes. */
-static long new_shmem_file(uint64_t len, struct vma_file **out)
+/* The memfd behind a shared anonymous mapping (or a shm segment) of len bytes. */
+long mm_shmem_file(uint64_t len, struct vma_file **out)
 {
 	long r = mm_charge(len);	/* its pages, once, however many map it */
 
@@ -229,12 +229,17 @@ static long new_shmem_file(uint64_t len, struct vma_file **out)
 	return 0;
 }
 
+static long map_new(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flags, int host_fd, uint64_t off);
+static long map_file(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flags, struct vma_file *file,
+		     uint64_t off);
+
 /* mmap(2): "If addr is NULL, the kernel chooses the (page-aligned) address". */
 long mm_mmap(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flags, int host_fd,
 	     uint64_t off)
 {
 	int type = flags & MAP_TYPE;
-	long ret;
+
+	flags &= ~PVX_MAP_NOWRITE;	/* not the guest's to set */
 
 	if (len == 0 || (off & ~PAGE_MASK))
 		return -EINVAL;
@@ -260,6 +265,14 @@ long mm_mmap(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flags, in
 	}
 	if (too_many_maps(mm, addr, addr + len, 1))
 		return -ENOMEM;
+	return map_new(mm, addr, len, prot, flags, host_fd, off);
+}
+
+/* mm_mmap once the place is chosen: the file the VMA keeps, the charge, the host call, the record. */
+static long map_new(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flags, int host_fd, uint64_t off)
+{
+	long ret;
+
 	/*
 	 * The VMA keeps the file so fork can map it again: a dup of the guest's
 	 * host fd, or for shared anonymous memory a memfd, so that parent and
@@ -270,24 +283,51 @@ long mm_mmap(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flags, in
 		ret = get_vma_file(mm, host_fd, addr, addr + len, &file);
 		if (ret)
 			return ret;
-	} else if (type != MAP_PRIVATE) {
-		ret = new_shmem_file(len, &file);
+	} else if ((flags & MAP_TYPE) != MAP_PRIVATE) {
+		ret = mm_shmem_file(len, &file);
 		if (ret)
 			return ret;
 		flags &= ~MAP_ANONYMOUS;
 		off = 0;
 	}
+	ret = map_file(mm, addr, len, prot, flags, file, off);
+	vma_file_put(file);
+	return ret;
+}
+
+/* Map file (NULL: anonymous) at addr, charged and recorded; addr or -errno. */
+static long map_file(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flags, struct vma_file *file,
+		     uint64_t off)
+{
 	uint64_t old = vma_range_charge(&mm->vmas, addr, addr + len, -1);
 	uint64_t new = vma_charge(prot, vma_flags(flags), file, len);
-	ret = commit_begin(old, new);
+	long ret = commit_begin(old, new);
 	if (!ret)
 		ret = mm_map_vma(mm, addr, len, prot, flags, file, off);
 	if (ret >= 0 && (vma_remove(&mm->vmas, addr, addr + len) ||
 			 vma_insert(&mm->vmas, addr, addr + len, prot, vma_flags(flags), file, off)))
 		ret = -ENOMEM;
 	commit_end(old, new, ret >= 0);
-	vma_file_put(file);
 	return ret < 0 ? ret : (long)addr;
+}
+
+long mm_mmap_vfile(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flags, struct vma_file *file)
+{
+	if (len == 0 || len > PVX_GUEST_TASK_SIZE)
+		return -EINVAL;
+	len = PAGE_ALIGN_UP(len);
+	flags = (flags & ~MAP_TYPE) | MAP_SHARED;
+	if (flags & MAP_FIXED) {
+		if (addr & ~PAGE_MASK)
+			return -EINVAL;
+		if (!in_guest_range(addr, len))
+			return -ENOMEM;
+	} else if (!(addr = pick_addr(mm, addr, len, flags))) {
+		return -ENOMEM;
+	}
+	if (too_many_maps(mm, addr, addr + len, 1))
+		return -ENOMEM;
+	return map_file(mm, addr, len, prot, flags, file, 0);
 }
 
 long mm_munmap(struct mm *mm, uint64_t addr, uint64_t len)
@@ -321,6 +361,11 @@ long mm_mprotect(struct mm *mm, uint64_t addr, uint64_t len, int prot)
 	if (!in_guest_range(addr, len) || !vma_range_mapped(&mm->vmas, addr, addr + len) ||
 	    too_many_maps(mm, addr, addr + len, 0))
 		return -ENOMEM;
+	/* "EACCES ... a MAP_SHARED mapping of a file opened read-only" and its kin (VM_MAYWRITE) */
+	for (const struct vma *v = vma_first_above(&mm->vmas, addr); (prot & PROT_WRITE) && v && v->start < addr + len;
+	     v = vma_next(&mm->vmas, v))
+		if (v->flags & PVX_MAP_NOWRITE)
+			return -EACCES;
 	uint64_t old = vma_range_charge(&mm->vmas, addr, addr + len, -1);
 	uint64_t new = vma_range_charge(&mm->vmas, addr, addr + len, prot);
 	long ret = commit_begin(old, new);

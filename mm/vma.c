@@ -43,6 +43,8 @@ void vma_file_put(struct vma_file *f)
 		mm_uncharge(f->charge);
 		close(f->fd);
 		free(f);
+	} else if (f && f->unref) {
+		f->unref(f);	/* may drop the owner's reference: f is not touched after */
 	}
 }
 

@@ -24,7 +24,21 @@ struct vma_file {
 	uint64_t dev, ino;
 	uint64_t charge;	/* bytes of the sandbox's memory bound it holds (a memfd's size) */
 	bool in_ram;		/* tmpfs, a memfd, hugetlbfs: its pages are memory, not a disk's cache */
+	/*
+	 * Who else holds it (a System V shm segment, sentry/kernel/shm.c) and
+	 * what to tell it when a reference goes but not the last one: its
+	 * attach count is refs - 1, as Linux counts shm VMAs.
+	 */
+	void *owner;
+	void (*unref)(struct vma_file *f);
 };
+
+/*
+ * A VMA flag of pvx's own, beside the MAP_* ones it records: the mapping
+ * may never be made writable (Linux's VM_MAYWRITE clear), as a SHM_RDONLY
+ * attachment of a segment whose memfd the sentry holds read-write.
+ */
+#define PVX_MAP_NOWRITE 0x8000000
 
 struct vma {
 	uint64_t start, end;	/* [start, end), page aligned */
@@ -113,6 +127,14 @@ long mm_mincore(struct mm *mm, uint64_t addr, uint64_t len, uint64_t vec) __must
 long mm_copy(struct mm *child, struct mm *parent) __must_check;
 /* Make parent's private memory readable for mm_copy (undo = false), and back (true). */
 long mm_fork_prepare(struct mm *parent, bool undo) __must_check;
+/*
+ * A shared mapping of file (a reference is taken for the VMA) at addr (0:
+ * the kernel picks; with MAP_FIXED it replaces what is there): shmat(2).
+ */
+long mm_mmap_vfile(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flags,
+		   struct vma_file *file) __must_check;
+/* A memfd of len bytes charged once to the sandbox's bound (shared anonymous memory, shm segments). */
+long mm_shmem_file(uint64_t len, struct vma_file **out) __must_check;
 /* Map file (NULL: anonymous) at [addr, addr+len) in the stub without recording a VMA. */
 long mm_map_vma(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flags, const struct vma_file *file,
 		uint64_t off) __must_check;

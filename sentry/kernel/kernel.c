@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "pvx/futex.h"
+#include "pvx/ipc.h"
 #include "pvx/interrupt.h"
 #include "pvx/kernel.h"
 #include "pvx/log.h"
@@ -491,6 +492,7 @@ void task_exit(struct task *t)
 	pr->as = NULL;
 	pr->mm = t->mm = mm_exited();
 	mm_leave(t, mm, as);	/* the stub goes with the last process in it */
+	sem_exit(pr);	/* its SEM_UNDO adjustments */
 	if (pr->files) {
 		fdtable_release(pr->files);
 		free(pr->files);

@@ -17,6 +17,7 @@
 #include <sys/statfs.h>
 #include <sys/sysmacros.h>
 
+#include "pvx/ipc.h"
 #include "pvx/hostcred.h"
 #include "pvx/kernel.h"
 #include "pvx/events.h"
@@ -343,6 +344,7 @@ static long list_root(struct task *t)
 	names[n++] = "thread-self";
 	names[n++] = "sys";
 	names[n++] = "mounts";
+	names[n++] = "sysvipc";
 	for (size_t i = 0; i < ARRAY_SIZE(host_files); i++)
 		if (!strchr(host_files[i], '/'))
 			names[n++] = host_files[i];
@@ -576,6 +578,10 @@ static long sys_fs(const char *rest, const struct file_ops **kind)
 	return text_fd(text, strlen(text));
 }
 
+/* /proc/sys/kernel: the host's names of the kernel and the sandbox's IPC limits. */
+static const char *const kernel_names[] = { "msgmax", "msgmnb", "msgmni", "osrelease", "ostype", "sem", "shmall",
+					    "shmmax", "shmmni", "tainted", "version" };
+
 /*
  * O_PATH|O_NOFOLLOW of a /proc link (lstat, fstatat AT_SYMLINK_NOFOLLOW,
  * readlinkat on the fd): the link itself, named by its guest path with
@@ -654,7 +660,19 @@ static long procfs_open_kind(struct task *t, const char *orig, int flags, const 
 	if (!strncmp(rel, "/sys/fs", 7) && (!rel[7] || rel[7] == '/'))
 		return sys_fs(rel + 7, kind);
 	if (!strcmp(rel, "/sys/kernel"))
-		return procfs_dir_fd("/proc/sys/kernel", (const char *const[]){ "osrelease", "ostype", "tainted", "version" }, 4);
+		return procfs_dir_fd("/proc/sys/kernel", kernel_names, ARRAY_SIZE(kernel_names));
+	if (!strcmp(rel, "/sysvipc"))
+		return procfs_dir_fd("/proc/sysvipc", (const char *const[]){ "msg", "sem", "shm" }, 3);
+	if (!strncmp(rel, "/sysvipc/", 9) || !strncmp(rel, "/sys/kernel/", 12)) {
+		r = ipc_proc_text(rel, &text, &len);	/* the IPC namespace's files (sentry/kernel/ipc_proc.c) */
+		if (r != -ENOENT) {
+			if (!r)
+				r = text_fd(text, len);
+			free(text);
+			*kind = &procfs_file_ops;
+			return r;
+		}
+	}
 	if (!strcmp(rel, "/sys/kernel/tainted")) {	/* the sandbox's kernel: nothing taints it */
 		*kind = &procfs_file_ops;
 		return text_fd("0\n", 2);
