@@ -235,6 +235,7 @@ void process_exit_group(struct task *t, int status)
 	 * left are all dying (mm_leave).
 	 */
 	if (others && p->as && as_only_dying(p->as)) {
+		futex_exit_robust_all(p);	/* the others' lists, while their memory can still be read */
 		usage_keep_maxrss(p);
 		kill(p->as->pid, SIGKILL);
 	}
@@ -400,6 +401,8 @@ void process_kill(struct process *p)
 	}
 	/* A stub another process still runs in stays (see process_exit_group): its threads are kicked. */
 	bool kill_stub = as_only_dying(p->as);
+	if (kill_stub)
+		futex_exit_robust_all(p);	/* before the stub and the memory go */
 	for (struct task *o = task_next(NULL); o; o = task_next(o)) {
 		if (o->proc != p || o->state == TASK_ZOMBIE)
 			continue;
@@ -437,6 +440,8 @@ static void thread_exit(struct task *t)
 {
 	struct process *p = t->proc;
 
+	if (p->as)	/* exit_mm_release(): the robust list first, then clear_child_tid */
+		futex_exit_robust(t, t->mm);
 	if (t->clear_child_tid && p->nr_threads > 1 && p->as) {
 		uint32_t zero = 0;
 		if (!copy_to_guest(t->mm, t->clear_child_tid, &zero, sizeof(zero)))
