@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "pvx/futex.h"
+#include "pvx/pidfd.h"
 #include "pvx/interrupt.h"
 #include "pvx/kernel.h"
 #include "pvx/log.h"
@@ -382,6 +383,7 @@ void task_free(struct task *t)
 	sigq_flush(&t->pending, ~0UL);
 	if (t->proc && t->proc->leader == t) {
 		sigq_flush(&t->proc->pending, ~0UL);
+		pidfd_reaped(t->proc);	/* its pidfds say ESRCH from now on, whoever gets the pid next */
 		mm_drop(t->proc->mm);	/* a process that never ran; one that exited has left its mm */
 		ptimers_release(t->proc);
 		free(t->proc->exe);
@@ -505,6 +507,7 @@ void task_exit(struct task *t)
 		close(pr->cwd_fd);
 	pr->cwd_fd = -1;
 	t->state = TASK_ZOMBIE;
+	pidfd_exited(pr);	/* its pidfds poll readable */
 	sigq_flush(&pr->pending, ~0UL);	/* nobody is left to take them */
 	vfork_release(t);
 	struct task *parent = task_find(t->proc->ppid);
