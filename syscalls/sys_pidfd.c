@@ -62,7 +62,8 @@ long sys_pidfd_open(struct task *t, const long a[6])
  * "EINVAL the signal number in info differs from sig", "EPERM ... info
  * ... si_code" of a kernel or tkill code for another process, "ESRCH The
  * target process does not exist (i.e., it has terminated and been waited
- * on)", "EBADF pidfd is not a valid PID file descriptor".
+ * on)", "EBADF pidfd is not a valid PID file descriptor"; a /proc/PID
+ * directory fd names its process too.
  */
 long sys_pidfd_send_signal(struct task *t, const long a[6])
 {
@@ -74,7 +75,7 @@ long sys_pidfd_send_signal(struct task *t, const long a[6])
 
 	if (a[3])
 		return -EINVAL;
-	if ((r = pidfd_process(fd_lookup(t->files, (int)a[0]), false, &p)))
+	if ((r = pidfd_send_target(fd_lookup(t->files, (int)a[0]), &p)))
 		return r;
 	if (uinfo) {
 		int32_t signo;

@@ -20,6 +20,8 @@ struct file *pidfd_new(struct process *p, int flags, long *err);
  * process has been reaped (*out NULL) or, with live, once it has exited.
  */
 long pidfd_process(struct file *f, bool live, struct process **out) __must_check;
+/* pidfd_process for pidfd_send_signal, which also takes a /proc/PID directory (tgid_pidfd_to_pid). */
+long pidfd_send_target(struct file *f, struct process **out) __must_check;
 /* The pid f was opened for (also after the process went). */
 int pidfd_pid(struct file *f);
 /* p's last thread exited (it is a zombie): its pidfds poll readable. */

@@ -12,12 +12,14 @@
  * pipe's read end is never writable, as a pidfd is never.
  */
 #include <fcntl.h>
+#include <stdio.h>
 #include <poll.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "pvx/kernel.h"
+#include "pvx/path.h"
 #include "pvx/pidfd.h"
 
 struct pidfd {
@@ -172,3 +174,21 @@ const struct file_ops pidfd_file_ops = {
 	.poll = pfd_poll,
 	.mmap = pfd_mmap,
 };
+
+/* See pvx/pidfd.h: a /proc/PID directory is a host directory the procfs staged, named "/proc/PID" in the guest. */
+long pidfd_send_target(struct file *f, struct process **out)
+{
+	char path[PVX_PATH_MAX];
+	long r = pidfd_process(f, false, out);
+	int pid, n = 0;
+
+	if (r != -EBADF || !f || f->ops != &dir_file_ops)
+		return r;
+	if (path_of_fd(f->host_fd, path, sizeof(path)) < 0 || sscanf(path, "/proc/%d%n", &pid, &n) != 1 || path[n])
+		return -EBADF;
+	struct task *l = task_find(pid);
+	if (!l || !l->proc || l->proc->leader != l)
+		return -ESRCH;
+	*out = l->proc;
+	return 0;
+}
