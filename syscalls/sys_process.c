@@ -24,7 +24,7 @@
 #define CLONE_SUPPORTED                                                                       \
 	(CSIGNAL | CLONE_VM | CLONE_VFORK | CLONE_SETTLS | CLONE_PARENT_SETTID | CLONE_CHILD_SETTID | \
 	 CLONE_CHILD_CLEARTID | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM | \
-	 CLONE_DETACHED)
+	 CLONE_DETACHED | CLONE_PARENT)
 /* What a thread shares; pvx makes threads with all of it, as musl and glibc ask. */
 #define CLONE_THREAD_FLAGS (CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD)
 
@@ -144,7 +144,7 @@ static struct task *process_clone(struct task *t, unsigned long flags, uint64_t 
 		task_free(c);
 		return NULL;
 	}
-	c->proc->ppid = t->pid;
+	c->proc->ppid = flags & CLONE_PARENT ? t->proc->ppid : t->pid;	/* CLONE_PARENT: our parent's child */
 	c->proc->pgid = t->proc->pgid;
 	c->proc->sid = t->proc->sid;
 	clone_regs(c, t, flags, stack, ctid, tls);
@@ -253,7 +253,9 @@ static long do_fork(struct task *t, unsigned long flags, uint64_t stack, uint64_
 	    ((flags & CLONE_FS) && (flags & CLONE_NEWNS)))
 		return -EINVAL;
 	if ((flags & CLONE_PIDFD) && (flags & (CLONE_THREAD | CLONE_DETACHED)))
-		return -EINVAL;	/* a pidfd names a process; CLONE_DETACHED is reserved with it */
+		return -EINVAL;
+	if ((flags & CLONE_PARENT) && !(flags & CLONE_THREAD) && t->pid == 1)
+		return -EINVAL;	/* the pid namespace's init (SIGNAL_UNKILLABLE) has no parent to share */	/* a pidfd names a process; CLONE_DETACHED is reserved with it */
 	if (flags & ~(CLONE_SUPPORTED | CLONE_PIDFD)) {
 		pr_warn("clone flags %#lx are not supported yet", flags & ~CLONE_SUPPORTED);
 		return -ENOSYS;

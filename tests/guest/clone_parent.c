@@ -1,0 +1,61 @@
+/* clone_parent: clone(CLONE_PARENT). usage: clone_parent MODE
+ *   sibling  a child's CLONE_PARENT child is our child: its getppid() is us, its middle "parent" gets
+ *            ECHILD from waitpid, we reap it with its status
+ *   init     CLONE_PARENT from pid 1 (pvx's first process, a pid namespace's init): EINVAL */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+int main(int argc, char **argv)
+{
+	const char *m = argc > 1 ? argv[1] : "";
+	int p[2], go[2];
+
+	setvbuf(stdout, NULL, _IONBF, 0);
+	alarm(20);
+	if (!strcmp(m, "init")) {
+		long r = syscall(SYS_clone, CLONE_PARENT | SIGCHLD, 0, 0, 0, 0);
+		if (r == 0)
+			_exit(0);
+		printf("pid %d: clone(CLONE_PARENT): %s\n", getpid(), r > 0 ? "ok" : errno == EINVAL ? "EINVAL" : strerror(errno));
+		return 0;
+	}
+	if (strcmp(m, "sibling") || pipe(p) || pipe(go))
+		return 2;
+	pid_t me = getpid();
+	pid_t a = fork();
+	if (a == 0) {
+		long g = syscall(SYS_clone, CLONE_PARENT | SIGCHLD, 0, 0, 0, 0);
+		if (g == 0) {
+			char c;
+			if (read(go[0], &c, 1) != 1)	/* after the middle's line */
+				_exit(4);
+			printf("grandchild: getppid() is the first process: %s\n", getppid() == me ? "yes" : "no");
+			_exit(7);
+		}
+		int gi = (int)g;
+		if (write(p[1], &gi, sizeof(gi)) != sizeof(gi))
+			_exit(3);
+		printf("middle: waitpid(its CLONE_PARENT child): %s\n",
+		       waitpid(gi, NULL, 0) < 0 && errno == ECHILD ? "ECHILD" : "reaped");
+		if (write(go[1], "g", 1) != 1)
+			_exit(3);
+		_exit(0);
+	}
+	int g, st;
+	if (read(p[0], &g, sizeof(g)) != sizeof(g))
+		return 2;
+	waitpid(a, &st, 0);
+	printf("middle exited %d\n", WEXITSTATUS(st));
+	pid_t w = waitpid(g, &st, 0);
+	printf("first process reaps the grandchild: %s, status %d\n", w == g ? "yes" : "no", WEXITSTATUS(st));
+	printf("no more children: %s\n", waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD ? "yes" : "no");
+	return 0;
+}
