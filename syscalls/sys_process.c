@@ -344,11 +344,21 @@ long sys_clone3(struct task *t, const long a[6])
 	} ca = { 0 };
 	size_t size = (size_t)a[1];
 
-	if (size < 64 || size > 4096)
+	if (size > 4096)
+		return -E2BIG;
+	if (size < 64)
 		return -EINVAL;
 	long r = copy_from_guest(t->mm, &ca, (uint64_t)a[0], MIN(size, sizeof(ca)));
 	if (r)
 		return r;
+	/* copy_struct_from_user(): a larger struct than ours is fine only if the rest is zero. */
+	for (size_t at = sizeof(ca); at < size; at += 8) {
+		uint64_t rest = 0;
+		if ((r = copy_from_guest(t->mm, &rest, (uint64_t)a[0] + at, MIN(8, size - at))))
+			return r;
+		if (rest)
+			return -E2BIG;
+	}
 	if (ca.exit_signal > 64 || (ca.flags & CSIGNAL) || ((ca.stack == 0) != (ca.stack_size == 0)))
 		return -EINVAL;
 	if ((ca.flags & CLONE_PIDFD) && (ca.flags & CLONE_PARENT_SETTID) && ca.pidfd == ca.parent_tid)

@@ -48,9 +48,10 @@ has() {
 	has 'pidfd_send_signal(reaped a, SIGKILL): ESRCH' 'b: exit 2'
 }
 
-@test "pidfd: clone(CLONE_PIDFD), clone3 with a pidfd; EINVAL with CLONE_PARENT_SETTID; EFAULT leaves no child" {
+@test "pidfd: clone(CLONE_PIDFD), clone3 with a pidfd; EINVAL with CLONE_PARENT_SETTID; EFAULT leaves no child; E2BIG" {
 	compare_flavours 0 pidfd clone
-	has 'clone3(CLONE_PIDFD): ok, pidfd set: yes' 'clone3(CLONE_PIDFD, bad pointer): EFAULT' 'a child was left: no'
+	has 'clone3(CLONE_PIDFD): ok, pidfd set: yes' 'clone3(CLONE_PIDFD, bad pointer): EFAULT' 'a child was left: no' \
+		'clone3(larger struct, extra byte set): E2BIG'
 }
 
 @test "pidfd: PIDFD_NONBLOCK: waitid(P_PIDFD) of a running child is EAGAIN" {

@@ -45,6 +45,7 @@ static const char *en(long r)
 	case EFAULT: return "EFAULT";
 	case EPERM: return "EPERM";
 	case ECHILD: return "ECHILD";
+	case E2BIG: return "E2BIG";
 	case EAGAIN: return "EAGAIN";
 	default: return strerror(errno);
 	}
@@ -333,6 +334,20 @@ static void mode_clone(void)
 		_exit(9);
 	printf("clone3(CLONE_PIDFD, bad pointer): %s\n", en(pid));
 	printf("a child was left: %s\n", waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD ? "no" : "yes");
+	/* a struct larger than the kernel's: the extra bytes must be zero (E2BIG), and no more than a page */
+	static uint64_t bigca[64];
+	memset(bigca, 0, sizeof(bigca));
+	bigca[4] = SIGCHLD;
+	bigca[20] = 1;
+	printf("clone3(larger struct, extra byte set): %s\n", en(syscall(SYS_clone3, bigca, sizeof(bigca))));
+	printf("clone3(size 4104): %s\n", en(syscall(SYS_clone3, bigca, 4104)));
+	bigca[20] = 0;
+	pid = syscall(SYS_clone3, bigca, sizeof(bigca));
+	if (pid == 0)
+		_exit(3);
+	printf("clone3(larger struct, zero extra): %s\n", en(pid));
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
 }
 
 static void mode_nonblock(void)
