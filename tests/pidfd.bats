@@ -58,3 +58,10 @@ has() {
 	compare_flavours 0 pidfd nonblock
 	has 'waitid(P_PIDFD): EAGAIN'
 }
+
+@test "/proc/sys/kernel/pid_max: one more than the highest guest pid (LTP's unused-pid search reads it)" {
+	require_prog "$BUSYBOX"
+	pvx_run "$BUSYBOX" cat /proc/sys/kernel/pid_max
+	assert_status 0
+	[[ $output == 1025 ]] || fail_msg "pid_max: $output"
+}

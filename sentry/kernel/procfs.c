@@ -653,7 +653,13 @@ static long procfs_open_kind(struct task *t, const char *orig, int flags, const 
 	if (!strncmp(rel, "/sys/fs", 7) && (!rel[7] || rel[7] == '/'))
 		return sys_fs(rel + 7, kind);
 	if (!strcmp(rel, "/sys/kernel"))
-		return dir_fd("/proc/sys/kernel", (const char *const[]){ "osrelease", "ostype", "tainted", "version" }, 4);
+		return dir_fd("/proc/sys/kernel",
+			      (const char *const[]){ "osrelease", "ostype", "pid_max", "tainted", "version" }, 5);
+	if (!strcmp(rel, "/sys/kernel/pid_max")) {	/* guest pids are 1..PVX_MAX_TASKS: "one greater than the maximum PID" */
+		char num[16];
+		*kind = &procfs_file_ops;
+		return text_fd(num, (size_t)snprintf(num, sizeof(num), "%d\n", PVX_MAX_TASKS + 1));
+	}
 	if (!strcmp(rel, "/sys/kernel/tainted")) {	/* the sandbox's kernel: nothing taints it */
 		*kind = &procfs_file_ops;
 		return text_fd("0\n", 2);
