@@ -287,6 +287,8 @@ static long do_fork(struct task *t, unsigned long flags, uint64_t stack, uint64_
 	t->fork_done = false;
 	t->fork_result = 0;
 	c->fork_parent = t;
+	if (flags & CLONE_CHILD_SETTID)
+		c->set_child_tid = ctid;	/* the child writes it before it runs (sentry/kernel/task.c) */
 	int pid = c->pid;
 	/* clone(CLONE_VFORK) without CLONE_VM: a copy, and we sleep until the child execs or exits. */
 	if (flags & CLONE_VFORK) {
@@ -316,8 +318,6 @@ static long do_fork(struct task *t, unsigned long flags, uint64_t stack, uint64_
 	}
 	if ((flags & CLONE_PARENT_SETTID) && copy_to_guest(t->mm, ptid, &pid, sizeof(pid)))
 		pr_debug("clone: bad parent_tid pointer");
-	if ((flags & CLONE_CHILD_SETTID) && (c = task_find(pid)) && copy_to_guest(c->mm, ctid, &pid, sizeof(pid)))
-		pr_debug("clone: bad child_tid pointer");
 	/* vfork_release() ends the wait when the child execs or exits (maybe already). */
 	while (t->in_vfork && !t->exiting)
 		sentry_wait();

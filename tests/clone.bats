@@ -44,3 +44,8 @@ has() {
 	assert_status 0
 	assert_contains "$output" 'pid 1: clone(CLONE_PARENT): EINVAL'
 }
+
+@test "clone(CLONE_CHILD_SETTID) of a process: the tid is in the child's memory before the child runs" {
+	compare_flavours 0 clone_parent settid
+	has 'child saw its tid at once: 100/100'
+}
