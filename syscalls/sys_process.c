@@ -24,7 +24,7 @@
 #define CLONE_SUPPORTED                                                                       \
 	(CSIGNAL | CLONE_VM | CLONE_VFORK | CLONE_SETTLS | CLONE_PARENT_SETTID | CLONE_CHILD_SETTID | \
 	 CLONE_CHILD_CLEARTID | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM | \
-	 CLONE_DETACHED)
+	 CLONE_DETACHED | CLONE_PARENT)
 /* What a thread shares; pvx makes threads with all of it, as musl and glibc ask. */
 #define CLONE_THREAD_FLAGS (CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD)
 
@@ -131,7 +131,7 @@ static struct task *process_clone(struct task *t, unsigned long flags, uint64_t 
 		task_free(c);
 		return NULL;
 	}
-	c->proc->ppid = t->pid;
+	c->proc->ppid = flags & CLONE_PARENT ? t->proc->ppid : t->pid;	/* CLONE_PARENT: our parent's child */
 	c->proc->pgid = t->proc->pgid;
 	c->proc->sid = t->proc->sid;
 	clone_regs(c, t, flags, stack, ctid, tls);
@@ -231,15 +231,19 @@ static long do_vm_clone(struct task *t, unsigned long flags, uint64_t stack, uin
  * until the child execs or exits.
  */
 static long do_fork(struct task *t, unsigned long flags, uint64_t stack, uint64_t ptid, uint64_t ctid,
-		    uint64_t tls)
+		    uint64_t tls, uint64_t upidfd)
 {
-	long r;
+	long r, pidfd = -1;
 
 	/* copy_process()'s own checks first. */
 	if (((flags & CLONE_THREAD) && !(flags & CLONE_SIGHAND)) || ((flags & CLONE_SIGHAND) && !(flags & CLONE_VM)) ||
 	    ((flags & CLONE_FS) && (flags & CLONE_NEWNS)))
 		return -EINVAL;
-	if (flags & ~CLONE_SUPPORTED) {
+	if ((flags & CLONE_PIDFD) && (flags & (CLONE_THREAD | CLONE_DETACHED)))
+		return -EINVAL;
+	if ((flags & CLONE_PARENT) && !(flags & CLONE_THREAD) && t->pid == 1)
+		return -EINVAL;	/* the pid namespace's init (SIGNAL_UNKILLABLE) has no parent to share */	/* a pidfd names a process; CLONE_DETACHED is reserved with it */
+	if (flags & ~(CLONE_SUPPORTED | CLONE_PIDFD)) {
 		pr_warn("clone flags %#lx are not supported yet", flags & ~CLONE_SUPPORTED);
 		return -ENOSYS;
 	}
@@ -249,11 +253,20 @@ static long do_fork(struct task *t, unsigned long flags, uint64_t stack, uint64_
 		pr_warn("clone flags %#lx: a process sharing files, fs or handlers is not supported", flags);
 		return -ENOSYS;
 	}
-	if (flags & CLONE_VM)
-		return do_vm_clone(t, flags, stack, ptid, ctid, tls);
+	if (flags & CLONE_VM) {
+		r = do_vm_clone(t, flags, stack, ptid, ctid, tls);
+		if (r > 0 && (flags & CLONE_PIDFD) && pidfd_for_child(t, (int)r, upidfd))
+			pr_debug("clone: no pidfd for the CLONE_VM child");
+		return r;
+	}
 	struct task *c = process_clone(t, flags, stack, ctid, tls, &r);
 	if (!c)
 		return r;
+	/* CLONE_PIDFD: made and stored before the child runs, so it names this child whatever comes next. */
+	if ((flags & CLONE_PIDFD) && (pidfd = pidfd_for_child(t, c->pid, upidfd)) < 0) {
+		process_unclone(c);
+		return pidfd;
+	}
 
 	/* The child's thread builds its stub and copies our memory while we sleep. */
 	if ((r = mm_fork_prepare(t->mm, false)) < 0)
@@ -261,6 +274,8 @@ static long do_fork(struct task *t, unsigned long flags, uint64_t stack, uint64_
 	t->fork_done = false;
 	t->fork_result = 0;
 	c->fork_parent = t;
+	if (flags & CLONE_CHILD_SETTID)
+		c->set_child_tid = ctid;	/* the child writes it before it runs (sentry/kernel/task.c) */
 	int pid = c->pid;
 	/* clone(CLONE_VFORK) without CLONE_VM: a copy, and we sleep until the child execs or exits. */
 	if (flags & CLONE_VFORK) {
@@ -273,6 +288,8 @@ static long do_fork(struct task *t, unsigned long flags, uint64_t stack, uint64_
 		if (mm_fork_prepare(t->mm, true) < 0)
 			pr_warn("fork: could not restore protections in the parent");
 		process_unclone(c);
+		if (flags & CLONE_PIDFD)
+			(void)!fd_close(t->files, (int)pidfd);
 		return r;
 	}
 	while (!t->fork_done)
@@ -282,12 +299,12 @@ static long do_fork(struct task *t, unsigned long flags, uint64_t stack, uint64_
 	if (t->fork_result < 0) {
 		pr_warn("fork: setting up the child failed: %s", strerror((int)-t->fork_result));
 		t->in_vfork = 0;
+		if (flags & CLONE_PIDFD)
+			(void)!fd_close(t->files, (int)pidfd);
 		return t->fork_result;	/* the child thread exits by itself */
 	}
 	if ((flags & CLONE_PARENT_SETTID) && copy_to_guest(t->mm, ptid, &pid, sizeof(pid)))
 		pr_debug("clone: bad parent_tid pointer");
-	if ((flags & CLONE_CHILD_SETTID) && (c = task_find(pid)) && copy_to_guest(c->mm, ctid, &pid, sizeof(pid)))
-		pr_debug("clone: bad child_tid pointer");
 	/* vfork_release() ends the wait when the child execs or exits (maybe already). */
 	while (t->in_vfork && !t->exiting)
 		sentry_wait();
@@ -297,8 +314,12 @@ static long do_fork(struct task *t, unsigned long flags, uint64_t stack, uint64_
 
 long sys_clone(struct task *t, const long a[6])
 {
-	/* x86-64 order: flags, stack, parent_tid, child_tid, tls. */
-	return do_fork(t, (unsigned long)a[0], (uint64_t)a[1], (uint64_t)a[2], (uint64_t)a[3], (uint64_t)a[4]);
+	/* x86-64 order: flags, stack, parent_tid, child_tid, tls; CLONE_PIDFD's fd goes to parent_tid too. */
+	unsigned long flags = (unsigned long)a[0];
+
+	if ((flags & CLONE_PIDFD) && (flags & CLONE_PARENT_SETTID))
+		return -EINVAL;
+	return do_fork(t, flags, (uint64_t)a[1], (uint64_t)a[2], (uint64_t)a[3], (uint64_t)a[4], (uint64_t)a[2]);
 }
 
 /* clone3(2): struct clone_args; the stack is its lowest address and a size. */
@@ -310,29 +331,41 @@ long sys_clone3(struct task *t, const long a[6])
 	} ca = { 0 };
 	size_t size = (size_t)a[1];
 
-	if (size < 64 || size > 4096)
+	if (size > 4096)
+		return -E2BIG;
+	if (size < 64)
 		return -EINVAL;
 	long r = copy_from_guest(t->mm, &ca, (uint64_t)a[0], MIN(size, sizeof(ca)));
 	if (r)
 		return r;
+	/* copy_struct_from_user(): a larger struct than ours is fine only if the rest is zero. */
+	for (size_t at = sizeof(ca); at < size; at += 8) {
+		uint64_t rest = 0;
+		if ((r = copy_from_guest(t->mm, &rest, (uint64_t)a[0] + at, MIN(8, size - at))))
+			return r;
+		if (rest)
+			return -E2BIG;
+	}
 	if (ca.exit_signal > 64 || (ca.flags & CSIGNAL) || ((ca.stack == 0) != (ca.stack_size == 0)))
 		return -EINVAL;
-	if (ca.set_tid || ca.set_tid_size || ca.cgroup || (ca.flags & (CLONE_PIDFD | 0x200000000ULL))) {
-		pr_warn("clone3 with set_tid, a pidfd or a cgroup is not supported");
+	if ((ca.flags & CLONE_PIDFD) && (ca.flags & CLONE_PARENT_SETTID) && ca.pidfd == ca.parent_tid)
+		return -EINVAL;
+	if (ca.set_tid || ca.set_tid_size || ca.cgroup || (ca.flags & 0x200000000ULL)) {
+		pr_warn("clone3 with set_tid or a cgroup is not supported");
 		return -ENOSYS;
 	}
 	return do_fork(t, ca.flags | ca.exit_signal, ca.stack ? ca.stack + ca.stack_size : 0, ca.parent_tid,
-		       ca.child_tid, ca.tls);
+		       ca.child_tid, ca.tls, ca.pidfd);
 }
 
 long sys_fork(struct task *t, const long a[6] __unused)
 {
-	return do_fork(t, SIGCHLD, 0, 0, 0, 0);
+	return do_fork(t, SIGCHLD, 0, 0, 0, 0, 0);
 }
 
 long sys_vfork(struct task *t, const long a[6] __unused)
 {
-	return do_fork(t, CLONE_VM | CLONE_VFORK | SIGCHLD, 0, 0, 0, 0);
+	return do_fork(t, CLONE_VM | CLONE_VFORK | SIGCHLD, 0, 0, 0, 0, 0);
 }
 
 #define ARG_MAX_GUEST (256 * 1024)	/* bytes of argv+envp strings, like our stack image */
@@ -528,6 +561,7 @@ long sys_wait4(struct task *t, const long a[6])
 long sys_waitid(struct task *t, const long a[6])
 {
 	int idtype = (int)a[0], options = (int)a[3], status = 0;
+	bool nonblock = false;
 	long pid;
 
 	if (!(options & WEXITED) || (options & ~(WNOHANG | WEXITED | WSTOPPED | WCONTINUED | WNOWAIT | __WALL)))
@@ -538,12 +572,16 @@ long sys_waitid(struct task *t, const long a[6])
 		pid = (int)a[1];
 	else if (idtype == P_PGID && (int)a[1] >= 0)
 		pid = (int)a[1] ? -(int)a[1] : 0;
-	else
+	else if (idtype == P_PIDFD && (pid = pidfd_wait_pid(t, (int)a[1], &nonblock)) < 0)
+		return pid;
+	else if (idtype != P_PIDFD)
 		return -EINVAL;
 	struct rusage ru;
-	long r = wait_common(t, pid, options, options & WNOWAIT, &status, &ru);
+	long r = wait_common(t, pid, options | (nonblock ? WNOHANG : 0), options & WNOWAIT, &status, &ru);
 	if (r < 0)
 		return r;
+	if (r == 0 && nonblock && !(options & WNOHANG))
+		return -EAGAIN;	/* kernel_waitid: an O_NONBLOCK pidfd whose process has not exited */
 	if (r > 0 && a[4] && copy_to_guest(t->mm, (uint64_t)a[4], &ru, sizeof(ru)))
 		return -EFAULT;
 	if (a[2]) {

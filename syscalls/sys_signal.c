@@ -263,7 +263,7 @@ long sys_tgkill(struct task *t, const long a[6])
  * handed back as it came; si_signo is the call's. With a layout the kernel
  * does not know, the rest of the 128 bytes must be zero (E2BIG).
  */
-static long copy_guest_siginfo(struct task *t, int sig, uint64_t uinfo, struct sig_info *info)
+long copy_guest_siginfo(struct task *t, int sig, uint64_t uinfo, struct sig_info *info)
 {
 	struct k_siginfo k;
 	const size_t kernel_size = offsetof(struct k_siginfo, pad2) + sizeof(info->fields);

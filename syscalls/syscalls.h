@@ -51,6 +51,13 @@ size_t iov_move(struct task *t, const struct iovec *iov, size_t n, size_t pos, c
 /* ppoll's sigmask (sys_poll.c), also epoll_pwait's: set for the wait, kept past it only for a handler on EINTR. */
 long poll_mask_set(struct task *t, uint64_t umask, long size) __must_check;
 long poll_mask_done(struct task *t, long r);
+/* rt_sigqueueinfo's copy of the guest's siginfo (sys_signal.c), also pidfd_send_signal's. */
+struct sig_info;
+long copy_guest_siginfo(struct task *t, int sig, uint64_t uinfo, struct sig_info *info) __must_check;
+/* waitid(P_PIDFD) (sys_pidfd.c): the pid to wait for; *nonblock for an O_NONBLOCK pidfd (WNOHANG, then EAGAIN). */
+long pidfd_wait_pid(struct task *t, int fd, bool *nonblock) __must_check;
+/* CLONE_PIDFD (sys_pidfd.c): a pidfd for the new child pid installed in t's table, stored at upidfd. */
+long pidfd_for_child(struct task *t, int pid, uint64_t upidfd) __must_check;
 
 /* Run the emulation of syscall nr for t; returns the value for rax. */
 long syscall_dispatch(struct task *t, long nr, const long a[6]);

@@ -27,6 +27,12 @@ struct file *epoll_file_new(long *err);
  */
 long epoll_ctl_file(struct file *ep, int op, struct file *target, int guest_fd, struct epoll_event *ev)
 	__must_check;
+/*
+ * kcmp(KCMP_EPOLL_TFD): the file registered in ep under guest fd tfd, the
+ * toff'th such registration; -EINVAL if ep is no epoll, -ENOENT if none
+ * (get_epoll_tfile_raw_ptr).
+ */
+long epoll_target(struct file *ep, int tfd, unsigned long toff, struct file **out) __must_check;
 /* f's open file description is going (file_put, f->epoll_regs != 0): out of every epoll it is in. */
 void epoll_file_gone(struct file *f);
 /*

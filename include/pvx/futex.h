@@ -21,5 +21,13 @@ long futex_wait(struct task *t, uint64_t uaddr, uint32_t val, uint64_t until, bo
 /* FUTEX_REQUEUE / FUTEX_CMP_REQUEUE: wake n, move up to n2 waiters to uaddr2. */
 long futex_requeue(struct task *t, uint64_t uaddr, int n, int n2, uint64_t uaddr2, bool cmp, uint32_t val3,
 		   bool private);
+/*
+ * Walk t's robust futex list in mm (its memory, still mapped) and mark the
+ * locks t still holds FUTEX_OWNER_DIED (sentry/kernel/robust.c); the list
+ * is forgotten. At thread exit, execve, and for all threads of a process
+ * before exit_group or SIGKILL takes its stub away (futex_exit_robust_all).
+ */
+void futex_exit_robust(struct task *t, struct mm *mm);
+void futex_exit_robust_all(struct process *p);
 
 #endif

@@ -120,6 +120,12 @@ void kernel_set_syscalls(const struct syscall_ops *ops);
 struct fs_kernel_ops;
 extern const struct fs_kernel_ops kernel_fs_ops;
 
+/*
+ * kcmp(2): 0 if a and b are the same object, else 1 or 2 by an order of
+ * type's own that hides the sentry's addresses (sentry/kernel/kcmp.c).
+ */
+int kcmp_order(const void *a, const void *b, int type);
+
 /* The host signal that interrupts a task thread (sentry/host/interrupt.c). */
 #define PVX_SIG_INTERRUPT SIGURG
 

@@ -122,6 +122,7 @@ struct task {
 	bool keepcaps;		/* prctl(PR_SET_KEEPCAPS): the thread's, kept by clone, cleared by execve */
 	struct pvx_regs regs;
 	uint64_t clear_child_tid;
+	uint64_t set_child_tid;	/* fork with CLONE_CHILD_SETTID: written by the child before it runs (schedule_tail) */
 	uint64_t robust_list;
 	int sched_policy;	/* SCHED_OTHER, _BATCH or _IDLE (syscalls/sys_cred.c) */
 	uint64_t sigmask;

@@ -94,6 +94,21 @@ void epoll_file_gone(struct file *f)
 		}
 }
 
+/* See pvx/events.h. */
+long epoll_target(struct file *ep, int tfd, unsigned long toff, struct file **out)
+{
+	*out = NULL;
+	if (!ep || ep->ops != &epoll_file_ops)
+		return -EINVAL;
+	struct epoll_priv *p = ep->priv;
+	for (size_t i = 0; i < p->n; i++)
+		if (p->regs[i].guest_fd == tfd && toff-- == 0) {
+			*out = p->regs[i].file;
+			return 0;
+		}
+	return -ENOENT;
+}
+
 struct file *epoll_file_new(long *err)
 {
 	struct epoll_priv *p = calloc(1, sizeof(*p));

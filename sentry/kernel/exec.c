@@ -13,6 +13,7 @@
 #include <sys/syscall.h>
 
 #include "pvx/exec.h"
+#include "pvx/futex.h"
 #include "pvx/kernel.h"
 #include "pvx/loader.h"
 #include "pvx/log.h"
@@ -185,6 +186,7 @@ static long exec_mm(struct task *t, int fd, const struct elf_info *ei, int ifd, 
 		t->regs = old_regs;
 		return r;
 	}
+	futex_exit_robust(t, old_mm);	/* exec_mm_release(): the old image's locks */
 	mm_leave(t, old_mm, old_as);	/* its stub goes unless a vfork parent runs there */
 	return 0;
 }

@@ -19,7 +19,7 @@
  *
  * Not here: FUTEX_WAKE_OP (needs an atomic read-modify-write on guest
  * memory; glibc >= 2.25 and musl do not use it), the PI ops and
- * FUTEX_WAIT_REQUEUE_PI: ENOSYS. Robust lists are recorded, not walked.
+ * FUTEX_WAIT_REQUEUE_PI: ENOSYS. Robust lists: sentry/kernel/robust.c.
  */
 #include <linux/futex.h>
 #include <sys/mman.h>

@@ -11,6 +11,7 @@
 
 #include "pvx/futex.h"
 #include "pvx/ipc.h"
+#include "pvx/pidfd.h"
 #include "pvx/interrupt.h"
 #include "pvx/kernel.h"
 #include "pvx/log.h"
@@ -236,6 +237,7 @@ void process_exit_group(struct task *t, int status)
 	 * left are all dying (mm_leave).
 	 */
 	if (others && p->as && as_only_dying(p->as)) {
+		futex_exit_robust_all(p);	/* the others' lists, while their memory can still be read */
 		usage_keep_maxrss(p);
 		kill(p->as->pid, SIGKILL);
 	}
@@ -382,6 +384,7 @@ void task_free(struct task *t)
 	sigq_flush(&t->pending, ~0UL);
 	if (t->proc && t->proc->leader == t) {
 		sigq_flush(&t->proc->pending, ~0UL);
+		pidfd_reaped(t->proc);	/* its pidfds say ESRCH from now on, whoever gets the pid next */
 		mm_drop(t->proc->mm);	/* a process that never ran; one that exited has left its mm */
 		ptimers_release(t->proc);
 		free(t->proc->exe);
@@ -401,6 +404,8 @@ void process_kill(struct process *p)
 	}
 	/* A stub another process still runs in stays (see process_exit_group): its threads are kicked. */
 	bool kill_stub = as_only_dying(p->as);
+	if (kill_stub)
+		futex_exit_robust_all(p);	/* before the stub and the memory go */
 	for (struct task *o = task_next(NULL); o; o = task_next(o)) {
 		if (o->proc != p || o->state == TASK_ZOMBIE)
 			continue;
@@ -438,6 +443,8 @@ static void thread_exit(struct task *t)
 {
 	struct process *p = t->proc;
 
+	if (p->as)	/* exit_mm_release(): the robust list first, then clear_child_tid */
+		futex_exit_robust(t, t->mm);
 	if (t->clear_child_tid && p->nr_threads > 1 && p->as) {
 		uint32_t zero = 0;
 		if (!copy_to_guest(t->mm, t->clear_child_tid, &zero, sizeof(zero)))
@@ -502,6 +509,7 @@ void task_exit(struct task *t)
 		close(pr->cwd_fd);
 	pr->cwd_fd = -1;
 	t->state = TASK_ZOMBIE;
+	pidfd_exited(pr);	/* its pidfds poll readable */
 	sigq_flush(&pr->pending, ~0UL);	/* nobody is left to take them */
 	vfork_release(t);
 	struct task *parent = task_find(t->proc->ppid);

@@ -579,8 +579,8 @@ static long sys_fs(const char *rest, const struct file_ops **kind)
 }
 
 /* /proc/sys/kernel: the host's names of the kernel and the sandbox's IPC limits. */
-static const char *const kernel_names[] = { "msgmax", "msgmnb", "msgmni", "osrelease", "ostype", "sem", "shmall",
-					    "shmmax", "shmmni", "tainted", "version" };
+static const char *const kernel_names[] = { "msgmax", "msgmnb", "msgmni", "osrelease", "ostype", "pid_max", "sem",
+					    "shmall", "shmmax", "shmmni", "tainted", "version" };
 
 /*
  * O_PATH|O_NOFOLLOW of a /proc link (lstat, fstatat AT_SYMLINK_NOFOLLOW,
@@ -661,6 +661,11 @@ static long procfs_open_kind(struct task *t, const char *orig, int flags, const 
 		return sys_fs(rel + 7, kind);
 	if (!strcmp(rel, "/sys/kernel"))
 		return procfs_dir_fd("/proc/sys/kernel", kernel_names, ARRAY_SIZE(kernel_names));
+	if (!strcmp(rel, "/sys/kernel/pid_max")) {	/* guest pids are 1..PVX_MAX_TASKS: "one greater than the maximum PID" */
+		char num[16];
+		*kind = &procfs_file_ops;
+		return text_fd(num, (size_t)snprintf(num, sizeof(num), "%d\n", PVX_MAX_TASKS + 1));
+	}
 	if (!strcmp(rel, "/sysvipc"))
 		return procfs_dir_fd("/proc/sysvipc", (const char *const[]){ "msg", "sem", "shm" }, 3);
 	if (!strncmp(rel, "/sysvipc/", 9) || !strncmp(rel, "/sys/kernel/", 12)) {

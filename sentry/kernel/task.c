@@ -148,6 +148,10 @@ void *task_thread(void *arg)
 		}
 		if (!r)
 			r = mm_copy(t->mm, parent->mm);
+		/* schedule_tail(): the child's tid is in its memory before it runs (glibc caches it there). */
+		if (!r && t->set_child_tid && copy_to_guest(t->mm, t->set_child_tid, &t->tid, sizeof(int32_t)))
+			pr_debug("clone: bad child_tid pointer");
+		t->set_child_tid = 0;
 		if (r)	/* a fork that failed leaves no child: no SIGCHLD, no zombie for wait() */
 			t->proc->ppid = 0;
 		started(t, parent, r);
