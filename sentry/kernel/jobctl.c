@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Job control: stop and continue signals, as kernel/signal.c does them
+ * (prepare_signal, do_signal_stop, do_notify_parent_cldstop) and as
+ * gVisor's task_stop.go and thread_group.go model them for an emulator.
+ *
+ * A stop signal with the default action, taken by one thread, starts a
+ * group stop: every other thread of the process gets stop_pending and a
+ * kick. Each thread joins the stop before it runs guest code again: on its
+ * way back to the guest (signal_deliver, the task loop), or where it
+ * sleeps in the sentry (sentry_wait, task_block): a sleeper is not made to
+ * return to the guest first, it stops where it is and then goes on
+ * waiting. The last one to join makes the group stopped and tells the
+ * parent (SIGCHLD with CLD_STOPPED, and wait's WUNTRACED report). SIGCONT,
+ * at the moment it is sent, ends the stop (or the one under way) for every
+ * thread and tells the parent CLD_CONTINUED. SIGKILL and other fatal
+ * signals end a stopped process as they end a running one.
+ *
+ * Everything here runs under the sentry lock.
+ */
+#include <signal.h>
+#include <sys/wait.h>
+
+#include "pvx/kernel.h"
+#include "pvx/sigqueue.h"
+#include "pvx/task.h"
+
+#define BIT(sig) (1UL << ((sig) - 1))
+#define STOP_MASK (BIT(SIGSTOP) | BIT(SIGTSTP) | BIT(SIGTTIN) | BIT(SIGTTOU))
+
+/*
+ * do_notify_parent_cldstop(): SIGCHLD to the parent unless its action for
+ * SIGCHLD is SIG_IGN or has SA_NOCLDSTOP; its waiters wake either way.
+ */
+static void notify_parent(struct process *p, int why, int status)
+{
+	struct task *parent = task_find(p->ppid);
+
+	sentry_wake_all();
+	if (!parent || !parent->proc || parent->state == TASK_ZOMBIE)
+		return;
+	const struct sigaction_rec *sa = &parent->proc->sigactions[SIGCHLD - 1];
+	if (sa->handler == (uint64_t)SIG_IGN || (sa->flags & SA_NOCLDSTOP))
+		return;
+	struct sig_info info = { why, p->pid, status, 0 };
+	(void)signal_queue_process(parent->proc, SIGCHLD, &info);
+}
+
+/* Drop every pending signal of mask in all of p's queues (flush_sigqueue_mask on each). */
+static void flush_all(struct process *p, uint64_t mask)
+{
+	sigq_flush(&p->pending, mask);
+	for (struct task *o = task_next(NULL); o; o = task_next(o))
+		if (o->proc == p)
+			sigq_flush(&o->pending, mask);
+}
+
+/*
+ * prepare_signal(): a stop signal discards a pending SIGCONT; SIGCONT
+ * discards pending stop signals and resumes every thread, whatever its
+ * action and mask, and the parent hears of it. Called for every signal
+ * sent, before it is queued (or dropped as ignored).
+ */
+void jobctl_prepare(struct process *p, int sig)
+{
+	if (p->group_exit)
+		return;
+	if (sig_default_stop(sig)) {
+		flush_all(p, BIT(SIGCONT));
+		return;
+	}
+	if (sig != SIGCONT)
+		return;
+	flush_all(p, STOP_MASK);
+	for (struct task *o = task_next(NULL); o; o = task_next(o))
+		if (o->proc == p) {
+			o->stop_pending = false;
+			o->stopped = false;
+		}
+	int why = p->stop_stopped ? CLD_CONTINUED : p->group_stop_count ? CLD_STOPPED : 0;
+	if (why) {
+		p->stop_stopped = false;
+		p->stop_continued = true;
+		p->group_stop_count = 0;
+		p->stop_code = 0;
+		/* Linux reports a half-done stop with the group's code, just zeroed (si_status 0). */
+		notify_parent(p, why, why == CLD_CONTINUED ? SIGCONT : 0);
+	}
+	sentry_wake_all();
+}
+
+/*
+ * is_current_pgrp_orphaned(): no member of t's process group has a parent
+ * in another group of the same session (the shell that would continue it).
+ * Zombies do not count.
+ */
+static bool pgrp_orphaned(const struct task *t)
+{
+	int pgid = t->proc->pgid;
+
+	for (struct task *m = task_next(NULL); m; m = task_next(m)) {
+		if (!m->proc || m->proc->leader != m || m->proc->pgid != pgid || m->state == TASK_ZOMBIE)
+			continue;
+		struct task *q = task_find(m->proc->ppid);
+		if (q && q->proc && q->proc->pgid != pgid && q->proc->sid == m->proc->sid)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * task_participate_group_stop(): t has joined the stop (or exits before it
+ * could); the last one makes the group stopped and tells the parent.
+ */
+static void participate(struct task *t)
+{
+	struct process *p = t->proc;
+
+	t->stop_pending = false;
+	if (p->group_stop_count > 0 && --p->group_stop_count == 0) {
+		p->stop_stopped = true;
+		p->stop_continued = false;
+		notify_parent(p, CLD_STOPPED, p->stop_code);
+	}
+}
+
+/* A signal would end the process if t took it now: stopped threads must wake for it. */
+static bool fatal_pending(const struct task *t)
+{
+	uint64_t ready = (t->pending.set | t->proc->pending.set) & ~t->sigmask;
+
+	for (int sig = 1; ready; sig++, ready >>= 1) {
+		if (!(ready & 1))
+			continue;
+		uint64_t h = t->proc->sigactions[sig - 1].handler;
+		if (sig == SIGKILL || (h == (uint64_t)SIG_DFL && !sig_default_ignore(sig) && !sig_default_stop(sig)))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * t joins the group stop asked of it and sleeps stopped (TASK_STOPPED, T
+ * in /proc) until SIGCONT, death, or a fatal signal it must take.
+ */
+void jobctl_stop_wait(struct task *t)
+{
+	if (!t->stop_pending || t->exiting || t->exited)
+		return;
+	participate(t);
+	t->stopped = true;
+	while (t->stopped && !t->exiting && !fatal_pending(t))
+		sentry_wait_busy();
+	t->stopped = false;
+}
+
+/*
+ * do_signal_stop(): t took stop signal sig with the default action. Job
+ * control signals do nothing in an orphaned process group; SIGSTOP always
+ * stops. The other threads are asked to stop and kicked; t stops now.
+ */
+void jobctl_stop_signal(struct task *t, int sig)
+{
+	struct process *p = t->proc;
+
+	if (sig != SIGSTOP && pgrp_orphaned(t))
+		return;
+	if (p->group_exit || t->exiting)
+		return;
+	if (!t->stop_pending) {
+		int count = 1;
+		p->stop_code = sig;
+		p->stop_stopped = false;
+		for (struct task *o = task_next(NULL); o; o = task_next(o)) {
+			if (o == t || o->proc != p || o->state == TASK_ZOMBIE || o->exiting || o->exited || o->stopped)
+				continue;
+			if (!o->stop_pending) {
+				o->stop_pending = true;
+				task_interrupt(o, false);
+			}
+			count++;
+		}
+		t->stop_pending = true;
+		p->group_stop_count = count;
+		sentry_wake_all();
+	}
+	jobctl_stop_wait(t);
+}
+
+/* task_join_group_stop(): a thread made while a stop is under way joins it. */
+void jobctl_attach(struct task *t)
+{
+	struct process *p = t->proc;
+
+	if (p->group_stop_count > 0 && !p->group_exit) {
+		t->stop_pending = true;
+		p->group_stop_count++;
+	}
+}
+
+/* exit_signals(): a thread that ends with a stop pending counts as stopped. */
+void jobctl_exit(struct task *t)
+{
+	if (t->stop_pending && !t->proc->group_exit)
+		participate(t);
+	t->stop_pending = false;
+	t->stopped = false;
+}
+
+/*
+ * What wait reports of child process c other than its exit
+ * (wait_task_stopped, wait_task_continued): with WUNTRACED/WSTOPPED a
+ * stop not yet reported, with WCONTINUED a continue; each once, unless
+ * nowait. Returns CLD_STOPPED or CLD_CONTINUED with the wait status and
+ * si_status, or 0.
+ */
+int jobctl_wait_report(struct process *c, int options, bool nowait, int *status, int *child_sig)
+{
+	if ((options & WUNTRACED) && c->stop_stopped && c->stop_code) {
+		*child_sig = c->stop_code;
+		*status = (c->stop_code << 8) | 0x7f;
+		if (!nowait)
+			c->stop_code = 0;
+		return CLD_STOPPED;
+	}
+	if ((options & WCONTINUED) && c->stop_continued) {
+		*child_sig = SIGCONT;
+		*status = 0xffff;
+		if (!nowait)
+			c->stop_continued = false;
+		return CLD_CONTINUED;
+	}
+	return 0;
+}
