@@ -499,7 +499,8 @@ static long wait_common(struct task *t, long pid, int options, bool nowait, stru
 		for (struct task *c = task_next(NULL); c; c = task_next(c)) {
 			if (!wait_match(t, c, pid))
 				continue;
-			any = true;
+			/* A zombie without WEXITED is not something to wait for: ECHILD if alone (wait_task_zombie). */
+			any |= c->state != TASK_ZOMBIE || (options & WEXITED);
 			int cpid = c->pid;
 			if (c->state != TASK_ZOMBIE) {
 				w->code = jobctl_wait_report(c->proc, options, nowait, &w->status, &w->child_sig);

@@ -13,8 +13,8 @@
  * waiting. The last one to join makes the group stopped and tells the
  * parent (SIGCHLD with CLD_STOPPED, and wait's WUNTRACED report). SIGCONT,
  * at the moment it is sent, ends the stop (or the one under way) for every
- * thread and tells the parent CLD_CONTINUED. SIGKILL and other fatal
- * signals end a stopped process as they end a running one.
+ * thread and tells the parent CLD_CONTINUED. SIGKILL ends a stopped
+ * process at once; other fatal signals wait for SIGCONT, as on Linux.
  *
  * Everything here runs under the sentry lock.
  */
@@ -124,24 +124,10 @@ static void participate(struct task *t)
 	}
 }
 
-/* A signal would end the process if t took it now: stopped threads must wake for it. */
-static bool fatal_pending(const struct task *t)
-{
-	uint64_t ready = (t->pending.set | t->proc->pending.set) & ~t->sigmask;
-
-	for (int sig = 1; ready; sig++, ready >>= 1) {
-		if (!(ready & 1))
-			continue;
-		uint64_t h = t->proc->sigactions[sig - 1].handler;
-		if (sig == SIGKILL || (h == (uint64_t)SIG_DFL && !sig_default_ignore(sig) && !sig_default_stop(sig)))
-			return true;
-	}
-	return false;
-}
-
 /*
  * t joins the group stop asked of it and sleeps stopped (TASK_STOPPED, T
- * in /proc) until SIGCONT, death, or a fatal signal it must take.
+ * in /proc) until SIGCONT or SIGKILL. Other fatal signals wait, pending,
+ * for SIGCONT: a stopped thread does not want them (wants_signal).
  */
 void jobctl_stop_wait(struct task *t)
 {
@@ -149,7 +135,7 @@ void jobctl_stop_wait(struct task *t)
 		return;
 	participate(t);
 	t->stopped = true;
-	while (t->stopped && !t->exiting && !fatal_pending(t))
+	while (t->stopped && !t->exiting)
 		sentry_wait_busy();
 	t->stopped = false;
 }
