@@ -66,6 +66,12 @@ setup() {
 	grep -qx 'own pgrp: SIGTTIN: waitpid=child status=0x157f WIFSTOPPED=1 WSTOPSIG=21' "$sandbox_out"
 }
 
+@test "jobctl: a stopped process whose group the parent's exit leaves orphaned gets SIGHUP and SIGCONT" {
+	compare_flavours 0 jobctl orphankick
+	grep -qx "child in its own group: parent exited 0; the stopped child got HC" "$sandbox_out"
+	grep -qx "child in its parent's group: parent exited 0; the stopped child got HC" "$sandbox_out"
+}
+
 @test "jobctl: SIGKILL ends a stopped process at once; SIGTERM and SIGUSR1 wait pending for SIGCONT" {
 	compare_flavours 0 jobctl kill
 	grep -qx 'SIGKILL while stopped: waitpid=child signal 9' "$sandbox_out"

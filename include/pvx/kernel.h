@@ -95,6 +95,8 @@ void jobctl_stop_signal(struct task *t, int sig);
 void jobctl_stop_wait(struct task *t);
 /* A new thread of a process whose stop is under way joins it. */
 void jobctl_attach(struct task *t);
+/* p's link to parent (its parent, now gone or exiting) is gone: an orphaned pgrp with a stopped member gets SIGHUP, SIGCONT. */
+void jobctl_orphan_kick(const struct process *p, const struct process *parent);
 /* A thread ends: it no longer holds up its group's stop. */
 void jobctl_exit(struct task *t);
 /* wait's report of child process c's stop (WUNTRACED) or continue (WCONTINUED): CLD_STOPPED/CLD_CONTINUED or 0. */

@@ -90,14 +90,12 @@ void jobctl_prepare(struct process *p, int sig)
 }
 
 /*
- * is_current_pgrp_orphaned(): no member of t's process group has a parent
- * in another group of the same session (the shell that would continue it).
- * Zombies do not count.
+ * will_become_orphaned_pgrp(): no member of process group pgid has a
+ * parent in another group of the same session (the shell that would
+ * continue it). Zombies do not count.
  */
-static bool pgrp_orphaned(const struct task *t)
+static bool pgrp_orphaned(int pgid)
 {
-	int pgid = t->proc->pgid;
-
 	for (struct task *m = task_next(NULL); m; m = task_next(m)) {
 		if (!m->proc || m->proc->leader != m || m->proc->pgid != pgid || m->state == TASK_ZOMBIE)
 			continue;
@@ -106,6 +104,32 @@ static bool pgrp_orphaned(const struct task *t)
 			return false;
 	}
 	return true;
+}
+
+/*
+ * kill_orphaned_pgrp(): p's group, which has a stopped member, lost its
+ * last link to a parent in the session (parent, in another group of it):
+ * SIGHUP and SIGCONT to every member, so that nothing stays stopped with
+ * nobody left to continue it (POSIX). exit_notify() asks it for the
+ * exiting process (a zombie already; parent its parent) and for each
+ * child it leaves to init (parent the exiting process).
+ */
+void jobctl_orphan_kick(const struct process *p, const struct process *parent)
+{
+	int pgid = p->pgid;
+	bool stopped = false;
+
+	if (!parent || parent->pgid == pgid || parent->sid != p->sid || !pgrp_orphaned(pgid))
+		return;
+	for (struct task *m = task_next(NULL); m && !stopped; m = task_next(m))
+		stopped = m->proc && m->proc->leader == m && m->proc->pgid == pgid && m->proc->stop_stopped;
+	if (!stopped)
+		return;
+	static const struct sig_info kernel_info = { SI_KERNEL, 0, 0, 0 };
+	for (int sig = SIGHUP; sig; sig = sig == SIGHUP ? SIGCONT : 0)
+		for (struct task *m = task_next(NULL); m; m = task_next(m))
+			if (m->proc && m->proc->leader == m && m->proc->pgid == pgid && m->state != TASK_ZOMBIE)
+				(void)signal_queue_process(m->proc, sig, &kernel_info);
 }
 
 /*
@@ -149,7 +173,7 @@ void jobctl_stop_signal(struct task *t, int sig)
 {
 	struct process *p = t->proc;
 
-	if (sig != SIGSTOP && pgrp_orphaned(t))
+	if (sig != SIGSTOP && pgrp_orphaned(p->pgid))
 		return;
 	if (p->group_exit || t->exiting)
 		return;

@@ -537,8 +537,13 @@ void task_exit(struct task *t)
 	}
 	/* Orphans go to init, as on Linux (no subreapers here). */
 	for (struct task *c = task_next(NULL); c; c = task_next(c))
-		if (c->proc && c->proc->ppid == t->pid)
+		if (c->proc && c->proc->ppid == t->pid) {
 			c->proc->ppid = 1;
+			if (c->proc->leader == c && c->state != TASK_ZOMBIE)
+				jobctl_orphan_kick(c->proc, t->proc);
+		}
+	if (parent && parent->proc && parent->state != TASK_ZOMBIE)
+		jobctl_orphan_kick(t->proc, parent->proc);
 	if (t->pid == 1) {
 		init_status = t->exit_status;
 		kill_all_but(t);

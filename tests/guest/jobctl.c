@@ -11,6 +11,8 @@
  *   orphan    TSTP/TTIN/TTOU do nothing in an orphaned process group, SIGSTOP still stops; TSTP stops a
  *             child in a group of its own with a parent in the session
  *   kill      SIGKILL and SIGTERM end a stopped child (and a stopped multi-threaded one)
+ *   orphankick  a stopped process whose group becomes orphaned when its parent exits gets SIGHUP and SIGCONT
+ *             (its parent in another group of the session; or in the same group, left by the parent's exit)
  *   storm     STOP/CONT sent 300 times to a multi-threaded child busy in syscalls, then a clean stop, kill;
  *             and a child that exits (or execs) while it is being stopped and continued */
 #define _GNU_SOURCE
@@ -501,6 +503,64 @@ static int mode_kill(void)
 	return 0;
 }
 
+static int hup_fd;
+static void on_hup(int s)
+{
+	(void)s;
+	if (write(hup_fd, "H", 1) != 1)
+		_exit(1);
+}
+
+/* In a session of our own: A (own group) forks B (own group if apart), B stops, A exits. */
+static void orphankick_round(int apart)
+{
+	int p[2];
+	if (pipe(p))
+		_exit(1);
+	pid_t m = fork();
+	if (m == 0) {
+		setsid();
+		pid_t a = fork();
+		if (a == 0) {
+			setpgid(0, 0);
+			pid_t b = fork();
+			if (b == 0) {
+				if (apart)
+					setpgid(0, 0);
+				hup_fd = p[1];
+				signal(SIGHUP, on_hup);
+				raise(SIGSTOP);
+				if (write(p[1], "C", 1) != 1)
+					_exit(1);
+				_exit(0);
+			}
+			int st;
+			waitpid(b, &st, WUNTRACED);
+			_exit(WIFSTOPPED(st) ? 0 : 1);
+		}
+		close(p[1]);
+		int st;
+		waitpid(a, &st, 0);
+		char buf[8] = { 0 };
+		ssize_t n = 0, k;
+		while (n < 2 && (k = read(p[0], buf + n, 1)) == 1)
+			n++;
+		say("%s: parent exited %d; the stopped child got %s\n", apart ? "child in its own group" :
+		    "child in its parent's group", WEXITSTATUS(st), n ? buf : "nothing");
+		_exit(0);
+	}
+	close(p[1]);
+	close(p[0]);
+	wait_end(m, "session");
+}
+
+static int mode_orphankick(void)
+{
+	orphankick_round(1);
+	orphankick_round(0);
+	return 0;
+}
+
 static void *busy(void *arg)
 {
 	(void)arg;
@@ -595,7 +655,7 @@ int main(int argc, char **argv)
 		{ "stop", mode_stop }, { "threads", mode_threads }, { "tgkill", mode_tgkill },
 		{ "waits", mode_waits }, { "sigchld", mode_sigchld }, { "discard", mode_discard },
 		{ "contmask", mode_contmask }, { "orphan", mode_orphan }, { "kill", mode_kill },
-		{ "storm", mode_storm },
+		{ "storm", mode_storm }, { "orphankick", mode_orphankick },
 	};
 	for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++)
 		if (!strcmp(mode, modes[i].name))
