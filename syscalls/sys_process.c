@@ -5,6 +5,7 @@
  * process groups and sessions.
  */
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/sched.h>
 #include <signal.h>
 #include <string.h>
@@ -542,6 +543,8 @@ long sys_wait4(struct task *t, const long a[6])
 
 	if (a[2] & ~(WNOHANG | WUNTRACED | WCONTINUED | __WALL | __WCLONE | __WNOTHREAD))
 		return -EINVAL;
+	if ((int)a[0] == INT_MIN)	/* kernel_wait4(): "-INT_MIN is not defined" */
+		return -ESRCH;
 	r = wait_common(t, (int)a[0], (int)a[2] | WEXITED, false, &w, &ru);
 	if (r > 0 && a[1] && copy_to_guest(t->mm, (uint64_t)a[1], &w.status, sizeof(w.status)))
 		return -EFAULT;

@@ -39,6 +39,7 @@ setup() {
 	grep -qx 'WCONTINUED: wait4=child status=0xffff stopped=0 sig=0 continued=1' "$sandbox_out"
 	grep -qx 'plain WNOHANG: wait4=0 status=0 stopped=0 sig=0 continued=0' "$sandbox_out"
 	grep -qx 'a zombie, WSTOPPED only: waitid=-1 ECHILD si_pid=0 si_code=0 si_status=0' "$sandbox_out"
+	grep -qx 'wait4(INT_MIN): -1 ESRCH' "$sandbox_out"
 }
 
 @test "jobctl: SIGCHLD says CLD_STOPPED and CLD_CONTINUED, not with SA_NOCLDSTOP" {
