@@ -240,8 +240,8 @@ static void show_wait4(const char *what, pid_t c, int options)
 static int mode_waits(void)
 {
 	pid_t c = spawn(1, 0);
-	errno = 0;
-	say("wait4(INT_MIN): %d %s\n", (int)wait4(-2147483647 - 1, NULL, WNOHANG, NULL), errname(errno));
+	int r = (int)wait4(-2147483647 - 1, NULL, WNOHANG, NULL);
+	say("wait4(INT_MIN): %d %s\n", r, errname(r < 0 ? errno : 0));
 	show_waitid("no flags", P_PID, c, WNOHANG);
 	show_waitid("running, WSTOPPED", P_PID, c, WSTOPPED | WNOHANG);
 	kill(c, SIGSTOP);
