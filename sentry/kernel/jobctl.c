@@ -122,7 +122,8 @@ void jobctl_orphan_kick(const struct process *p, const struct process *parent)
 	if (!parent || parent->pgid == pgid || parent->sid != p->sid || !pgrp_orphaned(pgid))
 		return;
 	for (struct task *m = task_next(NULL); m && !stopped; m = task_next(m))
-		stopped = m->proc && m->proc->leader == m && m->proc->pgid == pgid && m->proc->stop_stopped;
+		stopped = m->proc && m->proc->leader == m && m->proc->pgid == pgid && m->proc->stop_stopped &&
+			  !m->proc->group_exit;	/* a group exit ends the stop (SIGNAL_GROUP_EXIT) */
 	if (!stopped)
 		return;
 	static const struct sig_info kernel_info = { SI_KERNEL, 0, 0, 0 };

@@ -52,10 +52,6 @@ void task_set_current(struct task *t)
 }
 
 /*
- * Every wait of a task thread is a guest task's sleep (wait4, pause,
- * sigsuspend, futex, vfork...): /proc shows it as one (task_state_name).
- */
-/*
  * A sleeper asked to join a group stop does so where it sleeps (not for a
  * vfork parent: Linux waits for the child killable only), and its caller's
  * loop then looks at its condition again.
@@ -68,6 +64,10 @@ static bool stop_here(struct task *t)
 	return true;
 }
 
+/*
+ * Every wait of a task thread is a guest task's sleep (wait4, pause,
+ * sigsuspend, futex, vfork...): /proc shows it as one (task_state_name).
+ */
 void sentry_wait(void)
 {
 	struct task *t = current_task;
