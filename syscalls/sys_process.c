@@ -5,6 +5,7 @@
  * process groups and sessions.
  */
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/sched.h>
 #include <signal.h>
 #include <string.h>
@@ -502,21 +503,42 @@ static bool wait_match(const struct task *t, const struct task *c, long pid)
 }
 
 /*
- * Find a zombie child (reaped unless nowait), its wait status and rusage
- * (with ru); -ECHILD when there is no such child at all.
+ * What wait found of a child (wait_consider_task): its pid, wait status,
+ * and for waitid the si_code and si_status.
  */
-static long wait_common(struct task *t, long pid, int options, bool nowait, int *status, struct rusage *ru)
+struct wait_report {
+	int status, code, child_sig;
+};
+
+/*
+ * Find a child to report: a zombie (reaped unless nowait) with WEXITED, a
+ * stop not yet reported with WUNTRACED (WSTOPPED), a continue with
+ * WCONTINUED; its rusage goes to ru. Returns its pid, 0 for WNOHANG with
+ * nothing to report, -ECHILD when there is no such child at all. A
+ * stopped child is not reaped by a plain wait: it waits on.
+ */
+static long wait_common(struct task *t, long pid, int options, bool nowait, struct wait_report *w, struct rusage *ru)
 {
 	for (;;) {
 		bool any = false;
 		for (struct task *c = task_next(NULL); c; c = task_next(c)) {
 			if (!wait_match(t, c, pid))
 				continue;
-			any = true;
-			if (c->state != TASK_ZOMBIE)
-				continue;
+			/* A zombie without WEXITED is not something to wait for: ECHILD if alone (wait_task_zombie). */
+			any |= c->state != TASK_ZOMBIE || (options & WEXITED);
 			int cpid = c->pid;
-			*status = c->exit_status;
+			if (c->state != TASK_ZOMBIE) {
+				w->code = jobctl_wait_report(c->proc, options, nowait, &w->status, &w->child_sig);
+				if (!w->code)
+					continue;
+				usage_reap(t->proc, c->proc, true, ru);
+				return cpid;
+			}
+			if (!(options & WEXITED))
+				continue;
+			int st = w->status = c->exit_status;
+			w->code = WIFEXITED(st) ? CLD_EXITED : CLD_KILLED;
+			w->child_sig = WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st);
 			usage_reap(t->proc, c->proc, nowait, ru);
 			if (!nowait)
 				task_free(c);
@@ -534,19 +556,21 @@ static long wait_common(struct task *t, long pid, int options, bool nowait, int 
 
 /*
  * wait4(2): the rusage is the child's with its own waited-for children's,
- * written only when a child was reaped. Stopped/continued children are not
- * reported.
+ * written only when a child was reported. WUNTRACED reports a stopped
+ * child as (sig << 8) | 0x7f, WCONTINUED a continued one as 0xffff.
  */
 long sys_wait4(struct task *t, const long a[6])
 {
-	int status = 0;
+	struct wait_report w = { 0 };
 	struct rusage ru;
 	long r;
 
 	if (a[2] & ~(WNOHANG | WUNTRACED | WCONTINUED | __WALL | __WCLONE | __WNOTHREAD))
 		return -EINVAL;
-	r = wait_common(t, (int)a[0], (int)a[2], false, &status, &ru);
-	if (r > 0 && a[1] && copy_to_guest(t->mm, (uint64_t)a[1], &status, sizeof(status)))
+	if ((int)a[0] == INT_MIN)	/* kernel_wait4(): "-INT_MIN is not defined" */
+		return -ESRCH;
+	r = wait_common(t, (int)a[0], (int)a[2] | WEXITED, false, &w, &ru);
+	if (r > 0 && a[1] && copy_to_guest(t->mm, (uint64_t)a[1], &w.status, sizeof(w.status)))
 		return -EFAULT;
 	if (r > 0 && a[3] && copy_to_guest(t->mm, (uint64_t)a[3], &ru, sizeof(ru)))
 		return -EFAULT;
@@ -554,17 +578,20 @@ long sys_wait4(struct task *t, const long a[6])
 }
 
 /*
- * waitid(2): P_ALL, P_PID, P_PGID with WEXITED; fills the siginfo of the
- * child, and the raw syscall's fifth argument with its rusage as wait4
- * does (only when a child was found).
+ * waitid(2): P_ALL, P_PID, P_PGID with any of WEXITED, WSTOPPED and
+ * WCONTINUED; fills the siginfo of the child (CLD_EXITED, CLD_KILLED,
+ * CLD_STOPPED, CLD_CONTINUED), and the raw syscall's fifth argument with
+ * its rusage as wait4 does (only when a child was found). WNOWAIT leaves
+ * what it reports to be reported again.
  */
 long sys_waitid(struct task *t, const long a[6])
 {
-	int idtype = (int)a[0], options = (int)a[3], status = 0;
+	int idtype = (int)a[0], options = (int)a[3];
 	bool nonblock = false;
 	long pid;
 
-	if (!(options & WEXITED) || (options & ~(WNOHANG | WEXITED | WSTOPPED | WCONTINUED | WNOWAIT | __WALL)))
+	if (!(options & (WEXITED | WSTOPPED | WCONTINUED)) ||
+	    (options & ~(WNOHANG | WEXITED | WSTOPPED | WCONTINUED | WNOWAIT | __WALL | __WCLONE | __WNOTHREAD)))
 		return -EINVAL;
 	if (idtype == P_ALL)
 		pid = -1;
@@ -577,7 +604,8 @@ long sys_waitid(struct task *t, const long a[6])
 	else if (idtype != P_PIDFD)
 		return -EINVAL;
 	struct rusage ru;
-	long r = wait_common(t, pid, options | (nonblock ? WNOHANG : 0), options & WNOWAIT, &status, &ru);
+	struct wait_report w = { 0 };
+	long r = wait_common(t, pid, options | (nonblock ? WNOHANG : 0), options & WNOWAIT, &w, &ru);
 	if (r < 0)
 		return r;
 	if (r == 0 && nonblock && !(options & WNOHANG))
@@ -591,8 +619,8 @@ long sys_waitid(struct task *t, const long a[6])
 			si.si_signo = SIGCHLD;
 			si.si_pid = (pid_t)r;
 			si.si_uid = sandbox.uid;
-			si.si_code = WIFEXITED(status) ? CLD_EXITED : CLD_KILLED;
-			si.si_status = WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status);
+			si.si_code = w.code;
+			si.si_status = w.child_sig;
 		}
 		if (copy_to_guest(t->mm, (uint64_t)a[2], &si, sizeof(si)))
 			return -EFAULT;

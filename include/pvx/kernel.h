@@ -86,6 +86,22 @@ long signal_return(struct task *t);
 /* The vfork parent of t may go on (t exec'd or exited). */
 void vfork_release(struct task *t);
 
+/* Job control: stop and continue signals (sentry/kernel/jobctl.c). */
+/* prepare_signal(): every signal sent to p, before it is queued (a stop drops SIGCONT, SIGCONT resumes). */
+void jobctl_prepare(struct process *p, int sig);
+/* t took stop signal sig with the default action: the group stops (not for TSTP/TTIN/TTOU in an orphaned pgrp). */
+void jobctl_stop_signal(struct task *t, int sig);
+/* t was asked to join a group stop: it does, and sleeps stopped until SIGCONT or death (lock held). */
+void jobctl_stop_wait(struct task *t);
+/* A new thread of a process whose stop is under way joins it. */
+void jobctl_attach(struct task *t);
+/* p's link to parent (its parent, now gone or exiting) is gone: an orphaned pgrp with a stopped member gets SIGHUP, SIGCONT. */
+void jobctl_orphan_kick(const struct process *p, const struct process *parent);
+/* A thread ends: it no longer holds up its group's stop. */
+void jobctl_exit(struct task *t);
+/* wait's report of child process c's stop (WUNTRACED) or continue (WCONTINUED): CLD_STOPPED/CLD_CONTINUED or 0. */
+int jobctl_wait_report(struct process *c, int options, bool nowait, int *status, int *child_sig);
+
 /* Address spaces shared by processes (sentry/kernel/mm_share.c). */
 /* A new empty mm that one process holds; NULL when out of memory. */
 struct mm *mm_new(void);

@@ -9,6 +9,7 @@
 #ifndef PVX_SIGQUEUE_H
 #define PVX_SIGQUEUE_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include "pvx/common.h"
@@ -31,6 +32,17 @@ void sigq_flush(struct sigpend *q, uint64_t mask);
 struct sig_info *sigq_find_timer(struct sigpend *q, int sig, int id);
 /* Instances queued in the sandbox that count against RLIMIT_SIGPENDING (SigQ). */
 unsigned long sigq_queued(void);
+
+/* signal(7): signals whose default action is to be ignored (sig_kernel_ignore) or to stop (sig_kernel_stop). */
+static inline bool sig_default_ignore(int sig)
+{
+	return sig == SIGCHLD || sig == SIGCONT || sig == SIGURG || sig == SIGWINCH;
+}
+
+static inline bool sig_default_stop(int sig)
+{
+	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
+}
 
 /* Which fields of a siginfo's union a (signal, si_code) uses (siginfo_layout in kernel/signal.c). */
 enum sil { SIL_KILL, SIL_TIMER, SIL_POLL, SIL_FAULT, SIL_CHLD, SIL_RT, SIL_SYS };

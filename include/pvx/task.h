@@ -94,6 +94,15 @@ struct process {
 	int nice;		/* setpriority(2) */
 	struct sigaction_rec sigactions[64];
 	struct sigpend pending;	/* process-directed signals not yet taken by a thread */
+	/*
+	 * Job control (sentry/kernel/jobctl.c), Linux's signal_struct fields:
+	 * threads yet to stop in the group stop under way, the stop signal for
+	 * wait (group_exit_code: 0 once reported), SIGNAL_STOP_STOPPED and
+	 * SIGNAL_STOP_CONTINUED (reported once to WCONTINUED).
+	 */
+	int group_stop_count;
+	int stop_code;
+	bool stop_stopped, stop_continued;
 	uint64_t itimer_deadline;	/* ITIMER_REAL: CLOCK_MONOTONIC ns, 0 = off (sentry/kernel/timer.c) */
 	uint64_t itimer_interval;
 	/*
@@ -136,6 +145,8 @@ struct task {
 	bool exited;		/* done with guest code (task_exit): a zombie for /proc */
 	bool sleeping;		/* in a wait for the guest (sentry_wait): S for /proc */
 	bool in_host_call;	/* in task_block's host call: S for /proc while the host thread sleeps in it */
+	bool stop_pending;	/* JOBCTL_STOP_PENDING: must join the group stop before guest code runs */
+	bool stopped;		/* in the group stop, until SIGCONT or death: T for /proc */
 	int exit_status;	/* wait status: (code << 8) or signal number */
 
 	/* The sentry thread that runs this task (sentry/kernel/kernel.c). */

@@ -54,6 +54,19 @@ void task_set_current(struct task *t)
 }
 
 /*
+ * A sleeper asked to join a group stop does so where it sleeps (not for a
+ * vfork parent: Linux waits for the child killable only), and its caller's
+ * loop then looks at its condition again.
+ */
+static bool stop_here(struct task *t)
+{
+	if (!t || !t->stop_pending || t->exiting || t->exited || t->in_vfork)
+		return false;
+	jobctl_stop_wait(t);
+	return true;
+}
+
+/*
  * Every wait of a task thread is a guest task's sleep (wait4, pause,
  * sigsuspend, futex, vfork...): /proc shows it as one (task_state_name).
  */
@@ -61,6 +74,8 @@ void sentry_wait(void)
 {
 	struct task *t = current_task;
 
+	if (stop_here(t))
+		return;
 	if (t)
 		t->sleeping = true;
 	pthread_cond_wait(&changed, &lock);
@@ -82,6 +97,8 @@ void sentry_timedwait(uint64_t until_ns)
 	struct task *t = current_task;
 	struct timespec ts = { (time_t)(until_ns / 1000000000ULL), (long)(until_ns % 1000000000ULL) };
 
+	if (stop_here(t))
+		return;
 	if (t)
 		t->sleeping = true;
 	pthread_cond_timedwait(&changed, &lock, &ts);
@@ -126,13 +143,14 @@ static char host_call_state(const struct task *t)
  * waits (D if the host says disk sleep); D for a vfork parent (Linux waits
  * for the child TASK_KILLABLE); R while fork waits for its child's address
  * space (sentry_wait_busy: the kernel's work, as Linux's copy); one done with guest code is a zombie, also
- * a leader whose other threads still run. pvx has no job control stops,
- * so never T.
+ * a leader whose other threads still run; T while in a group stop (jobctl.c).
  */
 const char *task_state_name(const struct task *t)
 {
 	if (t->state == TASK_ZOMBIE || t->exited)
 		return "Z (zombie)";
+	if (t->stopped)
+		return "T (stopped)";
 	if (t->in_host_call) {
 		char st = host_call_state(t);
 		return st == 'S' ? "S (sleeping)" : st == 'D' ? "D (disk sleep)" : "R (running)";
@@ -209,6 +227,7 @@ void thread_attach(struct task *t, struct process *p)
 	t->mm = p->mm;
 	t->files = p->files;
 	p->nr_threads++;
+	jobctl_attach(t);
 }
 
 void process_exit_group(struct task *t, int status)
@@ -317,6 +336,8 @@ void task_interrupt(struct task *t, bool kill_stub)
 long task_block(struct task *t, struct addr_space *as, long nr, const long a[6], bool ready)
 {
 	for (;; ready = false) {
+		if (!ready && !t->exiting && t->stop_pending)
+			jobctl_stop_wait(t);	/* stopped here, then the call goes on (as Linux restarts it) */
 		if (signal_pending(t) && (!ready || t->exiting))
 			return -EINTR;
 		intr_arm();
@@ -451,6 +472,7 @@ static void thread_exit(struct task *t)
 			futex_wake(t->mm, t->clear_child_tid, 1);
 	}
 	t->clear_child_tid = 0;
+	jobctl_exit(t);
 	sigq_flush(&t->pending, ~0UL);	/* its own signals go with it; the process's stay for the others */
 	usage_thread_exit(t);
 	/* synchronize_group_exit(): the last thread's exit(2) code is the process's. */
@@ -525,8 +547,13 @@ void task_exit(struct task *t)
 	}
 	/* Orphans go to init, as on Linux (no subreapers here). */
 	for (struct task *c = task_next(NULL); c; c = task_next(c))
-		if (c->proc && c->proc->ppid == t->pid)
+		if (c->proc && c->proc->ppid == t->pid) {
 			c->proc->ppid = 1;
+			if (c->proc->leader == c && c->state != TASK_ZOMBIE)
+				jobctl_orphan_kick(c->proc, t->proc);
+		}
+	if (parent && parent->proc && parent->state != TASK_ZOMBIE)
+		jobctl_orphan_kick(t->proc, parent->proc);
 	if (t->pid == 1) {
 		init_status = t->exit_status;
 		kill_all_but(t);

@@ -30,17 +30,6 @@
 #define BIT(sig) (1UL << ((sig) - 1))
 #define UNBLOCKABLE (BIT(SIGKILL) | BIT(SIGSTOP))
 
-/* signal(7): the default action of each signal (sig_kernel_ignore; real-time signals terminate). */
-static bool default_ignore(int sig)
-{
-	return sig == SIGCHLD || sig == SIGCONT || sig == SIGURG || sig == SIGWINCH;
-}
-
-static bool default_stop(int sig)
-{
-	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
-}
-
 /* sig_ignored(): a signal whose action is to be ignored is dropped when sent. */
 static bool ignored(const struct process *p, uint64_t mask, int sig)
 {
@@ -48,7 +37,7 @@ static bool ignored(const struct process *p, uint64_t mask, int sig)
 
 	if (sig == SIGKILL || (mask & BIT(sig)))
 		return false;
-	return h == (uint64_t)SIG_IGN || (h == (uint64_t)SIG_DFL && (default_ignore(sig) || default_stop(sig)));
+	return h == (uint64_t)SIG_IGN || (h == (uint64_t)SIG_DFL && sig_default_ignore(sig));
 }
 
 static const struct sig_info kill_info = { SI_USER, 0, 0, 0 };
@@ -63,7 +52,10 @@ long signal_queue(struct task *target, int sig, const struct sig_info *info)
 {
 	long r;
 
-	if (sig < 1 || sig > 64 || target->state == TASK_ZOMBIE || ignored(target->proc, target->sigmask | target->real_blocked, sig))
+	if (sig < 1 || sig > 64 || target->state == TASK_ZOMBIE)
+		return 0;
+	jobctl_prepare(target->proc, sig);
+	if (ignored(target->proc, target->sigmask | target->real_blocked, sig))
 		return 0;
 	if (sig == SIGKILL) {
 		process_kill(target->proc);
@@ -89,7 +81,10 @@ long signal_queue_process(struct process *p, int sig, const struct sig_info *inf
 	struct task *leader = p->leader;
 	long r;
 
-	if (sig < 1 || sig > 64 || leader->state == TASK_ZOMBIE || ignored(p, leader->sigmask | leader->real_blocked, sig))
+	if (sig < 1 || sig > 64 || leader->state == TASK_ZOMBIE)
+		return 0;
+	jobctl_prepare(p, sig);
+	if (ignored(p, leader->sigmask | leader->real_blocked, sig))
 		return 0;
 	if (sig == SIGKILL) {
 		process_kill(p);
@@ -120,7 +115,7 @@ void signal_action_changed(struct process *p, int sig)
 {
 	uint64_t h = p->sigactions[sig - 1].handler;
 
-	if (h != (uint64_t)SIG_IGN && (h != (uint64_t)SIG_DFL || !default_ignore(sig)))
+	if (h != (uint64_t)SIG_IGN && (h != (uint64_t)SIG_DFL || !sig_default_ignore(sig)))
 		return;
 	sigq_flush(&p->pending, BIT(sig));
 	for (struct task *o = task_next(NULL); o; o = task_next(o))
@@ -291,13 +286,24 @@ void signal_deliver(struct task *t, long *ret)
 	bool delivered = false;
 	int sig;
 
-	while (!t->exiting && (sig = next_signal(t))) {
+	for (;;) {
+		if (t->exiting)
+			break;
+		if (t->stop_pending) {	/* a group stop another thread began (sentry/kernel/jobctl.c) */
+			jobctl_stop_wait(t);
+			continue;
+		}
+		if (!(sig = next_signal(t)))
+			break;
 		struct sigaction_rec *sa = &t->proc->sigactions[sig - 1];
 		struct sig_info si;
 		take(t, sig, &si);
-		if (sa->handler == (uint64_t)SIG_IGN || (sa->handler == (uint64_t)SIG_DFL &&
-							 (default_ignore(sig) || default_stop(sig))))
-			continue;	/* stopping needs job control, which pvx does not have */
+		if (sa->handler == (uint64_t)SIG_IGN || (sa->handler == (uint64_t)SIG_DFL && sig_default_ignore(sig)))
+			continue;
+		if (sa->handler == (uint64_t)SIG_DFL && sig_default_stop(sig)) {
+			jobctl_stop_signal(t, sig);	/* the group stops here until SIGCONT */
+			continue;
+		}
 		if (sa->handler == (uint64_t)SIG_DFL || sig == SIGKILL) {
 			process_exit_group(t, sig);	/* a fatal signal kills the whole process */
 			return;

@@ -68,6 +68,10 @@ int task_run(struct task *t)
 	struct pvx_trap trap;
 
 	while (!t->exiting) {
+		if (t->stop_pending) {	/* a new thread, or one back from a wait: no guest code while stopped */
+			jobctl_stop_wait(t);
+			continue;
+		}
 		const struct platform_ops *ops = t->proc->as->ops;	/* execve may change it */
 		struct platform_ctx *ctx = t->ctx;
 		intr_arm();	/* vmexec: a kick from here on cuts the run short */
@@ -169,6 +173,7 @@ void *task_thread(void *arg)
 	if (!t->exiting)
 		task_run(t);
 	task_exit(t);	/* t may be freed from here on */
+	task_set_current(NULL);	/* mm_linger's waits are no task's */
 	mm_linger();
 	sentry_unlock();
 	return NULL;
