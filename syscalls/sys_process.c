@@ -68,7 +68,7 @@ static long do_thread(struct task *t, unsigned long flags, uint64_t stack, uint6
 	long r;
 
 	if ((flags & CLONE_THREAD_FLAGS) != CLONE_THREAD_FLAGS || (flags & (CLONE_VFORK | CSIGNAL))) {
-		pr_warn("clone flags %#lx: threads need VM|FS|FILES|SIGHAND|THREAD, without VFORK or a signal",
+		pr_info("clone flags %#lx: threads need VM|FS|FILES|SIGHAND|THREAD, without VFORK or a signal",
 			flags);
 		return -ENOSYS;
 	}
@@ -245,13 +245,13 @@ static long do_fork(struct task *t, unsigned long flags, uint64_t stack, uint64_
 	if ((flags & CLONE_PARENT) && !(flags & CLONE_THREAD) && t->pid == 1)
 		return -EINVAL;	/* the pid namespace's init (SIGNAL_UNKILLABLE) has no parent to share */	/* a pidfd names a process; CLONE_DETACHED is reserved with it */
 	if (flags & ~(CLONE_SUPPORTED | CLONE_PIDFD)) {
-		pr_warn("clone flags %#lx are not supported yet", flags & ~CLONE_SUPPORTED);
+		pr_info("clone flags %#lx are not supported yet", flags & ~CLONE_SUPPORTED);
 		return -ENOSYS;
 	}
 	if (flags & CLONE_THREAD)
 		return do_thread(t, flags, stack, ptid, ctid, tls);
 	if (flags & (CLONE_FS | CLONE_FILES | CLONE_SIGHAND)) {
-		pr_warn("clone flags %#lx: a process sharing files, fs or handlers is not supported", flags);
+		pr_info("clone flags %#lx: a process sharing files, fs or handlers is not supported", flags);
 		return -ENOSYS;
 	}
 	if (flags & CLONE_VM) {
@@ -352,7 +352,7 @@ long sys_clone3(struct task *t, const long a[6])
 	if ((ca.flags & CLONE_PIDFD) && (ca.flags & CLONE_PARENT_SETTID) && ca.pidfd == ca.parent_tid)
 		return -EINVAL;
 	if (ca.set_tid || ca.set_tid_size || ca.cgroup || (ca.flags & 0x200000000ULL)) {
-		pr_warn("clone3 with set_tid or a cgroup is not supported");
+		pr_info("clone3 with set_tid or a cgroup is not supported");
 		return -ENOSYS;
 	}
 	return do_fork(t, ca.flags | ca.exit_signal, ca.stack ? ca.stack + ca.stack_size : 0, ca.parent_tid,
