@@ -213,8 +213,7 @@ static void mode_pvm(void)
 	pr("negative local length", rv(c, &neg, 1, r, 1, 0));
 	struct iovec huge = { text, 1UL << 40 };
 	pr("huge remote length, small local", rv(c, l, 1, &huge, 1, 0));
-	struct iovec hugel = { big, 1UL << 40 };
-	pr("huge local length, small remote", rv(c, &hugel, 1, r, 1, 0));
+	/* A huge local length with a small remote one: 10 or EFAULT natively, run to run (Linux 6.18), so not shown. */
 	struct iovec zero = { big, 0 };
 	pr("zero local length, bad remote array", rv(c, &zero, 1, (struct iovec *)8, 1, 0));
 	pr("bad remote array", rv(c, &lb, 1, (struct iovec *)8, 1, 0));
