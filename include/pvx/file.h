@@ -167,6 +167,9 @@ struct fd_entry {
 	bool cloexec;
 };
 
+/* The most an unprivileged F_SETPIPE_SZ may ask for: the host's fs.pipe-max-size (/proc/sys/fs). */
+unsigned long pipe_max_size(void);
+
 #define PVX_NR_OPEN 1024	/* RLIMIT_NOFILE soft limit the guest sees */
 
 struct fdtable {

@@ -26,8 +26,7 @@
 #include "pvx/rusage.h"
 #include "sentry/kernel/procfs.h"
 
-static const char *const host_files[] = { "meminfo", "cpuinfo", "stat", "uptime", "loadavg", "version",
-					   "sys/kernel/osrelease", "sys/kernel/ostype", "sys/kernel/version" };
+static const char *const host_files[] = { "meminfo", "cpuinfo", "stat", "uptime", "loadavg", "version" };
 
 /*
  * A /proc name that is a number (a pid, an fd): decimal digits only, no
@@ -72,8 +71,8 @@ static struct task *proc_task(struct task *t, const char *rel, const char **rest
 	return p && (p->state != TASK_ZOMBIE || zombie_ok) ? p : NULL;
 }
 
-/* A read-only fd holding text: a sealed memfd reopened O_RDONLY. */
-static long text_fd(const char *text, size_t len)
+/* See sentry/kernel/procfs.h: a memfd reopened O_RDONLY. */
+long procfs_text_fd(const char *text, size_t len)
 {
 	char path[64];
 	int fd = memfd_create("pvx-proc", MFD_CLOEXEC);
@@ -116,7 +115,7 @@ static long gen_loadavg(void)
 	for (struct task *p = task_next(NULL); p; p = task_next(p))
 		last = MAX(last, p->pid);
 	n = snprintf(out, sizeof(out), "%s %d\n", buf, last);
-	return text_fd(out, (size_t)n);
+	return procfs_text_fd(out, (size_t)n);
 }
 
 /* The thread's name: the program's file name at exec, or prctl(PR_SET_NAME)'s. */
@@ -352,7 +351,7 @@ static long make_listing(const char *guest_dir, const char *const names[], size_
  * host path ends in the guest path it stands for (stage/SEQ/proc/5/fd), so
  * that path_of_fd can name it: a cwd or dirfd there works like Linux's.
  */
-static long dir_fd(const char *guest_dir, const char *const names[], size_t n)
+long procfs_dir_fd(const char *guest_dir, const char *const names[], size_t n)
 {
 	hostcred_raise();
 	long r = make_listing(guest_dir, names, n);
@@ -386,6 +385,7 @@ static long list_root(struct task *t)
 	names[n++] = "thread-self";
 	names[n++] = "sys";
 	names[n++] = "mounts";
+	names[n++] = "config.gz";
 	for (size_t i = 0; i < ARRAY_SIZE(host_files); i++)
 		if (!strchr(host_files[i], '/'))
 			names[n++] = host_files[i];
@@ -396,7 +396,7 @@ static long list_root(struct task *t)
 		names[n++] = pids[p->pid - 1];
 	}
 	(void)t;
-	return dir_fd("/proc", names, n);
+	return procfs_dir_fd("/proc", names, n);
 }
 
 static long list_fds(struct task *t, struct task *p, const char *what)
@@ -417,7 +417,7 @@ static long list_fds(struct task *t, struct task *p, const char *what)
 	}
 	char dir[32];
 	snprintf(dir, sizeof(dir), "/proc/%d/%s", p->pid, what);
-	return dir_fd(dir, names, n);
+	return procfs_dir_fd(dir, names, n);
 }
 
 static const char *const pid_entries[] = { "cmdline", "cwd", "exe", "fd", "fdinfo", "maps", "mountinfo", "mounts",
@@ -478,7 +478,7 @@ static long list_threads(struct task *p)
 	}
 	char dir[32];
 	snprintf(dir, sizeof(dir), "/proc/%d/task", p->pid);
-	return dir_fd(dir, names, n);
+	return procfs_dir_fd(dir, names, n);
 }
 
 /*
@@ -584,38 +584,6 @@ static long open_fd_link(struct task *t, struct task *p, const char *num, int fl
 }
 
 /*
- * /proc/sys/fs: inotify's limits as the sandbox has them, its share of the
- * host user's (pvx/events.h), and the host's per-instance event queue.
- */
-static long sys_fs(const char *rest, const struct file_ops **kind)
-{
-	static const char *const limits[] = { "max_queued_events", "max_user_instances", "max_user_watches" };
-	char text[32] = "";
-
-	if (!rest[0])
-		return dir_fd("/proc/sys/fs", (const char *const[]){ "inotify" }, 1);
-	if (!strcmp(rest, "/inotify"))
-		return dir_fd("/proc/sys/fs/inotify", limits, ARRAY_SIZE(limits));
-	if (!strcmp(rest, "/inotify/max_queued_events")) {
-		int fd = open("/proc/sys/fs/inotify/max_queued_events", O_RDONLY | O_CLOEXEC);
-		long n = fd < 0 ? -1 : read(fd, text, sizeof(text) - 1);
-		if (fd >= 0)
-			close(fd);
-		if (n <= 0)
-			return -ENOENT;	/* a host without inotify */
-		text[n] = 0;
-	} else if (!strcmp(rest, "/inotify/max_user_instances")) {
-		snprintf(text, sizeof(text), "%d\n", PVX_INOTIFY_INSTANCES);
-	} else if (!strcmp(rest, "/inotify/max_user_watches")) {
-		snprintf(text, sizeof(text), "%d\n", PVX_INOTIFY_WATCHES);
-	} else {
-		return -ENOENT;
-	}
-	*kind = &procfs_file_ops;
-	return text_fd(text, strlen(text));
-}
-
-/*
  * Open the guest's /proc path orig (after "/proc"); *kind is
  * procfs_file_ops for the text pvx makes, NULL for what is a host object
  * (directories, the host's own files, what a link names).
@@ -648,16 +616,10 @@ static long procfs_open_kind(struct task *t, const char *orig, int flags, const 
 		return -EACCES;
 	if (!rel[0])
 		return list_root(t);
-	if (!strcmp(rel, "/sys"))
-		return dir_fd("/proc/sys", (const char *const[]){ "fs", "kernel" }, 2);
-	if (!strncmp(rel, "/sys/fs", 7) && (!rel[7] || rel[7] == '/'))
-		return sys_fs(rel + 7, kind);
-	if (!strcmp(rel, "/sys/kernel"))
-		return dir_fd("/proc/sys/kernel", (const char *const[]){ "osrelease", "ostype", "tainted", "version" }, 4);
-	if (!strcmp(rel, "/sys/kernel/tainted")) {	/* the sandbox's kernel: nothing taints it */
-		*kind = &procfs_file_ops;
-		return text_fd("0\n", 2);
-	}
+	if (!strncmp(rel, "/sys", 4) && (!rel[4] || rel[4] == '/'))
+		return procfs_sys_open(rel + 4, kind);
+	if (!strcmp(rel, "/config.gz"))
+		return procfs_config_open(kind);
 	if (!strcmp(rel, "/loadavg")) {
 		*kind = &procfs_file_ops;
 		return gen_loadavg();
@@ -665,7 +627,7 @@ static long procfs_open_kind(struct task *t, const char *orig, int flags, const 
 	if (!strcmp(rel, "/mounts")) {	/* Linux: a symlink to self/mounts */
 		r = gen_mounts(false, &text, &len);
 		if (!r)
-			r = text_fd(text, len);
+			r = procfs_text_fd(text, len);
 		free(text);
 		*kind = &procfs_file_ops;
 		return r;
@@ -681,14 +643,14 @@ static long procfs_open_kind(struct task *t, const char *orig, int flags, const 
 		return -ENOENT;
 	if (!rest[0]) {
 		snprintf(link, sizeof(link), "/proc/%d", p->pid);
-		return dir_fd(link, pid_entries, ARRAY_SIZE(pid_entries));
+		return procfs_dir_fd(link, pid_entries, ARRAY_SIZE(pid_entries));
 	}
 	if (!strcmp(rest, "/fd") || !strcmp(rest, "/fdinfo"))
 		return list_fds(t, p, rest + 1);
 	if (!strncmp(rest, "/fdinfo/", 8)) {
 		r = gen_fdinfo(p, rest + 8, &text, &len);
 		if (!r)
-			r = text_fd(text, len);
+			r = procfs_text_fd(text, len);
 		free(text);
 		*kind = &procfs_file_ops;
 		return r;
@@ -697,7 +659,7 @@ static long procfs_open_kind(struct task *t, const char *orig, int flags, const 
 		return list_threads(threads);
 	r = gen_file(p, rest, &text, &len);
 	if (!r)
-		r = text_fd(text ? text : "", len);
+		r = procfs_text_fd(text ? text : "", len);
 	free(text);
 	*kind = &procfs_file_ops;
 	return r;

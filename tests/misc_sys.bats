@@ -1,0 +1,108 @@
+#!/usr/bin/env bats
+# Issue 15, the long tail: /proc/sys and /proc/config.gz, scheduling and affinity, ioprio, the mlock family,
+# NUMA for one node, time and identity calls, old interfaces. Static guest tests/guest/misc_sys.c (musl and glibc)
+# compared with its native run where the behaviour is Linux's; host-side checks where the value is the sandbox's.
+
+load helpers
+
+setup() {
+	require_pvx
+	cd "$BATS_TEST_TMPDIR"
+}
+
+# sysval NAME: /proc/sys/NAME as the guest reads it
+sysval() {
+	pvx_run "$BUSYBOX" cat "/proc/sys/$1"
+	[[ $status == 0 ]] || fail_msg "cat /proc/sys/$1: $output"
+}
+
+@test "/proc/sys: the limits pvx enforces (pid_max, threads-max, nr_open, pipe-max-size, max_map_count, mmap_min_addr, overcommit)" {
+	sysval kernel/pid_max
+	[[ $output == 1025 ]] || fail_msg "pid_max: $output"
+	sysval kernel/threads-max
+	[[ $output == 1024 ]] || fail_msg "threads-max: $output"
+	sysval fs/nr_open
+	[[ $output == 1024 ]] || fail_msg "nr_open: $output"
+	sysval fs/pipe-max-size
+	[[ $output == "$(cat /proc/sys/fs/pipe-max-size)" ]] || fail_msg "pipe-max-size: $output"
+	sysval fs/file-max
+	[[ $output == "$(cat /proc/sys/fs/file-max)" ]] || fail_msg "file-max: $output"
+	sysval vm/max_map_count
+	[[ $output == 65530 ]] || fail_msg "max_map_count: $output"
+	sysval vm/mmap_min_addr
+	[[ $output == 65536 ]] || fail_msg "mmap_min_addr: $output"
+	sysval vm/overcommit_memory
+	[[ $output == 2 ]] || fail_msg "overcommit_memory: $output"
+	sysval kernel/tainted
+	[[ $output == 0 ]]
+	# the limit is the one enforced: RLIMIT_NOFILE's hard limit cannot pass nr_open, a pid never reaches pid_max
+	pvx_run "$BUSYBOX" sh -c 'ulimit -n; ulimit -H -n'
+	[[ $output == $'1024\n1024' ]] || fail_msg "ulimit -n: $output"
+}
+
+@test "/proc/sys/kernel: the sandbox's names (hostname, domainname), the host's release; boot_id per sandbox, uuid per read" {
+	sysval kernel/hostname
+	[[ $output == pvx ]] || fail_msg "hostname: $output"
+	sysval kernel/domainname
+	[[ $output == "(none)" ]] || fail_msg "domainname: $output"
+	sysval kernel/osrelease
+	[[ $output == "$(uname -r)" ]] || fail_msg "osrelease: $output"
+	sysval kernel/ostype
+	[[ $output == Linux ]] || fail_msg "ostype: $output"
+	sysval kernel/version
+	[[ $output == "$(uname -v)" ]] || fail_msg "version: $output"
+	uuid='[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}'
+	pvx_run "$BUSYBOX" sh -c 'cat /proc/sys/kernel/random/boot_id /proc/sys/kernel/random/boot_id
+		cat /proc/sys/kernel/random/uuid /proc/sys/kernel/random/uuid'
+	[[ $status == 0 && ${#lines[@]} == 4 ]] || fail_msg "$output"
+	for l in "${lines[@]}"; do [[ $l =~ ^$uuid$ ]] || fail_msg "not a UUID: $l"; done
+	[[ ${lines[0]} == "${lines[1]}" ]] || fail_msg "boot_id changed within one run"
+	[[ ${lines[0]} != "$(cat /proc/sys/kernel/random/boot_id 2>/dev/null)" ]] || fail_msg "the host's boot_id"
+	[[ ${lines[2]} != "${lines[3]}" ]] || fail_msg "uuid repeated"
+	first=${lines[0]}
+	pvx_run "$BUSYBOX" cat /proc/sys/kernel/random/boot_id
+	[[ $output =~ ^$uuid$ && $output != "$first" ]] || fail_msg "a second sandbox has the same boot_id"
+	pvx_run "$BUSYBOX" ls /proc/sys /proc/sys/vm /proc/sys/kernel/random
+	assert_contains "$output" "vm"
+	assert_contains "$output" "overcommit_memory"
+	assert_contains "$output" "boot_id"
+	# uname's nodename is the one /proc shows
+	pvx_run "$BUSYBOX" uname -n
+	[[ $output == pvx ]]
+}
+
+@test "/proc/sys is read-only (EACCES, as for a process that is not root); other sysctls do not exist" {
+	for f in kernel/pid_max kernel/hostname fs/nr_open vm/overcommit_memory kernel/random/uuid; do
+		pvx_run "$BUSYBOX" sh -c "echo 1 > /proc/sys/$f"
+		[[ $status != 0 && $output == *"ermission denied"* ]] || fail_msg "write to $f: $status $output"
+	done
+	sysval vm/overcommit_memory
+	[[ $output == 2 ]]
+	pvx_run "$BUSYBOX" cat /proc/sys/kernel/core_pattern
+	[[ $status != 0 && $output == *"No such file"* ]] || fail_msg "core_pattern: $output"
+	pvx_run "$BUSYBOX" cat /proc/sys/kernel/random/boot_id/x
+	[[ $status != 0 ]]
+}
+
+@test "/proc/config.gz: a gzip file of the sandbox's kernel options, y where the table has the syscalls" {
+	pvx_run "$BUSYBOX" sh -c 'zcat /proc/config.gz'
+	[[ $status == 0 ]] || fail_msg "zcat: $output"
+	assert_contains "$output" "CONFIG_FUTEX=y"
+	assert_contains "$output" "CONFIG_EPOLL=y"
+	assert_contains "$output" "CONFIG_64BIT=y"
+	assert_contains "$output" "# CONFIG_MODULES is not set"
+	# each option follows the table: SysV IPC only once shmget, semget and msgget are emulated
+	if "$PVX" syscalls | grep -Eq '^[0-9]+ +shmget +unsupported'; then
+		assert_contains "$output" "# CONFIG_SYSVIPC is not set"
+	else
+		assert_contains "$output" "CONFIG_SYSVIPC=y"
+	fi
+	if "$PVX" syscalls | grep -Eq '^[0-9]+ +io_uring_setup +unsupported'; then
+		assert_contains "$output" "# CONFIG_IO_URING is not set"
+	fi
+	# gzip's CRC and length check out (gzip -t), and the host's gzip reads it too
+	pvx_run "$BUSYBOX" sh -c 'gzip -t < /proc/config.gz && echo ok'
+	[[ $output == ok ]] || fail_msg "gzip -t: $output"
+	pvx_run "$BUSYBOX" ls /proc
+	assert_contains "$output" "config.gz"
+}
