@@ -194,23 +194,6 @@ long sys_sysinfo(struct task *t, const long a[6])
 	return copy_to_guest(t->mm, (uint64_t)a[0], &si, sizeof(si));
 }
 
-/* sched_getaffinity(2): the raw call returns the size of the kernel's mask. */
-long sys_sched_getaffinity(struct task *t, const long a[6])
-{
-	size_t len = (size_t)a[1];
-	const unsigned char *mask;
-
-	if ((int)a[0] != 0 && (int)a[0] != t->tid && !task_find((int)a[0]))
-		return -ESRCH;
-	long n = cpus_allowed(&mask);
-	if (n < 0)
-		return -EINVAL;
-	if (len < (size_t)n || (len & (sizeof(long) - 1)))
-		return -EINVAL;
-	long r = copy_to_guest(t->mm, (uint64_t)a[2], mask, (size_t)n);
-	return r ? r : n;
-}
-
 long sys_sched_yield(struct task *t __unused, const long a[6] __unused)
 {
 	return 0;

@@ -106,3 +106,31 @@ sysval() {
 	pvx_run "$BUSYBOX" ls /proc
 	assert_contains "$output" "config.gz"
 }
+
+@test "sched_setaffinity/getaffinity: kept per thread, inherited, EINVAL outside the CPUs; huge and forged lengths, bad pointers, as natively" {
+	compare_flavours 0 misc_sys affinity
+	grep -q '^set one: 0$' "$native_out"
+	grep -q '^child: cpus=1$' "$native_out"
+	grep -q '^set 1MiB: 0$' "$native_out"
+}
+
+@test "taskset and nproc (busybox) see the mask a guest sets, as natively" {
+	cmd='taskset -p $$ | sed "s/pid [0-9]*/pid N/"; taskset -p 1 $$ >/dev/null; taskset -p $$ | sed "s/pid [0-9]*/pid N/"; nproc; taskset 1 nproc'
+	compare_native "$BUSYBOX" sh -c "$cmd"
+	grep -q 'mask: 1$' "$native_out"
+}
+
+@test "sched_rr_get_interval, sched_setattr/getattr: fair policies and nice kept, real-time and deadline EPERM, sizes as natively" {
+	compare_flavours 0 misc_sys sched
+	grep -q '^fifo 10: EPERM$' "$native_out"
+	grep -q '^size 10: E2BIG size now 56$' "$native_out"
+	grep -q '^getscheduler: 40000000$' "$native_out"
+}
+
+@test "ioprio_set/get: kept per thread, inherited unless class NONE, validated as Linux; busybox ionice, as natively" {
+	compare_flavours 0 misc_sys ioprio
+	grep -q '^child: 16391$' "$native_out"
+	grep -q '^rt 0: EPERM$' "$native_out"
+	compare_native "$BUSYBOX" sh -c 'ionice -c 3 -p $$; ionice -p $$; ionice -c 2 -n 5 ionice'
+	grep -q '^idle$' "$native_out"
+}

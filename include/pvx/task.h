@@ -110,6 +110,8 @@ struct process {
 	struct guest_usage usage_children;	/* reaped children's, with their own children's (RUSAGE_CHILDREN) */
 };
 
+#define PVX_CPUMASK_WORDS 16	/* 1024 CPUs: sched_setaffinity's masks */
+
 /* A guest thread. */
 struct task {
 	int pid, tid;		/* guest pid space: the first process is 1; pid = tgid */
@@ -124,6 +126,10 @@ struct task {
 	uint64_t clear_child_tid;
 	uint64_t robust_list;
 	int sched_policy;	/* SCHED_OTHER, _BATCH or _IDLE (syscalls/sys_cred.c) */
+	bool sched_reset_on_fork;	/* SCHED_RESET_ON_FORK: a fork child's negative nice goes back to 0 */
+	uint64_t cpumask[PVX_CPUMASK_WORDS];	/* sched_setaffinity's; all 0: the CPUs pvx started on (cred.c) */
+	int ioprio;		/* ioprio_set(2)'s value, once has_ioprio (an io_context, in Linux's words) */
+	bool has_ioprio;
 	uint64_t sigmask;
 	struct sigpend pending;	/* thread-directed, not yet delivered (sentry/kernel/signal.c) */
 	uint64_t saved_mask;	/* rt_sigsuspend's mask to restore after the handler */
