@@ -283,7 +283,7 @@ long mm_mmap(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flags, in
 	if (!ret)
 		ret = mm_map_vma(mm, addr, len, prot, flags, file, off);
 	if (ret >= 0 && (vma_remove(&mm->vmas, addr, addr + len) ||
-			 vma_insert(&mm->vmas, addr, addr + len, prot, vma_flags(flags), file, off)))
+			 vma_insert(&mm->vmas, addr, addr + len, prot, vma_flags(flags) | mm->def_lock, file, off)))
 		ret = -ENOMEM;
 	commit_end(old, new, ret >= 0);
 	vma_file_put(file);

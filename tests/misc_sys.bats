@@ -134,3 +134,10 @@ sysval() {
 	compare_native "$BUSYBOX" sh -c 'ionice -c 3 -p $$; ionice -p $$; ionice -c 2 -n 5 ionice'
 	grep -q '^idle$' "$native_out"
 }
+
+@test "mlock, mlock2, munlock, mlockall, munlockall: RLIMIT_MEMLOCK, holes, flags, VmLck, not inherited by fork, as natively" {
+	compare_flavours 0 misc_sys mlock
+	grep -q '^mlock across hole: ENOMEM lck+20$' "$native_out"
+	grep -q '^mlock at limit 0: EPERM$' "$native_out"
+	grep -q '^child lck: 0$' "$native_out"
+}

@@ -222,11 +222,11 @@ static long gen_file(struct task *p, const char *what, char **out, size_t *len)
 			p->sched_policy, p->mm->brk_start);
 	} else {
 		fprintf(f, "Name:\t%.15s\nState:\t%s\nTgid:\t%d\nPid:\t%d\nPPid:\t%d\nUid:\t%u\t%u\t%u\t%u\n"
-			   "Gid:\t%u\t%u\t%u\t%u\nVmSize:\t%8lu kB\nVmRSS:\t%8lu kB\nThreads:\t%d\nSigQ:\t%lu/%llu\n"
+			   "Gid:\t%u\t%u\t%u\t%u\nVmSize:\t%8lu kB\nVmLck:\t%8lu kB\nVmRSS:\t%8lu kB\nThreads:\t%d\nSigQ:\t%lu/%llu\n"
 			   "SigPnd:\t%016lx\nShdPnd:\t%016lx\nSigBlk:\t%016lx\n",
 			comm(p), task_state_name(p), p->pid, p->tid, p->proc->ppid, sandbox.uid, sandbox.uid, sandbox.uid,
 			sandbox.uid,
-			sandbox.gid, sandbox.gid, sandbox.gid, sandbox.gid, vsize >> 10, usage_rss_pages(p->proc) * (PAGE_SIZE >> 10),
+			sandbox.gid, sandbox.gid, sandbox.gid, sandbox.gid, vsize >> 10, mm_locked_bytes(p->mm) >> 10, usage_rss_pages(p->proc) * (PAGE_SIZE >> 10),
 			MAX(p->proc->nr_threads, 1), sigq_queued(),
 			(unsigned long long)p->proc->rlim[RLIMIT_SIGPENDING].rlim_cur, p->pending.set, p->proc->pending.set,
 			p->sigmask);

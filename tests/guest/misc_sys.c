@@ -237,6 +237,76 @@ static int ioprio(void)
 	return 0;
 }
 
+
+/* VmLck of /proc/self/status in kB, -1 when absent. */
+static long vmlck(void)
+{
+	char buf[4096];
+	FILE *f = fopen("/proc/self/status", "r");
+	long v = -1;
+	while (f && fgets(buf, sizeof(buf), f))
+		if (!strncmp(buf, "VmLck:", 6))
+			v = atol(buf + 6);
+	if (f)
+		fclose(f);
+	return v;
+}
+
+#define LCK(what, call) do { long r_ = (call); say("%s: %s lck+%ld\n", what, E(r_), vmlck() - base); } while (0)
+
+static int mlocks(void)
+{
+	long pg = 4096;
+	char *m = mmap(NULL, 8 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	long base = vmlck();
+	LCK("mlock 3", sc(SYS_mlock, (long)m, 3 * pg, 0, 0));
+	LCK("munlock mid", sc(SYS_munlock, (long)m + pg, pg, 0, 0));
+	LCK("mlock unaligned len 1", sc(SYS_mlock, (long)m + pg + 10, 1, 0, 0));
+	say("mlock2 bad flag: %s\n", E(sc(SYS_mlock2, (long)m, pg, 2, 0)));
+	LCK("mlock2 onfault", sc(SYS_mlock2, (long)m + 4 * pg, pg, 1, 0));
+	munmap(m + 6 * pg, pg);
+	LCK("mlock across hole", sc(SYS_mlock, (long)m + 5 * pg, 3 * pg, 0, 0));
+	say("mlock unmapped: %s\n", E(sc(SYS_mlock, (long)m + 6 * pg, pg, 0, 0)));
+	say("mlock kernel addr: %s\n", E(sc(SYS_mlock, (long)0xffff800000000000UL, pg, 0, 0)));
+	say("mlock wrap: %s\n", E(sc(SYS_mlock, (long)m, -pg, 0, 0)));
+	say("munlock unmapped: %s\n", E(sc(SYS_munlock, (long)m + 6 * pg, pg, 0, 0)));
+	say("munlock len 0: %s\n", E(sc(SYS_munlock, (long)m, 0, 0, 0)));
+	pid_t c = fork();
+	if (c == 0) {
+		say("child lck: %ld\n", vmlck());
+		_exit(0);
+	}
+	wait_child(c);
+	LCK("munlock all 8", sc(SYS_munlock, (long)m, 6 * pg, 0, 0));
+	struct rlimit old, rl;
+	getrlimit(RLIMIT_MEMLOCK, &old);
+	rl = (struct rlimit){ 2 * pg, old.rlim_max };
+	setrlimit(RLIMIT_MEMLOCK, &rl);
+	say("mlock 2 at limit 2: %s\n", E(sc(SYS_mlock, (long)m, 2 * pg, 0, 0)));
+	say("mlock same 2 again: %s\n", E(sc(SYS_mlock, (long)m, 2 * pg, 0, 0)));
+	LCK("mlock 3 at limit 2", sc(SYS_mlock, (long)m, 3 * pg, 0, 0));
+	say("mlockall current at limit 2: %s\n", E(sc(SYS_mlockall, MCL_CURRENT, 0, 0, 0)));
+	rl.rlim_cur = 0;
+	setrlimit(RLIMIT_MEMLOCK, &rl);
+	say("mlock at limit 0: %s\n", E(sc(SYS_mlock, (long)m, pg, 0, 0)));
+	say("mlockall at limit 0: %s\n", E(sc(SYS_mlockall, MCL_CURRENT, 0, 0, 0)));
+	LCK("munlock at limit 0", sc(SYS_munlock, (long)m, 8 * pg, 0, 0));
+	setrlimit(RLIMIT_MEMLOCK, &old);
+	say("mlockall 0: %s\n", E(sc(SYS_mlockall, 0, 0, 0, 0)));
+	say("mlockall onfault: %s\n", E(sc(SYS_mlockall, 4, 0, 0, 0)));
+	say("mlockall 8: %s\n", E(sc(SYS_mlockall, 8, 0, 0, 0)));
+	say("mlockall future: %s\n", E(sc(SYS_mlockall, MCL_FUTURE, 0, 0, 0)));
+	base = vmlck();	/* musl's stdio may have mapped a locked page since */
+	char *n = mmap(NULL, 2 * pg, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	say("new mapping: lck+%ld\n", vmlck() - base);
+	base = 0;
+	LCK("munlockall: lck", sc(SYS_munlockall, 0, 0, 0, 0));
+	munmap(n, 2 * pg);
+	n = mmap(NULL, 2 * pg, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	say("after munlockall: lck+%ld\n", vmlck() - base);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	drop_caps();
@@ -248,5 +318,7 @@ int main(int argc, char **argv)
 		return sched();
 	if (!strcmp(argv[1], "ioprio"))
 		return ioprio();
+	if (!strcmp(argv[1], "mlock"))
+		return mlocks();
 	return 2;
 }
