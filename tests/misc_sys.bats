@@ -141,3 +141,33 @@ sysval() {
 	grep -q '^mlock at limit 0: EPERM$' "$native_out"
 	grep -q '^child lck: 0$' "$native_out"
 }
+
+@test "settimeofday, clock_settime, adjtimex, clock_adjtime: argument checks then EPERM, reads work; sethostname, syslog, vhangup, acct EPERM; sysfs, ustat, as natively" {
+	compare_flavours 0 misc_sys ident
+	grep -q '^adjtimex read: ok$' "$native_out"
+	grep -q '^settimeofday bad usec: EINVAL$' "$native_out"
+	grep -q '^sysfs proc: found$' "$native_out"
+	grep -q '^ustat root: 0$' "$native_out"
+	# busybox's reads of the clock's state and the kernel log
+	pvx_run "$BUSYBOX" hostname foo
+	[[ $status != 0 && $output == *"ermitted"* ]] || fail_msg "hostname foo: $status $output"
+	pvx_run "$BUSYBOX" dmesg
+	[[ $status != 0 && $output == *"ermitted"* ]] || fail_msg "dmesg: $status $output"
+	sysval kernel/dmesg_restrict
+	[[ $output == 1 ]]
+}
+
+@test "membarrier (registration, fork, exec), syncfs, sync_file_range, cachestat: errors and results as natively" {
+	compare_flavours 0 misc_sys sync
+	grep -q '^membarrier private unregistered: EPERM$' "$native_out"
+	grep -q '^membarrier private: 0$' "$native_out"
+	grep -q '^sync_file_range pipe: ESPIPE' "$native_out"
+}
+
+@test "getdents(2), the old linux_dirent: the same entries as getdents64 in small reads; errors as natively" {
+	mkdir d && touch d/{a,bb,ccc}_with_a_longer_name_{1..20} && ln -s x d/link && mkdir d/sub
+	cd d
+	compare_flavours 0 misc_sys getdents
+	grep -q '^getdents: >2 entries, as getdents64: yes$' "$native_out"
+	grep -q '^getdents file: ENOTDIR$' "$native_out"
+}

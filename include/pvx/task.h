@@ -92,6 +92,7 @@ struct process {
 	uint64_t start_ticks;	/* when it was made, in clock ticks since boot (/proc/PID/stat starttime) */
 	struct rlimit rlim[16];	/* RLIM_NLIMITS: getrlimit/setrlimit (sentry/kernel/cred.c) */
 	int nice;		/* setpriority(2) */
+	unsigned membarrier_reg;	/* membarrier(2) registrations: MEMBARRIER_CMD_REGISTER_* bits (not kept by fork) */
 	struct sigaction_rec sigactions[64];
 	struct sigpend pending;	/* process-directed signals not yet taken by a thread */
 	uint64_t itimer_deadline;	/* ITIMER_REAL: CLOCK_MONOTONIC ns, 0 = off (sentry/kernel/timer.c) */

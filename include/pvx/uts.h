@@ -10,8 +10,6 @@
 /* The names as uname(2) and /proc/sys/kernel/{hostname,domainname} give them. */
 const char *uts_nodename(void);
 const char *uts_domainname(void);
-/* sethostname/setdomainname: len bytes of name (no NUL needed); -EINVAL past PVX_UTS_LEN. */
-long uts_set(int which, const char *name, size_t len) __attribute__((warn_unused_result));
 enum { UTS_NODENAME, UTS_DOMAINNAME };
 
 #endif

@@ -55,6 +55,7 @@ void cred_fork(struct process *child, const struct process *parent)
 {
 	memcpy(child->rlim, parent->rlim, sizeof(child->rlim));
 	child->nice = parent->nice;
+	child->membarrier_reg = parent->membarrier_reg;	/* dup_mm() copies the mm's membarrier_state */
 }
 
 /*

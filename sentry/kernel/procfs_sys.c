@@ -121,6 +121,7 @@ static const struct sysctl sysctls[] = {
 	{ "fs/inotify/max_user_watches", gen_number, PVX_INOTIFY_WATCHES },
 	{ "fs/nr_open", gen_number, PVX_NR_OPEN },	/* the fd table's size: RLIMIT_NOFILE's cap */
 	{ "fs/pipe-max-size", gen_pipe_max, 0 },
+	{ "kernel/dmesg_restrict", gen_number, 1 },	/* syslog(2) is EPERM for every guest */
 	{ "kernel/domainname", gen_uts, UTS_DOMAINNAME },
 	{ "kernel/hostname", gen_uts, UTS_NODENAME },
 	{ "kernel/osrelease", gen_uname, 1 },

@@ -12,7 +12,11 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <fcntl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/timex.h>
+#include <time.h>
 
 #include "guest.h"
 
@@ -32,6 +36,10 @@ static const char *E(long r)
 	if (r < 0) {
 		if (r == -E2BIG)
 			return "E2BIG";
+		if (r == -ENOTDIR)
+			return "ENOTDIR";
+		if (r == -ESRCH)
+			return "ESRCH";
 		return errname((int)-r);
 	}
 	snprintf(b, 32, "%ld", r);
@@ -307,6 +315,154 @@ static int mlocks(void)
 	return 0;
 }
 
+static int ident(void)
+{
+	struct { int64_t sec, usec; } tv = { 1, 0 }, badtv = { 1, 2000000 };
+	struct { int32_t w, d; } tz = { 0, 0 };
+	say("settimeofday: %s\n", E(sc(SYS_settimeofday, (long)&tv, 0, 0, 0)));
+	say("settimeofday null: %s\n", E(sc(SYS_settimeofday, 0, 0, 0, 0)));
+	say("settimeofday tz: %s\n", E(sc(SYS_settimeofday, 0, (long)&tz, 0, 0)));
+	say("settimeofday bad usec: %s\n", E(sc(SYS_settimeofday, (long)&badtv, 0, 0, 0)));
+	say("settimeofday bad ptr: %s %s\n", E(sc(SYS_settimeofday, (long)BAD, 0, 0, 0)),
+	    E(sc(SYS_settimeofday, 0, (long)BAD, 0, 0)));
+	struct timespec ts = { 1, 0 }, badts = { 1, 1000000000 };
+	say("clock_settime realtime: %s\n", E(sc(SYS_clock_settime, CLOCK_REALTIME, (long)&ts, 0, 0)));
+	say("clock_settime bad nsec: %s\n", E(sc(SYS_clock_settime, CLOCK_REALTIME, (long)&badts, 0, 0)));
+	say("clock_settime bad ptr: %s\n", E(sc(SYS_clock_settime, CLOCK_REALTIME, (long)BAD, 0, 0)));
+	say("clock_settime monotonic: %s\n", E(sc(SYS_clock_settime, CLOCK_MONOTONIC, (long)&ts, 0, 0)));
+	say("clock_settime monotonic bad ptr: %s\n", E(sc(SYS_clock_settime, CLOCK_MONOTONIC, (long)BAD, 0, 0)));
+	say("clock_settime process cputime: %s\n", E(sc(SYS_clock_settime, CLOCK_PROCESS_CPUTIME_ID, (long)&ts, 0, 0)));
+	say("clock_settime 99: %s\n", E(sc(SYS_clock_settime, 99, (long)&ts, 0, 0)));
+	struct timex tx;
+	memset(&tx, 0, sizeof(tx));
+	long r = sc(SYS_adjtimex, (long)&tx, 0, 0, 0);
+	say("adjtimex read: %s\n", r >= 0 ? "ok" : E(r));
+	tx.modes = ADJ_FREQUENCY;
+	say("adjtimex set: %s\n", E(sc(SYS_adjtimex, (long)&tx, 0, 0, 0)));
+	tx.modes = 0x8000;	/* ADJ_ADJTIME without SINGLESHOT */
+	say("adjtimex adjtime alone: %s\n", E(sc(SYS_adjtimex, (long)&tx, 0, 0, 0)));
+	tx.modes = 0xa001;	/* ADJ_OFFSET_SS_READ */
+	r = sc(SYS_adjtimex, (long)&tx, 0, 0, 0);
+	say("adjtimex ss read: %s\n", r >= 0 ? "ok" : E(r));
+	say("adjtimex bad ptr: %s\n", E(sc(SYS_adjtimex, (long)BAD, 0, 0, 0)));
+	memset(&tx, 0, sizeof(tx));
+	r = sc(SYS_clock_adjtime, CLOCK_REALTIME, (long)&tx, 0, 0);
+	say("clock_adjtime realtime read: %s\n", r >= 0 ? "ok" : E(r));
+	say("clock_adjtime monotonic: %s\n", E(sc(SYS_clock_adjtime, CLOCK_MONOTONIC, (long)&tx, 0, 0)));
+	say("clock_adjtime 99: %s\n", E(sc(SYS_clock_adjtime, 99, (long)&tx, 0, 0)));
+	say("clock_adjtime bad ptr: %s\n", E(sc(SYS_clock_adjtime, CLOCK_MONOTONIC, (long)BAD, 0, 0)));
+	say("sethostname: %s %s %s\n", E(sc(SYS_sethostname, (long)"x", 1, 0, 0)), E(sc(SYS_sethostname, (long)BAD, 1000, 0, 0)),
+	    E(sc(SYS_sethostname, (long)"x", -1, 0, 0)));
+	say("setdomainname: %s %s\n", E(sc(SYS_setdomainname, (long)"x", 1, 0, 0)), E(sc(SYS_setdomainname, (long)BAD, 100, 0, 0)));
+	say("vhangup: %s\n", E(sc(SYS_vhangup, 0, 0, 0, 0)));
+	say("acct: %s %s\n", E(sc(SYS_acct, (long)"/nonexistent", 0, 0, 0)), E(sc(SYS_acct, 0, 0, 0, 0)));
+	say("sysfs bad option: %s\n", E(sc(SYS_sysfs, 9, 0, 0, 0)));
+	long nfs = sc(SYS_sysfs, 3, 0, 0, 0);
+	say("sysfs count: %s\n", E(nfs));
+	char name[64];
+	for (long i = 0; i < nfs; i++) {
+		r = sc(SYS_sysfs, 2, i, (long)name, 0);
+		long back = sc(SYS_sysfs, 1, (long)name, 0, 0);
+		if (r || back != i)
+			say("sysfs %ld: %s %s\n", i, E(r), E(back));
+	}
+	say("sysfs proc: %s\n", sc(SYS_sysfs, 1, (long)"proc", 0, 0) >= 0 ? "found" : "missing");
+	say("sysfs past end: %s\n", E(sc(SYS_sysfs, 2, nfs, (long)name, 0)));
+	say("sysfs bad name: %s %s\n", E(sc(SYS_sysfs, 1, (long)"nosuchfs", 0, 0)), E(sc(SYS_sysfs, 1, (long)BAD, 0, 0)));
+	say("sysfs bad buf: %s\n", E(sc(SYS_sysfs, 2, 0, (long)BAD, 0)));
+	struct stat st;
+	stat("/", &st);
+	char u[32];
+	say("ustat root: %s\n", E(sc(SYS_ustat, (long)st.st_dev, (long)u, 0, 0)));
+	say("ustat bad ptr: %s\n", E(sc(SYS_ustat, (long)st.st_dev, (long)BAD, 0, 0)));
+	say("ustat no dev: %s\n", E(sc(SYS_ustat, 0xfff0fff, (long)u, 0, 0)));
+	return 0;
+}
+
+static int syncs(void)
+{
+	long q = sc(SYS_membarrier, 0, 0, 0, 0);
+	say("membarrier query: %s global=%s private=%s\n", q < 0 ? E(q) : "ok", yesno(q > 0 && (q & 1)), yesno(q > 0 && (q & 8)));
+	say("membarrier bad flags: %s\n", E(sc(SYS_membarrier, 0, 1, 0, 0)));
+	say("membarrier bad cmd: %s\n", E(sc(SYS_membarrier, 3, 0, 0, 0)));
+	say("membarrier private unregistered: %s\n", E(sc(SYS_membarrier, 8, 0, 0, 0)));
+	say("membarrier register: %s\n", E(sc(SYS_membarrier, 16, 0, 0, 0)));
+	say("membarrier private: %s\n", E(sc(SYS_membarrier, 8, 0, 0, 0)));
+	say("membarrier global: %s\n", E(sc(SYS_membarrier, 1, 0, 0, 0)));
+	say("membarrier global expedited: %s\n", E(sc(SYS_membarrier, 2, 0, 0, 0)));
+	pid_t c = fork();
+	if (c == 0) {
+		say("child private: %s\n", E(sc(SYS_membarrier, 8, 0, 0, 0)));
+		_exit(0);
+	}
+	wait_child(c);
+	int fd = open(".", O_RDONLY | O_DIRECTORY);
+	int p[2];
+	if (pipe(p) < 0)
+		return 1;
+	say("syncfs: %s %s %s\n", E(sc(SYS_syncfs, fd, 0, 0, 0)), E(sc(SYS_syncfs, p[0], 0, 0, 0)), E(sc(SYS_syncfs, 999, 0, 0, 0)));
+	int f = open("/proc/self/exe", O_RDONLY);
+	say("sync_file_range: %s\n", E(sc(SYS_sync_file_range, f, 0, 4096, 2)));
+	say("sync_file_range flags: %s\n", E(sc(SYS_sync_file_range, f, 0, 4096, 8)));
+	say("sync_file_range neg: %s %s\n", E(sc(SYS_sync_file_range, f, -1, 4096, 0)),
+	    E(sc(SYS_sync_file_range, f, 1, 0x7fffffffffffffffL, 0)));
+	say("sync_file_range pipe: %s ebadf: %s\n", E(sc(SYS_sync_file_range, p[0], 0, 0, 0)),
+	    E(sc(SYS_sync_file_range, 999, 0, 0, 99)));
+	uint64_t range[2] = { 0, 0 }, cs[5];
+	f = (int)syscall(SYS_memfd_create, "c", 0);	/* a file of our own: Linux 6.14 on wants write access or ownership */
+	if (write(f, "x", 1) != 1)
+		return 1;
+	long r = sc(451, f, (long)range, (long)cs, 0);
+	if (r != -ENOSYS) {	/* Linux 6.5 on */
+		say("cachestat: %s\n", E(r));
+		say("cachestat flags: %s bad range: %s bad out: %s ebadf: %s pipe: %s\n", E(sc(451, f, (long)range, (long)cs, 1)),
+		    E(sc(451, f, (long)BAD, (long)cs, 0)), E(sc(451, f, (long)range, (long)BAD, 0)),
+		    E(sc(451, 999, (long)range, (long)cs, 0)), E(sc(451, p[0], (long)range, (long)cs, 0)));
+	}
+	return 0;
+}
+
+/* getdents(2)'s old records against getdents64's, in small reads */
+static int olddents(void)
+{
+	char a[4096], b[200];
+	int fd1 = open(".", O_RDONLY | O_DIRECTORY), fd2 = open(".", O_RDONLY | O_DIRECTORY);
+	long n64 = sc(SYS_getdents64, fd1, (long)a, sizeof(a), 0), off64 = 0, entries = 0, same = 1;
+	for (;;) {
+		long n = sc(SYS_getdents, fd2, (long)b, sizeof(b), 0);
+		if (n <= 0) {
+			say("getdents end: %s\n", E(n));
+			break;
+		}
+		for (long o = 0; o < n;) {
+			unsigned short reclen;
+			memcpy(&reclen, b + o + 16, 2);
+			const char *name = b + o + 18;
+			char type = b[o + reclen - 1];
+			if (off64 >= n64) {
+				same = 0;
+				break;
+			}
+			unsigned short r64;
+			memcpy(&r64, a + off64 + 16, 2);
+			if (strcmp(name, a + off64 + 19) || type != a[off64 + 18] || reclen != r64 ||
+			    memcmp(b + o, a + off64, 8))
+				same = 0;
+			off64 += r64;
+			o += reclen;
+			entries++;
+		}
+	}
+	say("getdents: %s entries, as getdents64: %s\n", entries > 2 ? ">2" : "few", yesno(same && off64 == n64));
+	lseek(fd2, 0, SEEK_SET);
+	say("getdents tiny: %s\n", E(sc(SYS_getdents, fd2, (long)b, 10, 0)));
+	say("getdents bad ptr: %s\n", E(sc(SYS_getdents, fd2, (long)BAD, sizeof(b), 0)));
+	say("getdents ebadf: %s\n", E(sc(SYS_getdents, 999, (long)b, sizeof(b), 0)));
+	int f = open("/proc/self/exe", O_RDONLY);
+	say("getdents file: %s\n", E(sc(SYS_getdents, f, (long)b, sizeof(b), 0)));
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	drop_caps();
@@ -320,5 +476,11 @@ int main(int argc, char **argv)
 		return ioprio();
 	if (!strcmp(argv[1], "mlock"))
 		return mlocks();
+	if (!strcmp(argv[1], "ident"))
+		return ident();
+	if (!strcmp(argv[1], "sync"))
+		return syncs();
+	if (!strcmp(argv[1], "getdents"))
+		return olddents();
 	return 2;
 }
