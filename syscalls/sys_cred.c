@@ -10,9 +10,10 @@
  * guest holds no capabilities (capget).
  *
  * Nice values, scheduling policies and resource limits are the process's
- * own, kept here and inherited across fork and execve. Of the limits, only
- * RLIMIT_NOFILE is enforced (new fds at or above it are EMFILE); the rest
- * are recorded and reported.
+ * own, kept here and inherited across fork and execve. Of the limits,
+ * RLIMIT_NOFILE (EMFILE), FSIZE (writes, truncate, fallocate), NPROC (fork),
+ * CPU (the timer thread), MEMLOCK (mlock) and SIGPENDING are enforced; the
+ * rest are recorded and reported.
  */
 #include <limits.h>
 #include <sched.h>
@@ -23,6 +24,7 @@
 
 #include "pvx/cred.h"
 #include "pvx/kernel.h"
+#include "pvx/timer.h"
 #include "syscalls/syscalls.h"
 
 #define GROUPS_MAX 1024	/* supplementary groups pvx itself may have; NGROUPS_MAX is 65536 */
@@ -373,6 +375,8 @@ long sys_prlimit64(struct task *t, const long a[6])
 		p->rlim[res] = rl;
 		if (res == RLIMIT_NOFILE && p->files)
 			p->files->nofile = (unsigned)rl.rlim_cur;
+		if (res == RLIMIT_CPU && rl.rlim_cur != RLIM_INFINITY)
+			(void)!timer_kick();	/* the timer thread polls it (update_rlimit_cpu) */
 	}
 	return 0;
 }

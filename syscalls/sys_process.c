@@ -258,6 +258,8 @@ static long do_fork(struct task *t, unsigned long flags, uint64_t stack, uint64_
 		pr_warn("clone flags %#lx are not supported yet", flags & ~CLONE_SUPPORTED);
 		return -ENOSYS;
 	}
+	if ((r = cred_nproc_check(t)) < 0)
+		return r;
 	if (flags & CLONE_THREAD)
 		return do_thread(t, flags, stack, ptid, ctid, tls);
 	if (flags & (CLONE_FS | CLONE_FILES | CLONE_SIGHAND)) {

@@ -171,3 +171,25 @@ sysval() {
 	grep -q '^getdents: >2 entries, as getdents64: yes$' "$native_out"
 	grep -q '^getdents file: ENOTDIR$' "$native_out"
 }
+
+@test "RLIMIT_FSIZE: writes cut at the limit, EFBIG and SIGXFSZ past it (write, pwrite, writev, O_APPEND, truncate, fallocate); RLIMIT_CPU: SIGXCPU each second past the soft limit, SIGKILL at the hard one; as natively" {
+	PVX_OPTS=(--rw)
+	compare_flavours 0 misc_sys limits
+	grep -q '^write 6 more (cut): 2$' "$native_out"
+	grep -q '^default SIGXFSZ: 153$' "$native_out"
+	grep -q '^xcpu: soft now 2$' "$native_out"
+	grep -q '^cpu child: 137$' "$native_out"
+}
+
+@test "RLIMIT_NPROC: a fork past it is EAGAIN for a user that is not root (the guest's uid)" {
+	if [[ $EUID != 0 ]]; then
+		compare_native "$(guest misc_sys)" nproc
+	fi
+	pvx_run "$(guest misc_sys)" nproc
+	[[ $output == "fork at 1: EAGAIN" ]] || fail_msg "$output"
+	if [[ $EUID == 0 ]]; then	# root's guest under --privileged is root: exempt, as Linux's INIT_USER
+		PVX_OPTS=(--privileged)
+		pvx_run "$(guest misc_sys)" nproc
+		[[ $output == "fork at 1: ok" ]] || fail_msg "--privileged: $output"
+	fi
+}

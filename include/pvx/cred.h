@@ -26,5 +26,9 @@ long task_set_affinity(struct task *t, const unsigned char *req, size_t len) __m
 void cred_clone_task(struct task *child, const struct task *t, bool new_process);
 /* ioprio_get of one task: the value it set, else 0 (class NONE). */
 int task_ioprio(const struct task *t);
+/* RLIMIT_FSIZE for a write at pos (count cut to the limit, if given) or a size of pos: -EFBIG and SIGXFSZ past it. */
+long cred_fsize_check(struct task *t, uint64_t pos, uint64_t *count) __must_check;
+/* RLIMIT_NPROC for a new task of t's: -EAGAIN past it. */
+long cred_nproc_check(const struct task *t) __must_check;
 
 #endif

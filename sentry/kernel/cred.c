@@ -16,6 +16,8 @@
 #include "pvx/cred.h"
 #include "pvx/sigqueue.h"
 #include "pvx/task.h"
+#include "pvx/kernel.h"
+#include "pvx/sandbox.h"
 
 /*
  * The first process: the host's limits and nice value, but the fd table's
@@ -153,4 +155,43 @@ void cred_clone_task(struct task *child, const struct task *t, bool new_process)
 int task_ioprio(const struct task *t)
 {
 	return t->has_ioprio ? t->ioprio : 0;
+}
+
+/*
+ * See pvx/cred.h: generic_write_check_limits() and inode_newsize_ok():
+ * "EFBIG An attempt was made to write a file that exceeds the ... process's
+ * file size limit", with SIGXFSZ; a write that starts below it is cut short.
+ */
+long cred_fsize_check(struct task *t, uint64_t pos, uint64_t *count)
+{
+	rlim_t limit = t->proc->rlim[RLIMIT_FSIZE].rlim_cur;
+	struct sig_info info = { SI_USER, 0, 0, 0 };
+
+	if (limit == RLIM_INFINITY)
+		return 0;
+	if (pos >= limit) {
+		info.pid = t->pid;
+		(void)!signal_queue(t, SIGXFSZ, &info);
+		return -EFBIG;
+	}
+	if (count && *count > limit - pos)
+		*count = limit - pos;
+	return 0;
+}
+
+/*
+ * See pvx/cred.h: copy_process()'s "EAGAIN ... the RLIMIT_NPROC soft
+ * resource limit was encountered", counting every task of the sandbox's
+ * one uid, zombies too (until reaped) and the new one; root is exempt.
+ */
+long cred_nproc_check(const struct task *t)
+{
+	rlim_t max = t->proc->rlim[RLIMIT_NPROC].rlim_cur;
+	rlim_t n = 1;
+
+	if (max == RLIM_INFINITY || sandbox.uid == 0)
+		return 0;
+	for (struct task *o = task_next(NULL); o; o = task_next(o))
+		n++;
+	return n > max ? -EAGAIN : 0;
 }

@@ -14,6 +14,7 @@
 #include <sys/syscall.h>
 #include <fcntl.h>
 #include <sys/resource.h>
+#include <sys/uio.h>
 #include <sys/stat.h>
 #include <sys/timex.h>
 #include <time.h>
@@ -38,6 +39,8 @@ static const char *E(long r)
 			return "E2BIG";
 		if (r == -ENOTDIR)
 			return "ENOTDIR";
+		if (r == -EFBIG)
+			return "EFBIG";
 		if (r == -ESRCH)
 			return "ESRCH";
 		return errname((int)-r);
@@ -463,6 +466,89 @@ static int olddents(void)
 	return 0;
 }
 
+static volatile sig_atomic_t got_xfsz, got_xcpu;
+static void on_sig(int s)
+{
+	if (s == SIGXFSZ)
+		got_xfsz++;
+	else
+		got_xcpu++;
+}
+
+/* RLIMIT_FSIZE, RLIMIT_NPROC (as a non-root user only), RLIMIT_CPU; in the current directory (needs --rw). */
+static int limits(void)
+{
+	signal(SIGXFSZ, on_sig);
+	int fd = open("lim.txt", O_RDWR | O_CREAT | O_TRUNC, 0644);
+	struct rlimit rl = { 10, RLIM_INFINITY };
+	getrlimit(RLIMIT_FSIZE, &rl);
+	/* stdout may be a file too: the limit is far above what this prints, the file's writes are near it */
+	const long L = 1 << 20;
+	rl.rlim_cur = L;
+	say("setrlimit fsize: %s\n", E(setrlimit(RLIMIT_FSIZE, &rl) ? -errno : 0));
+	lseek(fd, L - 8, SEEK_SET);
+	say("write 6: %s\n", E(sc(SYS_write, fd, (long)"abcdef", 6, 0)));
+	say("write 6 more (cut): %s\n", E(sc(SYS_write, fd, (long)"abcdef", 6, 0)));
+	say("write at limit: %s xfsz=%d\n", E(sc(SYS_write, fd, (long)"x", 1, 0)), got_xfsz);
+	say("write 0 at limit: %s\n", E(sc(SYS_write, fd, (long)"x", 0, 0)));
+	say("pwrite past: %s xfsz=%d\n", E(sc(SYS_pwrite64, fd, (long)"x", 1, L + 10)), got_xfsz);
+	say("pwrite at L-2: %s\n", E(sc(SYS_pwrite64, fd, (long)"xyz", 3, L - 2)));
+	struct iovec iov[2] = { { "ab", 2 }, { "cd", 2 } };
+	say("pwritev at L-1: %s\n", E(sc(SYS_pwritev, fd, (long)iov, 2, L - 1)));
+	say("writev at end: %s xfsz=%d\n", E(sc(SYS_writev, fd, (long)iov, 2, 0)), got_xfsz);
+	say("ftruncate L+1: %s xfsz=%d\n", E(sc(SYS_ftruncate, fd, L + 1, 0, 0)), got_xfsz);
+	say("ftruncate L: %s\n", E(sc(SYS_ftruncate, fd, L, 0, 0)));
+	say("ftruncate 4: %s\n", E(sc(SYS_ftruncate, fd, 4, 0, 0)));
+	say("truncate 2L: %s xfsz=%d\n", E(sc(SYS_truncate, (long)"lim.txt", 2 * L, 0, 0)), got_xfsz);
+	say("fallocate 0+2L: %s xfsz=%d\n", E(sc(SYS_fallocate, fd, 0, 0, 2 * L)), got_xfsz);
+	say("fallocate keep size: %s\n", E(sc(SYS_fallocate, fd, 1 /* KEEP_SIZE */, 0, 2 * L)));
+	say("ftruncate L-4: %s\n", E(sc(SYS_ftruncate, fd, L - 4, 0, 0)));
+	int ap = open("lim.txt", O_WRONLY | O_APPEND);
+	say("append at L-4: %s\n", E(sc(SYS_write, ap, (long)"0123456789", 10, 0)));
+	struct stat st;
+	fstat(fd, &st);
+	say("size: L%+ld\n", (long)st.st_size - L);
+	signal(SIGXFSZ, SIG_DFL);
+	pid_t c = fork();
+	if (c == 0) {
+		sc(SYS_write, ap, (long)"x", 1, 0);
+		_exit(0);
+	}
+	say("default SIGXFSZ: %d\n", wait_child(c));
+	unlink("lim.txt");
+	/* RLIMIT_CPU: SIGXCPU at the soft limit and each second after it, SIGKILL at the hard one */
+	c = fork();
+	if (c == 0) {
+		signal(SIGXCPU, on_sig);
+		struct rlimit cpu = { 1, 3 };
+		setrlimit(RLIMIT_CPU, &cpu);
+		while (got_xcpu < 1)
+			;
+		getrlimit(RLIMIT_CPU, &cpu);
+		say("xcpu: soft now %ld\n", (long)cpu.rlim_cur);
+		for (;;)
+			;
+	}
+	say("cpu child: %d\n", wait_child(c));
+	return 0;
+}
+
+/* RLIMIT_NPROC for a user that is not root: a second process is EAGAIN at 1, zombies count until reaped. */
+static int nproc(void)
+{
+	struct rlimit rl = { 1, RLIM_INFINITY };
+	getrlimit(RLIMIT_NPROC, &rl);
+	rl.rlim_cur = 1;
+	setrlimit(RLIMIT_NPROC, &rl);
+	pid_t c = fork();
+	if (c == 0)
+		_exit(0);
+	say("fork at 1: %s\n", c < 0 ? errname(errno) : "ok");
+	if (c > 0)
+		wait_child(c);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	drop_caps();
@@ -482,5 +568,9 @@ int main(int argc, char **argv)
 		return syncs();
 	if (!strcmp(argv[1], "getdents"))
 		return olddents();
+	if (!strcmp(argv[1], "limits"))
+		return limits();
+	if (!strcmp(argv[1], "nproc"))
+		return nproc();
 	return 2;
 }
