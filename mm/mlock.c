@@ -7,7 +7,8 @@
  * /proc/PID/status, not inherited by fork); the host's pages are not
  * pinned: the stub would need the host's own RLIMIT_MEMLOCK, and locked
  * guest memory would escape the host's reclaim, so the sandbox only keeps
- * the account a program can observe.
+ * the account a program can observe. remap_file_pages(2), Linux's
+ * emulation of it by mmap, is here too: it keeps a range's lock.
  */
 #include <errno.h>
 #include <sys/mman.h>
@@ -138,4 +139,35 @@ long mm_mlockall(struct mm *mm, int flags, uint64_t lock_limit)
 long mm_munlockall(struct mm *mm)
 {
 	return apply_all(mm, 0);
+}
+
+/*
+ * remap_file_pages(2), which Linux 4.0 on emulates with mmap: "EINVAL prot
+ * is not 0", a range that wraps or is not one shared file mapping (VMAs
+ * that follow must continue it: same file, same flags, no hole); then the
+ * range is mapped again from pgoff with the first VMA's protection.
+ */
+long mm_remap_file_pages(struct mm *mm, uint64_t start, uint64_t size, uint64_t prot, uint64_t pgoff, uint64_t flags)
+{
+	if (prot)
+		return -EINVAL;
+	start &= PAGE_MASK;
+	size &= PAGE_MASK;
+	if (start + size <= start || pgoff + size / PAGE_SIZE < pgoff || pgoff > (UINT64_MAX >> 12))
+		return -EINVAL;
+	const struct vma *v = vma_lookup(&mm->vmas, start);
+	if (!v || !v->file || (v->flags & MAP_TYPE) == MAP_PRIVATE)
+		return -EINVAL;
+	const struct vma *prev = v;
+	while (start + size > prev->end) {
+		const struct vma *next = vma_next(&mm->vmas, prev);
+		if (!next || next->start != prev->end || next->file != v->file || next->flags != v->flags)
+			return -EINVAL;
+		prev = next;
+	}
+	int fl = (int)(flags & MAP_NONBLOCK) | MAP_SHARED | MAP_FIXED | MAP_POPULATE;
+	if (locked(v))
+		fl |= MAP_LOCKED;
+	long r = mm_mmap(mm, start, size, v->prot, fl, v->file->fd, pgoff * PAGE_SIZE);
+	return r < 0 ? r : 0;
 }

@@ -99,3 +99,9 @@ long sys_munlockall(struct task *t, const long a[6] __unused)
 {
 	return mm_munlockall(t->mm);
 }
+
+/* remap_file_pages(2): deprecated; emulated as Linux does (mm/mlock.c). */
+long sys_remap_file_pages(struct task *t, const long a[6])
+{
+	return mm_remap_file_pages(t->mm, (uint64_t)a[0], (uint64_t)a[1], (uint64_t)a[2], (uint64_t)a[3], (uint64_t)a[4]);
+}

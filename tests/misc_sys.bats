@@ -193,3 +193,9 @@ sysval() {
 		[[ $output == "fork at 1: ok" ]] || fail_msg "--privileged: $output"
 	fi
 }
+
+@test "remap_file_pages: a shared mapping shows the file's pages from pgoff afterwards, writes go through; Linux's EINVALs; as natively" {
+	compare_flavours 0 misc_sys remap
+	grep -q '^after: cbab$' "$native_out"
+	grep -q '^write through: z$' "$native_out"
+}

@@ -127,6 +127,9 @@ long mm_mlock(struct mm *mm, uint64_t addr, uint64_t len, unsigned flags, uint64
 long mm_munlock(struct mm *mm, uint64_t addr, uint64_t len) __must_check;
 long mm_mlockall(struct mm *mm, int flags, uint64_t lock_limit) __must_check;
 long mm_munlockall(struct mm *mm) __must_check;
+/* remap_file_pages(2) as Linux emulates it: mmap of the shared file mapping again from pgoff. */
+long mm_remap_file_pages(struct mm *mm, uint64_t start, uint64_t size, uint64_t prot, uint64_t pgoff,
+			 uint64_t flags) __must_check;
 /* Bytes of locked VMAs (VmLck). */
 uint64_t mm_locked_bytes(const struct mm *mm);
 /* fork(2): give child (a fresh mm) a copy of parent's memory (mm/fork.c). */

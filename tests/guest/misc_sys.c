@@ -549,6 +549,38 @@ static int nproc(void)
 	return 0;
 }
 
+/* remap_file_pages: page 0 of a shared mapping shows the file's page 2 afterwards; Linux's EINVALs. */
+static int remap(void)
+{
+	long pg = 4096;
+	int fd = (int)syscall(SYS_memfd_create, "r", 0);
+	for (char c = 'a'; c < 'e'; c++) {
+		char page[4096];
+		memset(page, c, sizeof(page));
+		if (write(fd, page, sizeof(page)) != (ssize_t)sizeof(page))
+			return 1;
+	}
+	char *m = mmap(NULL, 4 * pg, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	char *p = mmap(NULL, 4 * pg, PROT_READ, MAP_PRIVATE, fd, 0);
+	say("before: %c%c%c%c\n", m[0], m[pg], m[2 * pg], m[3 * pg]);
+	say("remap page 0 to 2: %s\n", E(sc(SYS_remap_file_pages, (long)m, pg, 0, 2)));
+	say("after: %c%c%c%c\n", m[0], m[pg], m[2 * pg], m[3 * pg]);
+	say("remap 2 pages at 2 from 0: %s\n", E(syscall(SYS_remap_file_pages, m + 2 * pg, 2 * pg, 0, 0, 0) ? -errno : 0));
+	say("after: %c%c%c%c\n", m[0], m[pg], m[2 * pg], m[3 * pg]);
+	m[0] = 'z';
+	char c;
+	pread(fd, &c, 1, 2 * pg);
+	say("write through: %c\n", c);
+	say("prot: %s\n", E(syscall(SYS_remap_file_pages, m, pg, PROT_READ, 0, 0) ? -errno : 0));
+	say("private: %s\n", E(syscall(SYS_remap_file_pages, p, pg, 0, 0, 0) ? -errno : 0));
+	say("past the mapping: %s\n", E(syscall(SYS_remap_file_pages, m, 5 * pg, 0, 0, 0) ? -errno : 0));
+	say("unmapped: %s\n", E(syscall(SYS_remap_file_pages, (void *)0x10000, pg, 0, 0, 0) ? -errno : 0));
+	say("wrap: %s\n", E(syscall(SYS_remap_file_pages, m, -pg, 0, 0, 0) ? -errno : 0));
+	say("pgoff wrap: %s\n", E(syscall(SYS_remap_file_pages, m, pg, 0, -1L, 0) ? -errno : 0));
+	say("size 0: %s\n", E(syscall(SYS_remap_file_pages, m, 0, 0, 0, 0) ? -errno : 0));
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	drop_caps();
@@ -572,5 +604,7 @@ int main(int argc, char **argv)
 		return limits();
 	if (!strcmp(argv[1], "nproc"))
 		return nproc();
+	if (!strcmp(argv[1], "remap"))
+		return remap();
 	return 2;
 }
