@@ -15,6 +15,8 @@
 
 #include "pvx/mm.h"
 
+#define STACK_START (128 * 1024 + PAGE_SIZE)	/* a new stack's VMA on Linux (setup_arg_pages) */
+
 #ifndef MLOCK_ONFAULT
 #define MLOCK_ONFAULT 0x01
 #endif
@@ -92,7 +94,10 @@ long mm_mlock(struct mm *mm, uint64_t addr, uint64_t len, unsigned flags, uint64
 		want -= locked_in(mm, addr, addr + len < addr ? UINT64_MAX : addr + len) / PAGE_SIZE;
 	if (want > limit)
 		return -ENOMEM;
-	return apply_lock(mm, addr, len, VMA_LOCKED | (flags & MLOCK_ONFAULT ? VMA_LOCKONFAULT : 0));
+	long r = apply_lock(mm, addr, len, VMA_LOCKED | (flags & MLOCK_ONFAULT ? VMA_LOCKONFAULT : 0));
+	if (!r && !(flags & MLOCK_ONFAULT))
+		mm_populate(mm, addr, addr + len);	/* "guaranteed to be resident in RAM" (mincore sees them) */
+	return r;
 }
 
 long mm_munlock(struct mm *mm, uint64_t addr, uint64_t len)
@@ -129,11 +134,20 @@ long mm_mlockall(struct mm *mm, int flags, uint64_t lock_limit)
 		return -EINVAL;
 	if (!lock_limit)
 		return -EPERM;
+	/* total_vm: the stack counts as Linux's grown so far, its first 128 KiB + a page, not pvx's whole 8 MiB VMA */
 	vma_for_each(v, &mm->vmas)
-		total += v->end - v->start;
+		total += v->end == mm->stack_top ? MIN(v->end - v->start, (uint64_t)STACK_START) : v->end - v->start;
 	if ((flags & MCL_CURRENT) && total > lock_limit)
 		return -ENOMEM;
-	return apply_all(mm, flags);
+	long r = apply_all(mm, flags);
+	if (r || !(flags & MCL_CURRENT) || (flags & MCL_ONFAULT))
+		return r;
+	for (const struct vma *v = vma_first(&mm->vmas); v; v = vma_first_above(&mm->vmas, v->end)) {
+		uint64_t start = v->end == mm->stack_top ? MAX(v->start, v->end - STACK_START) : v->start, end = v->end;
+		mm_populate(mm, start, end);	/* the stack: what Linux's would have grown to */
+		v = vma_lookup(&mm->vmas, end - 1);
+	}
+	return 0;
 }
 
 long mm_munlockall(struct mm *mm)

@@ -140,6 +140,7 @@ sysval() {
 	grep -q '^mlock across hole: ENOMEM lck+20$' "$native_out"
 	grep -q '^mlock at limit 0: EPERM$' "$native_out"
 	grep -q '^child lck: 0$' "$native_out"
+	grep -q '^resident: 1110$' "$native_out"
 }
 
 @test "settimeofday, clock_settime, adjtimex, clock_adjtime: argument checks then EPERM, reads work; sethostname, syslog, vhangup, acct EPERM; sysfs, ustat, as natively" {

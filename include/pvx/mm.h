@@ -130,6 +130,8 @@ long mm_munlockall(struct mm *mm) __must_check;
 /* remap_file_pages(2) as Linux emulates it: mmap of the shared file mapping again from pgoff. */
 long mm_remap_file_pages(struct mm *mm, uint64_t start, uint64_t size, uint64_t prot, uint64_t pgoff,
 			 uint64_t flags) __must_check;
+/* Fault in [start, end) as mlock does (MADV_POPULATE_READ/WRITE in the stub); errors ignored. */
+void mm_populate(struct mm *mm, uint64_t start, uint64_t end);
 /* Bytes of locked VMAs (VmLck). */
 uint64_t mm_locked_bytes(const struct mm *mm);
 /* fork(2): give child (a fresh mm) a copy of parent's memory (mm/fork.c). */

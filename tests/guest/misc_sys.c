@@ -271,6 +271,9 @@ static int mlocks(void)
 	char *m = mmap(NULL, 8 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	long base = vmlck();
 	LCK("mlock 3", sc(SYS_mlock, (long)m, 3 * pg, 0, 0));
+	unsigned char vec[4] = { 0 };
+	mincore(m, 4 * pg, vec);	/* mlock faulted them in, untouched as they were; the fourth is not locked */
+	say("resident: %d%d%d%d\n", vec[0] & 1, vec[1] & 1, vec[2] & 1, vec[3] & 1);
 	LCK("munlock mid", sc(SYS_munlock, (long)m + pg, pg, 0, 0));
 	LCK("mlock unaligned len 1", sc(SYS_mlock, (long)m + pg + 10, 1, 0, 0));
 	say("mlock2 bad flag: %s\n", E(sc(SYS_mlock2, (long)m, pg, 2, 0)));
