@@ -158,7 +158,7 @@ sysval() {
 	[[ $output == 1 ]]
 }
 
-@test "membarrier (registration, fork, exec), syncfs, sync_file_range, cachestat: errors and results as natively" {
+@test "membarrier (registration, fork), syncfs, sync_file_range, cachestat: errors and results as natively" {
 	compare_flavours 0 misc_sys sync
 	grep -q '^membarrier private unregistered: EPERM$' "$native_out"
 	grep -q '^membarrier private: 0$' "$native_out"

@@ -1,9 +1,11 @@
 /*
- * The long tail of issue 15, compared with Linux: sched_setaffinity and
- * sched_getaffinity, sched_rr_get_interval, sched_setattr/getattr, ioprio.
+ * The long tail of issue 15, compared with Linux: scheduling and affinity,
+ * ioprio, the mlock family, remap_file_pages, the machine's settings (EPERM
+ * after their argument checks), membarrier and the sync calls, old
+ * interfaces (sysfs, ustat, getdents), RLIMIT_FSIZE, NPROC and CPU.
  * Capabilities are dropped first, so a native run as root answers as an
  * unprivileged process does, as the guest is one (capget: none).
- * Usage: misc_sys MODE (affinity | sched | ioprio)
+ * Usage: misc_sys MODE (affinity, sched, ioprio, mlock, ident, sync, getdents, limits, nproc, remap)
  */
 #define _GNU_SOURCE
 #include <sched.h>
