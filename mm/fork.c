@@ -89,7 +89,8 @@ static long copy_vma(struct mm *child, struct mm *parent, int pagemap, const str
 		r = as_call3(child, SYS_mprotect, (long)v->start, (long)(v->end - v->start), v->prot);
 	/* Record what the guest asked for (its flags), not how we mapped it. */
 	if (r >= 0)
-		r = vma_insert(&child->vmas, v->start, v->end, v->prot, v->flags, v->file, v->off);
+		r = vma_insert(&child->vmas, v->start, v->end, v->prot, v->flags & ~(VMA_LOCKED | VMA_LOCKONFAULT),
+			       v->file, v->off);	/* "Memory locks are not inherited by a child" */
 	if (r < 0)
 		mm_uncharge(charge);	/* not recorded: mm_release will not give it back */
 	return r < 0 ? r : 0;

@@ -305,7 +305,7 @@ static long map_file(struct mm *mm, uint64_t addr, uint64_t len, int prot, int f
 	if (!ret)
 		ret = mm_map_vma(mm, addr, len, prot, flags, file, off);
 	if (ret >= 0 && (vma_remove(&mm->vmas, addr, addr + len) ||
-			 vma_insert(&mm->vmas, addr, addr + len, prot, vma_flags(flags), file, off)))
+			 vma_insert(&mm->vmas, addr, addr + len, prot, vma_flags(flags) | mm->def_lock, file, off)))
 		ret = -ENOMEM;
 	commit_end(old, new, ret >= 0);
 	return ret < 0 ? ret : (long)addr;
@@ -535,4 +535,23 @@ long mm_mincore(struct mm *mm, uint64_t addr, uint64_t len, uint64_t vec)
 	if (vec > PVX_GUEST_TASK_SIZE - pages)
 		return vma_range_mapped(&mm->vmas, addr, addr + pages * PAGE_SIZE) ? -EFAULT : -ENOMEM;
 	return as_call(mm, SYS_mincore, (long)addr, (long)len, (long)vec, 0, 0, 0);
+}
+
+/*
+ * See pvx/mm.h: what mlock's populate does (__mm_populate), with the host's
+ * MADV_POPULATE_WRITE on private writable memory and MADV_POPULATE_READ on
+ * the rest; PROT_NONE is skipped and failures (a file's hole past its end)
+ * are ignored, as mlock ignores them.
+ */
+void mm_populate(struct mm *mm, uint64_t start, uint64_t end)
+{
+	for (const struct vma *v = vma_first_above(&mm->vmas, start); v && v->start < end;
+	     v = vma_first_above(&mm->vmas, v->end)) {
+		uint64_t s = MAX(v->start, start), e = MIN(v->end, end);
+		bool private_w = (v->prot & PROT_WRITE) && (v->flags & MAP_TYPE) == MAP_PRIVATE;
+		if (!(v->prot & (PROT_READ | PROT_WRITE | PROT_EXEC)))
+			continue;
+		if (as_call(mm, SYS_madvise, (long)s, (long)(e - s), private_w ? 23 : 22, 0, 0, 0) < 0)
+			pr_debug("mlock: populating %#lx-%#lx failed", (unsigned long)s, (unsigned long)e);
+	}
 }

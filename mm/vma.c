@@ -280,3 +280,19 @@ long vma_protect(struct vma_set *s, uint64_t start, uint64_t end, int prot)
 	merge_range(s, start, end);
 	return 0;
 }
+
+/* See pvx/mm.h: like vma_protect, for the lock bits of the flags. */
+long vma_set_lock(struct vma_set *s, uint64_t start, uint64_t end, int lock)
+{
+	long err;
+
+	if (start >= end)
+		return -EINVAL;
+	if ((err = split_at(s, start)) || (err = split_at(s, end)))
+		return err;
+	for (struct vma_node *a = vt_first_above(s->root, start); a && a->v.start < end;
+	     a = vt_first_above(s->root, a->v.end))
+		a->v.flags = (a->v.flags & ~(VMA_LOCKED | VMA_LOCKONFAULT | MAP_LOCKED)) | lock;
+	merge_range(s, start, end);
+	return 0;
+}

@@ -10,9 +10,10 @@
  * guest holds no capabilities (capget).
  *
  * Nice values, scheduling policies and resource limits are the process's
- * own, kept here and inherited across fork and execve. Of the limits, only
- * RLIMIT_NOFILE is enforced (new fds at or above it are EMFILE); the rest
- * are recorded and reported.
+ * own, kept here and inherited across fork and execve. Of the limits,
+ * RLIMIT_NOFILE (EMFILE), FSIZE (writes, truncate, fallocate), NPROC (fork),
+ * CPU (the timer thread), MEMLOCK (mlock) and SIGPENDING are enforced; the
+ * rest are recorded and reported.
  */
 #include <limits.h>
 #include <sched.h>
@@ -23,20 +24,10 @@
 
 #include "pvx/cred.h"
 #include "pvx/kernel.h"
+#include "pvx/timer.h"
 #include "syscalls/syscalls.h"
 
 #define GROUPS_MAX 1024	/* supplementary groups pvx itself may have; NGROUPS_MAX is 65536 */
-
-/* Does pvx itself hold capability cap (effective)? Root in a container may not. */
-static bool host_cap(int cap)
-{
-	struct { uint32_t version; int pid; } hdr = { 0x20080522, 0 };
-	struct { uint32_t effective, permitted, inheritable; } data[2];
-
-	if (syscall(SYS_capget, &hdr, data) < 0)
-		return false;
-	return data[cap / 32].effective & (1U << (cap % 32));
-}
 
 #define CAP_SYS_NICE_ 23
 #define CAP_SYS_RESOURCE_ 24
@@ -237,7 +228,7 @@ long sys_setpriority(struct task *t, const long a[6])
 		if (!p || p->leader != o || o->state == TASK_ZOMBIE || !prio_match(p, which, who, t))
 			continue;
 		found = true;
-		if (nice < p->nice && !host_cap(CAP_SYS_NICE_))
+		if (nice < p->nice && !cred_host_cap(CAP_SYS_NICE_))
 			return -EACCES;
 		p->nice = nice;
 	}
@@ -262,7 +253,7 @@ long sys_sched_getscheduler(struct task *t, const long a[6])
 	if ((int)a[0] < 0)
 		return -EINVAL;
 	struct task *p = sched_target(t, (int)a[0]);
-	return p ? p->sched_policy : -ESRCH;
+	return p ? p->sched_policy | (p->sched_reset_on_fork ? SCHED_RESET_ON_FORK : 0) : -ESRCH;
 }
 
 long sys_sched_getparam(struct task *t, const long a[6])
@@ -287,6 +278,7 @@ static long set_policy(struct task *t, int pid, int policy, uint64_t uparam)
 	struct task *p = sched_target(t, pid);
 	if (!p)
 		return -ESRCH;
+	bool reset = policy == -1 ? p->sched_reset_on_fork : !!(policy & SCHED_RESET_ON_FORK);
 	if (policy == -1)
 		policy = p->sched_policy;
 	policy &= ~SCHED_RESET_ON_FORK;
@@ -294,7 +286,10 @@ static long set_policy(struct task *t, int pid, int policy, uint64_t uparam)
 	case SCHED_OTHER: case SCHED_BATCH: case SCHED_IDLE:
 		if (prio != 0)
 			return -EINVAL;
+		if (p->sched_reset_on_fork && !reset && !cred_host_cap(CAP_SYS_NICE_))
+			return -EPERM;	/* "an unprivileged thread cannot reset it" */
 		p->sched_policy = policy;
+		p->sched_reset_on_fork = reset;
 		return 0;
 	case SCHED_FIFO: case SCHED_RR:
 		return prio < 1 || prio > 99 ? -EINVAL : -EPERM;
@@ -371,7 +366,7 @@ long sys_prlimit64(struct task *t, const long a[6])
 			return -EINVAL;
 		if (res == RLIMIT_NOFILE && rl.rlim_max > PVX_NR_OPEN)	/* above fs.nr_open */
 			return -EPERM;
-		if (rl.rlim_max > p->rlim[res].rlim_max && !host_cap(CAP_SYS_RESOURCE_))
+		if (rl.rlim_max > p->rlim[res].rlim_max && !cred_host_cap(CAP_SYS_RESOURCE_))
 			return -EPERM;
 	}
 	if (a[3] && copy_to_guest(t->mm, (uint64_t)a[3], &p->rlim[res], sizeof(p->rlim[res])))
@@ -380,6 +375,8 @@ long sys_prlimit64(struct task *t, const long a[6])
 		p->rlim[res] = rl;
 		if (res == RLIMIT_NOFILE && p->files)
 			p->files->nofile = (unsigned)rl.rlim_cur;
+		if (res == RLIMIT_CPU && rl.rlim_cur != RLIM_INFINITY)
+			(void)!timer_kick();	/* the timer thread polls it (update_rlimit_cpu) */
 	}
 	return 0;
 }

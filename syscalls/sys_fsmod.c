@@ -34,6 +34,7 @@
 
 #include "pvx/path.h"
 #include "pvx/policy.h"
+#include "pvx/cred.h"
 #include "syscalls/syscalls.h"
 
 #ifndef RENAME_NOREPLACE
@@ -527,6 +528,8 @@ long sys_truncate(struct task *t, const long a[6])
 		return -EINVAL;
 	if (!sandbox.rw)
 		return -EROFS;
+	if (a[1] > st.st_size && (r = cred_fsize_check(t, (uint64_t)a[1] - 1, NULL)) < 0)
+		return r;	/* inode_newsize_ok(): growing past RLIMIT_FSIZE */
 	proc_fd_path(proc, sizeof(proc), hfd);
 	return truncate(proc, (off_t)a[1]) < 0 ? neg_errno() : 0;
 }
@@ -543,6 +546,12 @@ long sys_ftruncate(struct task *t, const long a[6])
 		return hfd == FILE_CALL_DONE ? 0 : hfd;
 	if (a[1] < 0)
 		return -EINVAL;
+	struct stat st;
+	long r = fstat((int)hfd, &st) < 0 ? neg_errno() : 0;
+	if (!r && a[1] > st.st_size)
+		r = cred_fsize_check(t, (uint64_t)a[1] - 1, NULL);	/* inode_newsize_ok(): growing past RLIMIT_FSIZE */
+	if (r < 0)
+		return r;
 	return ftruncate((int)hfd, (off_t)a[1]) < 0 ? neg_errno() : 0;
 }
 

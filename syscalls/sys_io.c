@@ -10,10 +10,12 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 
+#include "pvx/cred.h"
 #include "pvx/kernel.h"
 #include "sentry/platform/platform.h"
 #include "syscalls/syscalls.h"
@@ -142,6 +144,28 @@ static long do_read(struct task *t, int fd, uint64_t ubuf, size_t count, off_t o
 	return (long)done;
 }
 
+/*
+ * RLIMIT_FSIZE for a write of *count bytes to a regular file at off
+ * (positional) or at its position (its end with O_APPEND): EFBIG and
+ * SIGXFSZ at or past the limit, a shorter count below it.
+ */
+static long write_limit(struct task *t, struct file *f, off_t off, bool positional, size_t *count)
+{
+	struct stat st;
+	uint64_t n = *count;
+
+	if (!*count || t->proc->rlim[RLIMIT_FSIZE].rlim_cur == RLIM_INFINITY || f->ops->stat(f, &st) ||
+	    !S_ISREG(st.st_mode))
+		return 0;
+	if (!positional)
+		off = (f->flags & O_APPEND) ? st.st_size : file_seek(f, 0, SEEK_CUR);
+	if (off < 0)
+		return 0;
+	long r = cred_fsize_check(t, (uint64_t)off, &n);
+	*count = (size_t)n;
+	return r;
+}
+
 static long do_write(struct task *t, int fd, uint64_t ubuf, size_t count, off_t off, bool positional)
 {
 	struct file *f = io_file(t, fd, O_WRONLY);
@@ -151,6 +175,9 @@ static long do_write(struct task *t, int fd, uint64_t ubuf, size_t count, off_t 
 		return -EBADF;
 	if (positional && off < 0)
 		return -EINVAL;
+	long lim = write_limit(t, f, off, positional, &count);
+	if (lim < 0)
+		return lim;
 	if (zero_copy(t) && f->ops->rw_in_guest_mm)
 		return io_in_guest_mm(t, true, f, ubuf, count, off, positional);
 	cleanup_free char *buf = malloc(MIN(count, IO_CHUNK) + 1);
@@ -258,6 +285,11 @@ static long do_readv(struct task *t, int fd, uint64_t uiov, long cnt, off_t off,
 		return -EBADF;
 	if (total < 0)
 		return total;
+	size_t want = (size_t)total;
+	long lim = write_limit(t, f, off, off != -1, &want);
+	if (lim < 0)
+		return lim;
+	total = (long)want;
 	cleanup_free char *buf = malloc(MIN((size_t)total, IO_CHUNK) + 1);
 	if (!buf)
 		return -ENOMEM;
@@ -295,6 +327,11 @@ static long do_writev(struct task *t, int fd, uint64_t uiov, long cnt, off_t off
 		return -EBADF;
 	if (total < 0)
 		return total;
+	size_t want = (size_t)total;
+	long lim = write_limit(t, f, off, off != -1, &want);
+	if (lim < 0)
+		return lim;
+	total = (long)want;
 	cleanup_free char *buf = malloc(MIN((size_t)total, IO_CHUNK) + 1);
 	if (!buf)
 		return -ENOMEM;

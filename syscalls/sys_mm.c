@@ -65,3 +65,43 @@ long sys_mincore(struct task *t, const long a[6])
 {
 	return mm_mincore(t->mm, (uint64_t)a[0], (uint64_t)a[1], (uint64_t)a[2]);
 }
+
+/* RLIMIT_MEMLOCK in bytes: the guest holds no CAP_IPC_LOCK, so the limit always applies. */
+static uint64_t memlock_limit(const struct task *t)
+{
+	rlim_t l = t->proc->rlim[RLIMIT_MEMLOCK].rlim_cur;
+
+	return l == RLIM_INFINITY ? UINT64_MAX : (uint64_t)l;
+}
+
+/* mlock(2): kept in the VMAs (mm/mlock.c), the host's pages are not pinned. */
+long sys_mlock(struct task *t, const long a[6])
+{
+	return mm_mlock(t->mm, (uint64_t)a[0], (uint64_t)a[1], 0, memlock_limit(t));
+}
+
+long sys_mlock2(struct task *t, const long a[6])
+{
+	return mm_mlock(t->mm, (uint64_t)a[0], (uint64_t)a[1], (unsigned)a[2], memlock_limit(t));
+}
+
+long sys_munlock(struct task *t, const long a[6])
+{
+	return mm_munlock(t->mm, (uint64_t)a[0], (uint64_t)a[1]);
+}
+
+long sys_mlockall(struct task *t, const long a[6])
+{
+	return mm_mlockall(t->mm, (int)a[0], memlock_limit(t));
+}
+
+long sys_munlockall(struct task *t, const long a[6] __unused)
+{
+	return mm_munlockall(t->mm);
+}
+
+/* remap_file_pages(2): deprecated; emulated as Linux does (mm/mlock.c). */
+long sys_remap_file_pages(struct task *t, const long a[6])
+{
+	return mm_remap_file_pages(t->mm, (uint64_t)a[0], (uint64_t)a[1], (uint64_t)a[2], (uint64_t)a[3], (uint64_t)a[4]);
+}

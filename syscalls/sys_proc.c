@@ -6,6 +6,7 @@
 #include <asm/prctl.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/personality.h>
 #include <sys/resource.h>
@@ -16,6 +17,7 @@
 #include <sys/prctl.h>
 #include <time.h>
 
+#include "pvx/uts.h"
 #include "pvx/cred.h"
 #include "pvx/kernel.h"
 #include "pvx/log.h"
@@ -124,8 +126,8 @@ long sys_uname(struct task *t, const long a[6])
 
 	if (uname(&u) < 0)
 		return neg_errno();
-	strcpy(u.nodename, "pvx");
-	strcpy(u.domainname, "(none)");
+	snprintf(u.nodename, sizeof(u.nodename), "%s", uts_nodename());
+	snprintf(u.domainname, sizeof(u.domainname), "%s", uts_domainname());
 	if ((t->proc->personality & PER_MASK) == PER_LINUX32)
 		strcpy(u.machine, "i686");
 	return copy_to_guest(t->mm, (uint64_t)a[0], &u, sizeof(u));
@@ -190,23 +192,6 @@ long sys_sysinfo(struct task *t, const long a[6])
 		return neg_errno();
 	si.procs = 1;
 	return copy_to_guest(t->mm, (uint64_t)a[0], &si, sizeof(si));
-}
-
-/* sched_getaffinity(2): the raw call returns the size of the kernel's mask. */
-long sys_sched_getaffinity(struct task *t, const long a[6])
-{
-	size_t len = (size_t)a[1];
-	const unsigned char *mask;
-
-	if ((int)a[0] != 0 && (int)a[0] != t->tid && !task_find((int)a[0]))
-		return -ESRCH;
-	long n = cpus_allowed(&mask);
-	if (n < 0)
-		return -EINVAL;
-	if (len < (size_t)n || (len & (sizeof(long) - 1)))
-		return -EINVAL;
-	long r = copy_to_guest(t->mm, (uint64_t)a[2], mask, (size_t)n);
-	return r ? r : n;
 }
 
 long sys_sched_yield(struct task *t __unused, const long a[6] __unused)

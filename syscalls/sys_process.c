@@ -85,6 +85,7 @@ static long do_thread(struct task *t, unsigned long flags, uint64_t stack, uint6
 	thread_attach(c, p);
 	c->ctx = ctx;
 	clone_regs(c, t, flags, stack, ctid, tls);	/* the altstack is not inherited with CLONE_VM */
+	cred_clone_task(c, t, false);
 	int tid = c->tid;
 	clone_settids(t, flags, ptid, ctid, tid);
 	t->fork_done = false;
@@ -156,6 +157,7 @@ static struct task *process_clone(struct task *t, unsigned long flags, uint64_t 
 	c->proc->umask = t->proc->umask;
 	c->proc->personality = t->proc->personality;
 	cred_fork(c->proc, t->proc);
+	cred_clone_task(c, t, true);
 	if (!c->files || c->proc->cwd_fd < 0) {
 		process_unclone(c);
 		*err = -ENOMEM;
@@ -248,6 +250,8 @@ static long do_fork(struct task *t, unsigned long flags, uint64_t stack, uint64_
 		pr_info("clone flags %#lx are not supported yet", flags & ~CLONE_SUPPORTED);
 		return -ENOSYS;
 	}
+	if ((r = cred_nproc_check(t)) < 0)
+		return r;
 	if (flags & CLONE_THREAD)
 		return do_thread(t, flags, stack, ptid, ctid, tls);
 	if (flags & (CLONE_FS | CLONE_FILES | CLONE_SIGHAND)) {

@@ -8,11 +8,13 @@
  * through sentry buffers: the host never sees a guest address.
  */
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 
 #include "pvx/kernel.h"
+#include "pvx/cred.h"
 #include "syscalls/syscalls.h"
 
 #define SPLICE_F_ALL_ (SPLICE_F_MOVE | SPLICE_F_NONBLOCK | SPLICE_F_MORE | SPLICE_F_GIFT)
@@ -172,5 +174,14 @@ long sys_fallocate(struct task *t, const long a[6])
 	long hfd = file_object(f, FILE_FALLOCATE);
 	if (hfd < 0)
 		return hfd;
+	/* growing past RLIMIT_FSIZE (inode_newsize_ok()), unless FALLOC_FL_KEEP_SIZE */
+	struct stat st;
+	int64_t end = (int64_t)((uint64_t)a[2] + (uint64_t)a[3]);	/* the host's EFBIG/EINVAL for the rest */
+	if (!((int)a[1] & FALLOC_FL_KEEP_SIZE) && a[2] >= 0 && a[3] > 0 && end > 0 && !fstat((int)hfd, &st) &&
+	    end > st.st_size) {
+		long r = cred_fsize_check(t, (uint64_t)end - 1, NULL);
+		if (r < 0)
+			return r;
+	}
 	return fallocate((int)hfd, (int)a[1], (off_t)a[2], (off_t)a[3]) < 0 ? neg_errno() : 0;
 }

@@ -13,7 +13,13 @@ const struct syscall_desc syscall_table[PVX_NR_SYSCALLS] = {
 #undef NOSYS
 };
 
-const struct syscall_ops syscall_ops = { syscall_dispatch, strace_enter, strace_exit };
+/* Is nr one the table emulates? */
+static bool syscall_implemented(long nr)
+{
+	return nr >= 0 && nr < PVX_NR_SYSCALLS && syscall_table[nr].fn;
+}
+
+const struct syscall_ops syscall_ops = { syscall_dispatch, strace_enter, strace_exit, syscall_implemented };
 
 /* The table's name for nr, or syscall_NR for a number it lacks. */
 const char *syscall_name(long nr)

@@ -167,6 +167,9 @@ struct fd_entry {
 	bool cloexec;
 };
 
+/* The most an unprivileged F_SETPIPE_SZ may ask for: the host's fs.pipe-max-size (/proc/sys/fs). */
+unsigned long pipe_max_size(void);
+
 /* The sandbox's fs.nr_open, Linux's default: no fd number or RLIMIT_NOFILE reaches it. */
 #define PVX_NR_OPEN (1U << 20)
 

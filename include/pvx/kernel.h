@@ -130,8 +130,11 @@ struct syscall_ops {
 	/* --strace: a line before and after the call. */
 	void (*trace_enter)(struct task *t, long nr, const long a[6]);
 	void (*trace_exit)(struct task *t, long nr, const long a[6], long ret);
+	/* Does the table emulate nr (not ENOSYS)? /proc/config.gz is made from it. */
+	bool (*implemented)(long nr);
 };
 void kernel_set_syscalls(const struct syscall_ops *ops);
+bool kernel_syscall_implemented(long nr);
 /* What the kernel gives the file side below it at start (pvx/path.h; sentry/kernel/procfs.c). */
 struct fs_kernel_ops;
 extern const struct fs_kernel_ops kernel_fs_ops;

@@ -85,6 +85,15 @@ struct vma_file *vma_file_new(int fd);	/* takes ownership of fd */
 void vma_file_put(struct vma_file *f);
 long vma_remove(struct vma_set *s, uint64_t start, uint64_t end) __must_check;
 long vma_protect(struct vma_set *s, uint64_t start, uint64_t end, int prot) __must_check;
+/*
+ * mlock's VM_LOCKED and VM_LOCKONFAULT, kept in a VMA's flags above every
+ * MAP_ flag the host is given (mm_map_vma passes only known MAP_ flags):
+ * the bookkeeping of mlock(2), not a lock of the host's pages.
+ */
+#define VMA_LOCKED (1 << 30)
+#define VMA_LOCKONFAULT (1 << 29)
+/* Set [start, end)'s lock bits to lock (0 unlocks; MAP_LOCKED is cleared too); the range must be mapped. */
+long vma_set_lock(struct vma_set *s, uint64_t start, uint64_t end, int lock) __must_check;
 
 struct addr_space;
 
@@ -96,6 +105,7 @@ struct mm {
 	uint64_t mmap_base;	/* top-down allocation starts below this */
 	uint64_t stack_top;	/* the main stack's end (randomized at exec) */
 	uint64_t env_start, env_end;	/* the environment strings exec put on the stack (/proc/PID/environ) */
+	int def_lock;		/* mlockall(MCL_FUTURE): lock bits every new mapping gets (mm/mlock.c) */
 };
 
 /*
@@ -123,6 +133,22 @@ long mm_madvise(struct mm *mm, uint64_t addr, uint64_t len, int advice) __must_c
 long mm_msync(struct mm *mm, uint64_t addr, uint64_t len, int flags) __must_check;
 /* mincore(2): the stub writes the residency vector at guest address vec. */
 long mm_mincore(struct mm *mm, uint64_t addr, uint64_t len, uint64_t vec) __must_check;
+/*
+ * The mlock family (mm/mlock.c), bookkeeping only: lock_limit is
+ * RLIMIT_MEMLOCK in bytes (the guest holds no CAP_IPC_LOCK). mlock2's
+ * flags are MLOCK_ONFAULT or 0; mlockall's MCL_*.
+ */
+long mm_mlock(struct mm *mm, uint64_t addr, uint64_t len, unsigned flags, uint64_t lock_limit) __must_check;
+long mm_munlock(struct mm *mm, uint64_t addr, uint64_t len) __must_check;
+long mm_mlockall(struct mm *mm, int flags, uint64_t lock_limit) __must_check;
+long mm_munlockall(struct mm *mm) __must_check;
+/* remap_file_pages(2) as Linux emulates it: mmap of the shared file mapping again from pgoff. */
+long mm_remap_file_pages(struct mm *mm, uint64_t start, uint64_t size, uint64_t prot, uint64_t pgoff,
+			 uint64_t flags) __must_check;
+/* Fault in [start, end) as mlock does (MADV_POPULATE_READ/WRITE in the stub); errors ignored. */
+void mm_populate(struct mm *mm, uint64_t start, uint64_t end);
+/* Bytes of locked VMAs (VmLck). */
+uint64_t mm_locked_bytes(const struct mm *mm);
 /* fork(2): give child (a fresh mm) a copy of parent's memory (mm/fork.c). */
 long mm_copy(struct mm *child, struct mm *parent) __must_check;
 /* Make parent's private memory readable for mm_copy (undo = false), and back (true). */

@@ -92,6 +92,7 @@ struct process {
 	uint64_t start_ticks;	/* when it was made, in clock ticks since boot (/proc/PID/stat starttime) */
 	struct rlimit rlim[16];	/* RLIM_NLIMITS: getrlimit/setrlimit (sentry/kernel/cred.c) */
 	int nice;		/* setpriority(2) */
+	unsigned membarrier_reg;	/* membarrier(2) registrations: MEMBARRIER_CMD_REGISTER_* bits (not kept by fork) */
 	struct sigaction_rec sigactions[64];
 	struct sigpend pending;	/* process-directed signals not yet taken by a thread */
 	/*
@@ -119,6 +120,8 @@ struct process {
 	struct guest_usage usage_children;	/* reaped children's, with their own children's (RUSAGE_CHILDREN) */
 };
 
+#define PVX_CPUMASK_WORDS 16	/* 1024 CPUs: sched_setaffinity's masks */
+
 /* A guest thread. */
 struct task {
 	int pid, tid;		/* guest pid space: the first process is 1; pid = tgid */
@@ -134,6 +137,10 @@ struct task {
 	uint64_t set_child_tid;	/* fork with CLONE_CHILD_SETTID: written by the child before it runs (schedule_tail) */
 	uint64_t robust_list;
 	int sched_policy;	/* SCHED_OTHER, _BATCH or _IDLE (syscalls/sys_cred.c) */
+	bool sched_reset_on_fork;	/* SCHED_RESET_ON_FORK: a fork child's negative nice goes back to 0 */
+	uint64_t cpumask[PVX_CPUMASK_WORDS];	/* sched_setaffinity's; all 0: the CPUs pvx started on (cred.c) */
+	int ioprio;		/* ioprio_set(2)'s value, once has_ioprio (an io_context, in Linux's words) */
+	bool has_ioprio;
 	uint64_t sigmask;
 	struct sigpend pending;	/* thread-directed, not yet delivered (sentry/kernel/signal.c) */
 	uint64_t saved_mask;	/* rt_sigsuspend's mask to restore after the handler */

@@ -14,8 +14,8 @@
 #define PIPE_PAGE 4096UL
 #define PIPE_SIZE_MAX_DEFAULT (1UL << 20)	/* fs.pipe-max-size's default */
 
-/* fs.pipe-max-size of the host, read once: the most an unprivileged process may ask for. */
-static unsigned long pipe_max_size(void)
+/* See pvx/file.h: fs.pipe-max-size of the host, read once. */
+unsigned long pipe_max_size(void)
 {
 	static unsigned long max;
 	unsigned long v;

@@ -27,8 +27,7 @@
 #include "pvx/rusage.h"
 #include "sentry/kernel/procfs.h"
 
-static const char *const host_files[] = { "meminfo", "cpuinfo", "stat", "uptime", "loadavg", "version",
-					   "sys/kernel/osrelease", "sys/kernel/ostype", "sys/kernel/version" };
+static const char *const host_files[] = { "meminfo", "cpuinfo", "stat", "uptime", "loadavg", "version" };
 
 /*
  * A /proc name that is a number (a pid, an fd): decimal digits only, no
@@ -73,8 +72,8 @@ static struct task *proc_task(struct task *t, const char *rel, const char **rest
 	return p && (p->state != TASK_ZOMBIE || zombie_ok) ? p : NULL;
 }
 
-/* A read-only fd holding text: a sealed memfd reopened O_RDONLY. */
-static long text_fd(const char *text, size_t len)
+/* See sentry/kernel/procfs.h: a memfd reopened O_RDONLY. */
+long procfs_text_fd(const char *text, size_t len)
 {
 	char path[64];
 	int fd = memfd_create("pvx-proc", MFD_CLOEXEC);
@@ -117,7 +116,7 @@ static long gen_loadavg(void)
 	for (struct task *p = task_next(NULL); p; p = task_next(p))
 		last = MAX(last, p->pid);
 	n = snprintf(out, sizeof(out), "%s %d\n", buf, last);
-	return text_fd(out, (size_t)n);
+	return procfs_text_fd(out, (size_t)n);
 }
 
 /* The thread's name: the program's file name at exec, or prctl(PR_SET_NAME)'s. */
@@ -288,11 +287,11 @@ static long gen_file(struct task *p, const char *what, char **out, size_t *len)
 			p->sched_policy, p->mm->brk_start);
 	} else {
 		fprintf(f, "Name:\t%.15s\nState:\t%s\nTgid:\t%d\nPid:\t%d\nPPid:\t%d\nUid:\t%u\t%u\t%u\t%u\n"
-			   "Gid:\t%u\t%u\t%u\t%u\nVmSize:\t%8lu kB\nVmRSS:\t%8lu kB\nThreads:\t%d\nSigQ:\t%lu/%llu\n"
+			   "Gid:\t%u\t%u\t%u\t%u\nVmSize:\t%8lu kB\nVmLck:\t%8lu kB\nVmRSS:\t%8lu kB\nThreads:\t%d\nSigQ:\t%lu/%llu\n"
 			   "SigPnd:\t%016lx\nShdPnd:\t%016lx\nSigBlk:\t%016lx\n",
 			comm(p), task_state_name(p), p->pid, p->tid, p->proc->ppid, sandbox.uid, sandbox.uid, sandbox.uid,
 			sandbox.uid,
-			sandbox.gid, sandbox.gid, sandbox.gid, sandbox.gid, vsize >> 10, usage_rss_pages(p->proc) * (PAGE_SIZE >> 10),
+			sandbox.gid, sandbox.gid, sandbox.gid, sandbox.gid, vsize >> 10, mm_locked_bytes(p->mm) >> 10, usage_rss_pages(p->proc) * (PAGE_SIZE >> 10),
 			MAX(p->proc->nr_threads, 1), sigq_queued(),
 			(unsigned long long)p->proc->rlim[RLIMIT_SIGPENDING].rlim_cur, p->pending.set, p->proc->pending.set,
 			p->sigmask);
@@ -345,6 +344,7 @@ static long list_root(struct task *t)
 	names[n++] = "sys";
 	names[n++] = "mounts";
 	names[n++] = "sysvipc";
+	names[n++] = "config.gz";
 	for (size_t i = 0; i < ARRAY_SIZE(host_files); i++)
 		if (!strchr(host_files[i], '/'))
 			names[n++] = host_files[i];
@@ -547,42 +547,6 @@ static long open_fd_link(struct task *t, struct task *p, const char *num, int fl
 }
 
 /*
- * /proc/sys/fs: inotify's limits as the sandbox has them, its share of the
- * host user's (pvx/events.h), and the host's per-instance event queue.
- */
-static long sys_fs(const char *rest, const struct file_ops **kind)
-{
-	static const char *const limits[] = { "max_queued_events", "max_user_instances", "max_user_watches" };
-	char text[32] = "";
-
-	if (!rest[0])
-		return procfs_dir_fd_typed("/proc/sys/fs", (const char *const[]){ "inotify" }, 1, dir_type);
-	if (!strcmp(rest, "/inotify"))
-		return procfs_dir_fd("/proc/sys/fs/inotify", limits, ARRAY_SIZE(limits));
-	if (!strcmp(rest, "/inotify/max_queued_events")) {
-		int fd = open("/proc/sys/fs/inotify/max_queued_events", O_RDONLY | O_CLOEXEC);
-		long n = fd < 0 ? -1 : read(fd, text, sizeof(text) - 1);
-		if (fd >= 0)
-			close(fd);
-		if (n <= 0)
-			return -ENOENT;	/* a host without inotify */
-		text[n] = 0;
-	} else if (!strcmp(rest, "/inotify/max_user_instances")) {
-		snprintf(text, sizeof(text), "%d\n", PVX_INOTIFY_INSTANCES);
-	} else if (!strcmp(rest, "/inotify/max_user_watches")) {
-		snprintf(text, sizeof(text), "%d\n", PVX_INOTIFY_WATCHES);
-	} else {
-		return -ENOENT;
-	}
-	*kind = &procfs_file_ops;
-	return text_fd(text, strlen(text));
-}
-
-/* /proc/sys/kernel: the host's names of the kernel and the sandbox's IPC limits. */
-static const char *const kernel_names[] = { "msgmax", "msgmnb", "msgmni", "osrelease", "ostype", "pid_max", "sem",
-					    "shmall", "shmmax", "shmmni", "tainted", "version" };
-
-/*
  * O_PATH|O_NOFOLLOW of a /proc link (lstat, fstatat AT_SYMLINK_NOFOLLOW,
  * readlinkat on the fd): the link itself, named by its guest path with
  * self resolved as Linux's d_path does. -EINVAL: orig is not a link.
@@ -655,33 +619,22 @@ static long procfs_open_kind(struct task *t, const char *orig, int flags, const 
 		return -EACCES;
 	if (!rel[0])
 		return list_root(t);
-	if (!strcmp(rel, "/sys"))
-		return procfs_dir_fd_typed("/proc/sys", (const char *const[]){ "fs", "kernel" }, 2, dir_type);
-	if (!strncmp(rel, "/sys/fs", 7) && (!rel[7] || rel[7] == '/'))
-		return sys_fs(rel + 7, kind);
-	if (!strcmp(rel, "/sys/kernel"))
-		return procfs_dir_fd("/proc/sys/kernel", kernel_names, ARRAY_SIZE(kernel_names));
-	if (!strcmp(rel, "/sys/kernel/pid_max")) {	/* guest pids are 1..PVX_MAX_TASKS: "one greater than the maximum PID" */
-		char num[16];
-		*kind = &procfs_file_ops;
-		return text_fd(num, (size_t)snprintf(num, sizeof(num), "%d\n", PVX_MAX_TASKS + 1));
-	}
 	if (!strcmp(rel, "/sysvipc"))
 		return procfs_dir_fd("/proc/sysvipc", (const char *const[]){ "msg", "sem", "shm" }, 3);
-	if (!strncmp(rel, "/sysvipc/", 9) || !strncmp(rel, "/sys/kernel/", 12)) {
+	if (!strncmp(rel, "/sysvipc/", 9)) {
 		r = ipc_proc_text(rel, &text, &len);	/* the IPC namespace's files (sentry/kernel/ipc_proc.c) */
 		if (r != -ENOENT) {
 			if (!r)
-				r = text_fd(text, len);
+				r = procfs_text_fd(text, len);
 			free(text);
 			*kind = &procfs_file_ops;
 			return r;
 		}
 	}
-	if (!strcmp(rel, "/sys/kernel/tainted")) {	/* the sandbox's kernel: nothing taints it */
-		*kind = &procfs_file_ops;
-		return text_fd("0\n", 2);
-	}
+	if (!strncmp(rel, "/sys", 4) && (!rel[4] || rel[4] == '/'))
+		return procfs_sys_open(rel + 4, kind);
+	if (!strcmp(rel, "/config.gz"))
+		return procfs_config_open(kind);
 	if (!strcmp(rel, "/loadavg")) {
 		*kind = &procfs_file_ops;
 		return gen_loadavg();
@@ -689,7 +642,7 @@ static long procfs_open_kind(struct task *t, const char *orig, int flags, const 
 	if (!strcmp(rel, "/mounts")) {	/* Linux: a symlink to self/mounts */
 		r = gen_mounts(false, &text, &len);
 		if (!r)
-			r = text_fd(text, len);
+			r = procfs_text_fd(text, len);
 		free(text);
 		*kind = &procfs_file_ops;
 		return r;
@@ -712,7 +665,7 @@ static long procfs_open_kind(struct task *t, const char *orig, int flags, const 
 	if (!strncmp(rest, "/fdinfo/", 8)) {
 		r = gen_fdinfo(p, rest + 8, &text, &len);
 		if (!r)
-			r = text_fd(text, len);
+			r = procfs_text_fd(text, len);
 		free(text);
 		*kind = &procfs_file_ops;
 		return r;
@@ -721,7 +674,7 @@ static long procfs_open_kind(struct task *t, const char *orig, int flags, const 
 		return list_threads(threads);
 	r = gen_file(p, rest, &text, &len);
 	if (!r)
-		r = text_fd(text ? text : "", len);
+		r = procfs_text_fd(text ? text : "", len);
 	free(text);
 	*kind = &procfs_file_ops;
 	return r;

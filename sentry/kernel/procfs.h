@@ -23,4 +23,14 @@ long procfs_link_fd(const char *guest_path, const char *target) __must_check;
 /* The guest path of a host path inside a /proc directory's staging dir; -EXDEV for others. */
 long procfs_dir_path(const char *host, char *buf, size_t size);
 
+/* A read-only host fd holding len bytes of text (r--r--r--, as /proc's files). */
+long procfs_text_fd(const char *text, size_t len) __must_check;
+/* A directory guest_dir ("/proc/...") listing names, each an empty file (see procfs.c). */
+long procfs_dir_fd(const char *guest_dir, const char *const names[], size_t n) __must_check;
+
+/* /proc/sys (rest: what follows "/proc/sys") and /proc/config.gz (procfs_sys.c); *kind as procfs_open's. */
+struct file_ops;
+long procfs_sys_open(const char *rest, const struct file_ops **kind) __must_check;
+long procfs_config_open(const struct file_ops **kind) __must_check;
+
 #endif

@@ -24,6 +24,12 @@ void kernel_set_syscalls(const struct syscall_ops *ops)
 	syscalls = ops;
 }
 
+/* See pvx/kernel.h. */
+bool kernel_syscall_implemented(long nr)
+{
+	return syscalls && syscalls->implemented && syscalls->implemented(nr);
+}
+
 /* The one fatal path: say why and dump the guest's registers. */
 void task_fatal(struct task *t, const char *why)
 {

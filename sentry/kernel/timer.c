@@ -7,6 +7,7 @@
  * process's CPU time, which only the host knows: while one is armed the
  * thread looks every CPU_TICK_NS (Linux's own granularity at HZ=100).
  */
+#include <sys/resource.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <time.h>
@@ -49,6 +50,31 @@ static bool cpu_itimers(struct process *p)
 	return armed;
 }
 
+/*
+ * RLIMIT_CPU, as check_process_timers() applies it: past the soft limit
+ * SIGXCPU, and the soft limit moves up a second (so one a second) while it
+ * is below the hard one; at the hard limit SIGKILL. True while one is set.
+ */
+static bool cpu_rlimit(struct process *p)
+{
+	struct rlimit *rl = &p->rlim[RLIMIT_CPU];
+	struct sig_info info = { SI_KERNEL, 0, 0, 0 };
+
+	if (rl->rlim_cur == RLIM_INFINITY)
+		return false;
+	uint64_t now = itimer_cpu_us(p, true);
+	if (rl->rlim_max != RLIM_INFINITY && now >= (uint64_t)rl->rlim_max * 1000000ULL) {
+		signal_queue_process(p, SIGKILL, &info);
+		return false;
+	}
+	if (now >= (uint64_t)rl->rlim_cur * 1000000ULL) {
+		signal_queue_process(p, SIGXCPU, &info);
+		if (rl->rlim_cur < rl->rlim_max)
+			rl->rlim_cur++;
+	}
+	return true;
+}
+
 uint64_t timer_now_ns(void)
 {
 	struct timespec ts;
@@ -72,7 +98,7 @@ static void *timer_thread(void *arg __unused)
 			}
 			if (t->proc->itimer_deadline && (!next || t->proc->itimer_deadline < next))
 				next = t->proc->itimer_deadline;
-			if (cpu_itimers(t->proc) && (!next || now + CPU_TICK_NS < next))
+			if ((cpu_itimers(t->proc) | cpu_rlimit(t->proc)) && (!next || now + CPU_TICK_NS < next))
 				next = now + CPU_TICK_NS;
 			for (int i = 0; t->proc->ptimers && i < PVX_MAX_PTIMERS; i++) {
 				struct ptimer *pt = &t->proc->ptimers[i];

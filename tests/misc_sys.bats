@@ -1,0 +1,202 @@
+#!/usr/bin/env bats
+# Issue 15, the long tail: /proc/sys and /proc/config.gz, scheduling and affinity, ioprio, the mlock family,
+# NUMA for one node, time and identity calls, old interfaces. Static guest tests/guest/misc_sys.c (musl and glibc)
+# compared with its native run where the behaviour is Linux's; host-side checks where the value is the sandbox's.
+
+load helpers
+
+setup() {
+	require_pvx
+	cd "$BATS_TEST_TMPDIR"
+}
+
+# sysval NAME: /proc/sys/NAME as the guest reads it
+sysval() {
+	pvx_run "$BUSYBOX" cat "/proc/sys/$1"
+	[[ $status == 0 ]] || fail_msg "cat /proc/sys/$1: $output"
+}
+
+@test "/proc/sys: the limits pvx enforces (pid_max, threads-max, nr_open, pipe-max-size, max_map_count, mmap_min_addr, overcommit)" {
+	sysval kernel/pid_max
+	[[ $output == 1025 ]] || fail_msg "pid_max: $output"
+	sysval kernel/threads-max
+	[[ $output == 1024 ]] || fail_msg "threads-max: $output"
+	sysval fs/nr_open
+	[[ $output == 1024 ]] || fail_msg "nr_open: $output"
+	sysval fs/pipe-max-size
+	[[ $output == "$(cat /proc/sys/fs/pipe-max-size)" ]] || fail_msg "pipe-max-size: $output"
+	sysval fs/file-max
+	[[ $output == "$(cat /proc/sys/fs/file-max)" ]] || fail_msg "file-max: $output"
+	sysval vm/max_map_count
+	[[ $output == 65530 ]] || fail_msg "max_map_count: $output"
+	sysval vm/mmap_min_addr
+	[[ $output == 65536 ]] || fail_msg "mmap_min_addr: $output"
+	sysval vm/overcommit_memory
+	[[ $output == 2 ]] || fail_msg "overcommit_memory: $output"
+	sysval kernel/tainted
+	[[ $output == 0 ]]
+	# the limit is the one enforced: RLIMIT_NOFILE's hard limit cannot pass nr_open, a pid never reaches pid_max
+	pvx_run "$BUSYBOX" sh -c 'ulimit -n; ulimit -H -n'
+	[[ $output == $'1024\n1024' ]] || fail_msg "ulimit -n: $output"
+}
+
+@test "/proc/sys/kernel: the sandbox's names (hostname, domainname), the host's release; boot_id per sandbox, uuid per read" {
+	sysval kernel/hostname
+	[[ $output == pvx ]] || fail_msg "hostname: $output"
+	sysval kernel/domainname
+	[[ $output == "(none)" ]] || fail_msg "domainname: $output"
+	sysval kernel/osrelease
+	[[ $output == "$(uname -r)" ]] || fail_msg "osrelease: $output"
+	sysval kernel/ostype
+	[[ $output == Linux ]] || fail_msg "ostype: $output"
+	sysval kernel/version
+	[[ $output == "$(uname -v)" ]] || fail_msg "version: $output"
+	uuid='[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}'
+	pvx_run "$BUSYBOX" sh -c 'cat /proc/sys/kernel/random/boot_id /proc/sys/kernel/random/boot_id
+		cat /proc/sys/kernel/random/uuid /proc/sys/kernel/random/uuid'
+	[[ $status == 0 && ${#lines[@]} == 4 ]] || fail_msg "$output"
+	for l in "${lines[@]}"; do [[ $l =~ ^$uuid$ ]] || fail_msg "not a UUID: $l"; done
+	[[ ${lines[0]} == "${lines[1]}" ]] || fail_msg "boot_id changed within one run"
+	[[ ${lines[0]} != "$(cat /proc/sys/kernel/random/boot_id 2>/dev/null)" ]] || fail_msg "the host's boot_id"
+	[[ ${lines[2]} != "${lines[3]}" ]] || fail_msg "uuid repeated"
+	first=${lines[0]}
+	pvx_run "$BUSYBOX" cat /proc/sys/kernel/random/boot_id
+	[[ $output =~ ^$uuid$ && $output != "$first" ]] || fail_msg "a second sandbox has the same boot_id"
+	pvx_run "$BUSYBOX" ls /proc/sys /proc/sys/vm /proc/sys/kernel/random
+	assert_contains "$output" "vm"
+	assert_contains "$output" "overcommit_memory"
+	assert_contains "$output" "boot_id"
+	# uname's nodename is the one /proc shows
+	pvx_run "$BUSYBOX" uname -n
+	[[ $output == pvx ]]
+}
+
+@test "/proc/sys is read-only (EACCES, as for a process that is not root); other sysctls do not exist" {
+	for f in kernel/pid_max kernel/hostname fs/nr_open vm/overcommit_memory kernel/random/uuid; do
+		pvx_run "$BUSYBOX" sh -c "echo 1 > /proc/sys/$f"
+		[[ $status != 0 && $output == *"ermission denied"* ]] || fail_msg "write to $f: $status $output"
+	done
+	sysval vm/overcommit_memory
+	[[ $output == 2 ]]
+	pvx_run "$BUSYBOX" cat /proc/sys/kernel/core_pattern
+	[[ $status != 0 && $output == *"No such file"* ]] || fail_msg "core_pattern: $output"
+	pvx_run "$BUSYBOX" cat /proc/sys/kernel/random/boot_id/x
+	[[ $status != 0 ]]
+}
+
+@test "/proc/config.gz: a gzip file of the sandbox's kernel options, y where the table has the syscalls" {
+	pvx_run "$BUSYBOX" sh -c 'zcat /proc/config.gz'
+	[[ $status == 0 ]] || fail_msg "zcat: $output"
+	assert_contains "$output" "CONFIG_FUTEX=y"
+	assert_contains "$output" "CONFIG_EPOLL=y"
+	assert_contains "$output" "CONFIG_64BIT=y"
+	assert_contains "$output" "# CONFIG_MODULES is not set"
+	# each option follows the table: SysV IPC only once shmget, semget and msgget are emulated
+	if "$PVX" syscalls | grep -Eq '^[0-9]+ +shmget +unsupported'; then
+		assert_contains "$output" "# CONFIG_SYSVIPC is not set"
+	else
+		assert_contains "$output" "CONFIG_SYSVIPC=y"
+	fi
+	if "$PVX" syscalls | grep -Eq '^[0-9]+ +io_uring_setup +unsupported'; then
+		assert_contains "$output" "# CONFIG_IO_URING is not set"
+	fi
+	# gzip's CRC and length check out (gzip -t), and the host's gzip reads it too
+	pvx_run "$BUSYBOX" sh -c 'gzip -t < /proc/config.gz && echo ok'
+	[[ $output == ok ]] || fail_msg "gzip -t: $output"
+	pvx_run "$BUSYBOX" ls /proc
+	assert_contains "$output" "config.gz"
+}
+
+@test "sched_setaffinity/getaffinity: kept per thread, inherited, EINVAL outside the CPUs; huge and forged lengths, bad pointers, as natively" {
+	compare_flavours 0 misc_sys affinity
+	grep -q '^set one: 0$' "$native_out"
+	grep -q '^child: cpus=1$' "$native_out"
+	grep -q '^set 1MiB: 0$' "$native_out"
+}
+
+@test "taskset and nproc (busybox) see the mask a guest sets, as natively" {
+	cmd='taskset -p $$ | sed "s/pid [0-9]*/pid N/"; taskset -p 1 $$ >/dev/null; taskset -p $$ | sed "s/pid [0-9]*/pid N/"; nproc; taskset 1 nproc'
+	compare_native "$BUSYBOX" sh -c "$cmd"
+	grep -q 'mask: 1$' "$native_out"
+}
+
+@test "sched_rr_get_interval, sched_setattr/getattr: fair policies and nice kept, real-time and deadline EPERM, sizes as natively" {
+	compare_flavours 0 misc_sys sched
+	grep -q '^fifo 10: EPERM$' "$native_out"
+	grep -q '^size 10: E2BIG size now 56$' "$native_out"
+	grep -q '^getscheduler: 40000000$' "$native_out"
+}
+
+@test "ioprio_set/get: kept per thread, inherited unless class NONE, validated as Linux; busybox ionice, as natively" {
+	compare_flavours 0 misc_sys ioprio
+	grep -q '^child: 16391$' "$native_out"
+	grep -q '^rt 0: EPERM$' "$native_out"
+	compare_native "$BUSYBOX" sh -c 'ionice -c 3 -p $$; ionice -p $$; ionice -c 2 -n 5 ionice'
+	grep -q '^idle$' "$native_out"
+}
+
+@test "mlock, mlock2, munlock, mlockall, munlockall: RLIMIT_MEMLOCK, holes, flags, VmLck, not inherited by fork, as natively" {
+	compare_flavours 0 misc_sys mlock
+	grep -q '^mlock across hole: ENOMEM lck+20$' "$native_out"
+	grep -q '^mlock at limit 0: EPERM$' "$native_out"
+	grep -q '^child lck: 0$' "$native_out"
+	grep -q '^resident: 1110$' "$native_out"
+}
+
+@test "settimeofday, clock_settime, adjtimex, clock_adjtime: argument checks then EPERM, reads work; sethostname, syslog, vhangup, acct EPERM; sysfs, ustat, as natively" {
+	compare_flavours 0 misc_sys ident
+	grep -q '^adjtimex read: ok$' "$native_out"
+	grep -q '^settimeofday bad usec: EINVAL$' "$native_out"
+	grep -q '^sysfs proc: found$' "$native_out"
+	grep -q '^ustat root: 0$' "$native_out"
+	# busybox's reads of the clock's state and the kernel log
+	pvx_run "$BUSYBOX" hostname foo
+	[[ $status != 0 && $output == *"ermitted"* ]] || fail_msg "hostname foo: $status $output"
+	pvx_run "$BUSYBOX" dmesg
+	[[ $status != 0 && $output == *"ermitted"* ]] || fail_msg "dmesg: $status $output"
+	sysval kernel/dmesg_restrict
+	[[ $output == 1 ]]
+}
+
+@test "membarrier (registration, fork), syncfs, sync_file_range, cachestat: errors and results as natively" {
+	compare_flavours 0 misc_sys sync
+	grep -q '^membarrier private unregistered: EPERM$' "$native_out"
+	grep -q '^membarrier private: 0$' "$native_out"
+	grep -q '^sync_file_range pipe: ESPIPE' "$native_out"
+}
+
+@test "getdents(2), the old linux_dirent: the same entries as getdents64 in small reads; errors as natively" {
+	mkdir d && touch d/{a,bb,ccc}_with_a_longer_name_{1..20} && ln -s x d/link && mkdir d/sub
+	cd d
+	compare_flavours 0 misc_sys getdents
+	grep -q '^getdents: >2 entries, as getdents64: yes$' "$native_out"
+	grep -q '^getdents file: ENOTDIR$' "$native_out"
+}
+
+@test "RLIMIT_FSIZE: writes cut at the limit, EFBIG and SIGXFSZ past it (write, pwrite, writev, O_APPEND, truncate, fallocate); RLIMIT_CPU: SIGXCPU each second past the soft limit, SIGKILL at the hard one; as natively" {
+	PVX_OPTS=(--rw)
+	compare_flavours 0 misc_sys limits
+	grep -q '^write 6 more (cut): 2$' "$native_out"
+	grep -q '^default SIGXFSZ: 153$' "$native_out"
+	grep -q '^xcpu: soft now 2$' "$native_out"
+	grep -q '^cpu child: 137$' "$native_out"
+}
+
+@test "RLIMIT_NPROC: a fork past it is EAGAIN for a user that is not root (the guest's uid)" {
+	if [[ $EUID != 0 ]]; then
+		compare_native "$(guest misc_sys)" nproc
+	fi
+	pvx_run "$(guest misc_sys)" nproc
+	[[ $output == "fork at 1: EAGAIN" ]] || fail_msg "$output"
+	if [[ $EUID == 0 ]]; then	# root's guest under --privileged is root: exempt, as Linux's INIT_USER
+		PVX_OPTS=(--privileged)
+		pvx_run "$(guest misc_sys)" nproc
+		[[ $output == "fork at 1: ok" ]] || fail_msg "--privileged: $output"
+	fi
+}
+
+@test "remap_file_pages: a shared mapping shows the file's pages from pgoff afterwards, writes go through; Linux's EINVALs; as natively" {
+	compare_flavours 0 misc_sys remap
+	grep -q '^after: cbab$' "$native_out"
+	grep -q '^write through: z$' "$native_out"
+}
