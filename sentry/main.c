@@ -226,6 +226,14 @@ static void raise_fd_limit(struct rlimit *mine)
 	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
 		rl = (struct rlimit){ 1024, 4096 };	/* Linux's INR_OPEN_CUR and INR_OPEN_MAX */
 	*mine = rl;
+	/* As root, up to the host's fs.nr_open: each System V segment is a memfd here, for one. */
+	FILE *f = fopen("/proc/sys/fs/nr_open", "re");
+	unsigned long nr_open = 0;
+	if (f && fscanf(f, "%lu", &nr_open) == 1 && nr_open > rl.rlim_max &&
+	    setrlimit(RLIMIT_NOFILE, &(struct rlimit){ nr_open, nr_open }) == 0)
+		rl.rlim_cur = rl.rlim_max = nr_open;
+	if (f)
+		fclose(f);
 	if (rl.rlim_cur < rl.rlim_max) {
 		rl.rlim_cur = rl.rlim_max;
 		(void)setrlimit(RLIMIT_NOFILE, &rl);

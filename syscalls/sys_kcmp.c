@@ -78,10 +78,19 @@ long sys_kcmp(struct task *t, const long a[6])
 }
 
 /*
+ * A call moves at most this much: the copy runs under the sentry lock, and
+ * 1024 local and 1024 remote iovecs over the same 64 MiB would otherwise
+ * be 64 GiB of page-sized copies with every other guest stopped. A short
+ * count is a partial transfer, which the call's contract allows.
+ */
+#define PVM_MAX (16UL << 20)
+
+/*
  * Move up to the local iovecs' total between them and the remote ranges of
  * p's memory, a page at a time through the sentry (never a host pointer
- * from the guest): the first unreadable or unwritable page on either side
- * ends it. The bytes moved, or -EFAULT if none (process_vm_rw_core).
+ * from the guest): the first unreadable or unwritable page on either side,
+ * PVM_MAX or a signal for t ends it. The bytes moved, or -EFAULT if none
+ * (process_vm_rw_core).
  */
 static long move(struct task *t, struct task *p, const struct iovec *l, size_t ln, size_t ltotal,
 		 const struct iovec *rv, size_t rn, bool write)
@@ -89,7 +98,8 @@ static long move(struct task *t, struct task *p, const struct iovec *l, size_t l
 	char buf[PAGE_SIZE];
 	size_t pos = 0;
 
-	for (size_t i = 0; i < rn && pos < ltotal; i++) {
+	ltotal = MIN(ltotal, PVM_MAX);
+	for (size_t i = 0; i < rn && pos < ltotal && !(pos && signal_pending(t)); i++) {
 		uint64_t at = (uint64_t)rv[i].iov_base;
 		size_t left = rv[i].iov_len;
 		while (left && pos < ltotal) {

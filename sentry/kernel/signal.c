@@ -37,6 +37,13 @@ static bool ignored(const struct process *p, uint64_t mask, int sig)
 
 	if (sig == SIGKILL || (mask & BIT(sig)))
 		return false;
+	/*
+	 * The sandbox's init, as a pid namespace's (SIGNAL_UNKILLABLE), does
+	 * not stop by default action: a guest's kill(1, SIGSTOP) would freeze
+	 * the whole sandbox with nobody inside left to continue it.
+	 */
+	if (p->pid == 1 && h == (uint64_t)SIG_DFL && sig_default_stop(sig))
+		return true;
 	return h == (uint64_t)SIG_IGN || (h == (uint64_t)SIG_DFL && sig_default_ignore(sig));
 }
 
@@ -301,7 +308,8 @@ void signal_deliver(struct task *t, long *ret)
 		if (sa->handler == (uint64_t)SIG_IGN || (sa->handler == (uint64_t)SIG_DFL && sig_default_ignore(sig)))
 			continue;
 		if (sa->handler == (uint64_t)SIG_DFL && sig_default_stop(sig)) {
-			jobctl_stop_signal(t, sig);	/* the group stops here until SIGCONT */
+			if (t->proc->pid != 1)	/* init does not stop: see ignored() */
+				jobctl_stop_signal(t, sig);	/* the group stops here until SIGCONT */
 			continue;
 		}
 		if (sa->handler == (uint64_t)SIG_DFL || sig == SIGKILL) {
