@@ -335,9 +335,10 @@ bare_root() {
 @test "busybox sh: cd into /proc, relative opens and getcwd there; top and ps read it" {
 	bare_root
 	PVX_OPTS=(--root "$R")
+	# stdin /dev/null, outside the root: its fd link still lstats and reads (the host's name, as Linux's d_path)
 	pvx_run /bin/sh -c 'cd /proc && busybox pwd -P && busybox head -c 3 stat && echo
 		cd self/fd && busybox pwd -P | busybox sed "s/[0-9][0-9]*/PID/" && busybox ls 2>/dev/null | busybox sort -n | busybox head -3 | busybox tr "\n" " "
-		echo; cd ../../sys/kernel && busybox cat ostype && busybox pwd -P'
+		echo; cd ../../sys/kernel && busybox cat ostype && busybox pwd -P; busybox readlink /proc/self/fd/0' </dev/null
 	printf '%s\n' "${lines[@]}"	# shown if an assertion fails
 	[[ $status == 0 ]]
 	[[ ${lines[0]} == /proc ]]
@@ -346,6 +347,7 @@ bare_root() {
 	[[ ${lines[3]} == "0 1 2 " ]]
 	[[ ${lines[4]} == Linux ]]
 	[[ ${lines[5]} == /proc/sys/kernel ]]
+	[[ ${lines[6]} == /dev/null ]]
 	pvx_run /bin/busybox top -bn1
 	[[ $status == 0 && ${lines[0]} == Mem:* ]]
 	pvx_run /bin/busybox ps

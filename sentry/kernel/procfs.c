@@ -719,9 +719,14 @@ long procfs_readlink(struct task *t, const char *orig, char *buf, size_t size)
 		if (!f)
 			return -ENOENT;
 		n = path_of_fd(f->host_fd, buf, size);
-		if (n != -ENOENT)
+		if (n != -ENOENT && n != -EXDEV)
 			return n;
-		/* Not a path (pipe:[ino], anon_inode:...): the host's words are fine. */
+		/*
+		 * Not a path (pipe:[ino], anon_inode:...), or a file outside the
+		 * root that pvx was given (its stdin, /dev/null under --root):
+		 * the host's words, as Linux's d_path names a file outside a
+		 * chroot from the real root.
+		 */
 		snprintf(host, sizeof(host), "/proc/self/fd/%d", f->host_fd);
 		n = readlink(host, buf, size - 1);
 		return n < 0 ? neg_errno() : n;
