@@ -22,8 +22,8 @@
 /*
  * The first process: the host's limits and nice value, but RLIMIT_NOFILE
  * as pvx was given it (*nofile, before pvx raised its own) up to the
- * sandbox's fs.nr_open, the loader's stack and at most the sentry's cap on
- * queued signals.
+ * sandbox's fs.nr_open, its soft limit at most half the sentry's, the
+ * loader's stack and at most the sentry's cap on queued signals.
  */
 void cred_init(struct process *p, const struct rlimit *nofile)
 {
@@ -33,7 +33,16 @@ void cred_init(struct process *p, const struct rlimit *nofile)
 			rl = (struct rlimit){ RLIM_INFINITY, RLIM_INFINITY };
 		p->rlim[r] = rl;
 	}
-	p->rlim[RLIMIT_NOFILE] = (struct rlimit){ MIN(nofile->rlim_cur, PVX_NR_OPEN), MIN(nofile->rlim_max, PVX_NR_OPEN) };
+	/*
+	 * Every guest fd is a host fd of the sentry's, whose own limit is the
+	 * host's (raised by raise_fd_limit): the first process's soft limit
+	 * leaves half of it to the rest of the sandbox, so a guest that fills
+	 * its table meets its own EMFILE, not the sentry's (LTP's creat05,
+	 * pipe06, fork09 do). Raising it to the hard limit stays allowed.
+	 */
+	rlim_t host = p->rlim[RLIMIT_NOFILE].rlim_cur;
+	p->rlim[RLIMIT_NOFILE] = (struct rlimit){ MIN(MIN(nofile->rlim_cur, host / 2), PVX_NR_OPEN),
+						  MIN(nofile->rlim_max, PVX_NR_OPEN) };
 	p->rlim[RLIMIT_STACK] = (struct rlimit){ PVX_STACK_SIZE, RLIM_INFINITY };	/* what the loader maps */
 	struct rlimit *sq = &p->rlim[RLIMIT_SIGPENDING];	/* the sentry queues no more, whatever the limit */
 	sq->rlim_cur = MIN(sq->rlim_cur, (rlim_t)PVX_SIGQ_MAX);
