@@ -9,16 +9,6 @@ setup() {
 	cd "$BATS_TEST_TMPDIR"
 }
 
-has() {
-	local l
-	for l in "$@"; do
-		grep -qxF -- "$l" "$sandbox_out" || {
-			echo "missing line: $l" >&2
-			return 1
-		}
-	done
-}
-
 @test "kcmp: files, dups, threads, fork and vfork children for every type; EPOLL_TFD; errors; a zombie" {
 	compare_flavours 0 kcmp_pvm kcmp
 	has 'same fd: equal, dup: equal, another open: differ' 'order antisymmetric: yes' \

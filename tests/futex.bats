@@ -10,17 +10,6 @@ setup() {
 	cd "$BATS_TEST_TMPDIR"
 }
 
-# has LINE...: each LINE is a whole line of the last sandbox run's output
-has() {
-	local l
-	for l in "$@"; do
-		grep -qxF -- "$l" "$sandbox_out" || {
-			echo "missing line: $l" >&2
-			return 1
-		}
-	done
-}
-
 owner_died() {
 	has 'lock after the owner died: EOWNERDEAD' 'consistent: 0' 'lock again: 0'
 }

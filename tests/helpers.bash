@@ -154,6 +154,17 @@ compare_flavours() {
 	done
 }
 
+# has LINE...: each LINE is a whole line of the last sandbox run's output ($sandbox_out)
+has() {
+	local l
+	for l in "$@"; do
+		grep -qxF -- "$l" "$sandbox_out" || {
+			echo "missing line: $l" >&2
+			return 1
+		}
+	done
+}
+
 # sha256 of a file
 sha256_of() {
 	sha256sum "$1" | cut -d' ' -f1

@@ -10,16 +10,6 @@ setup() {
 	cd "$BATS_TEST_TMPDIR"
 }
 
-has() {
-	local l
-	for l in "$@"; do
-		grep -qxF -- "$l" "$sandbox_out" || {
-			echo "missing line: $l" >&2
-			return 1
-		}
-	done
-}
-
 @test "pidfd: poll and epoll readable when the child exits, POLLHUP once reaped; waitid(P_PIDFD); ESRCH after" {
 	compare_flavours 0 pidfd exit
 	has 'poll while running: 0' 'poll after exit: 1 IN' 'epoll after exit: 1 data 7 IN' 'poll after reap: 1 IN HUP' \

@@ -15,17 +15,6 @@ setup() {
 # thr WANT_STATUS GUEST ARGS...: compare both builds of GUEST with their native runs
 thr() { compare_flavours "$@"; }
 
-# has LINE...: each LINE is a whole line of the last sandbox run's output
-has() {
-	local l
-	for l in "$@"; do
-		grep -qxF -- "$l" "$sandbox_out" || {
-			echo "missing line: $l" >&2
-			return 1
-		}
-	done
-}
-
 # --- pthread basics (thread_basic) ---
 
 @test "threads: 8 pthreads: values through join, getpid() shared, gettid() distinct, TLS from the initial image" {
