@@ -459,7 +459,7 @@ static long search_check(const struct key *k, bool possessed, const struct key_m
 		if (k->flags & (KF_INVALID | KF_REVOKED))
 			return -EKEYREVOKED;
 		if (k->expiry && key_now() >= k->expiry)
-			return -EKEYEXPIRED;
+			return m->skip_expired ? -EAGAIN : -EKEYEXPIRED;
 	}
 	if (!m->skip_perm && key_perm(k, possessed, KP_SEARCH))
 		return -EACCES;
@@ -559,8 +559,8 @@ long keys_search_task(struct task *t, const struct key_match *m, struct key **ou
 		long r = keyring_search(rings[i], true, m, out);
 		if (!r)
 			return 0;
-		if (r == -EAGAIN || r == -ENOKEY)
-			neg = r;
+		if (r == -ENOKEY || (r == -EAGAIN && !neg))
+			neg = r;	/* a negative key is not forgotten by a later keyring's "no key" */
 		else
 			err = r;
 	}
@@ -729,10 +729,17 @@ long key_lookup(struct task *t, int id, int lflags, unsigned need, struct key **
 	return 0;
 }
 
-/* fork and clone share the session keyring (copy_creds()); a new process has no process keyring. */
+/*
+ * copy_creds(): fork and clone share the session keyring; "new threads get
+ * their own thread keyrings if their parent already had one" (not made if
+ * the sandbox's cap is reached, as Linux ignores that failure); a new
+ * process has no process keyring.
+ */
 void keys_clone_task(struct task *child, const struct task *parent, bool new_process)
 {
 	child->thread_keyring = NULL;
+	if (!new_process && parent->thread_keyring)
+		(void)install_special(&child->thread_keyring, "_tid");
 	child->session_keyring = parent->session_keyring;
 	if (child->session_keyring)
 		key_get(child->session_keyring);

@@ -59,6 +59,8 @@ long keys_add(struct task *t, const char *typename, const char *desc, const void
 		k = ring->links[i];
 		if (k->type != type || strcmp(k->desc, desc))
 			continue;
+		if (k->flags & (KF_REVOKED | KF_INVALID))
+			break;	/* a new key takes its place in ring */
 		if ((r = key_perm(k, pos, KP_WRITE)))
 			return r;
 		if ((r = key_validate(k)))
@@ -134,7 +136,7 @@ long keys_request(struct task *t, const char *typename, const char *desc, const 
 	const struct key_type *type = key_type_lookup(typename);
 	if (!type)
 		return -ENOKEY;
-	struct key_match m = { .type = type, .desc = desc, .state_check = true };
+	struct key_match m = { .type = type, .desc = desc, .state_check = true, .skip_expired = true };
 	r = keys_search_task(t, &m, &k);
 	if (!r) {
 		if (dest && (r = keyring_link(dest, k)))
@@ -228,12 +230,12 @@ long keyctl_revoke(struct task *t, int id)
 long keyctl_chown(struct task *t, int id, unsigned uid, unsigned gid)
 {
 	struct key *k;
-	long r = key_lookup(t, id, KL_CREATE | KL_PARTIAL, KP_SETATTR, &k, NULL);
+	long r;
 
-	if (r)
-		return r;
 	if (uid == (unsigned)-1 && gid == (unsigned)-1)
-		return 0;
+		return 0;	/* before the lookup, as Linux */
+	if ((r = key_lookup(t, id, KL_CREATE | KL_PARTIAL, KP_SETATTR, &k, NULL)))
+		return r;
 	if (sandbox.uid != 0) {
 		if (uid != (unsigned)-1 && uid != k->uid)
 			return -EACCES;
@@ -280,8 +282,8 @@ long keyctl_describe(struct task *t, int id, char **out, size_t *len)
 
 /*
  * keyctl_read_key(): READ permission, or SEARCH on a possessed key; a
- * keyring's serials (as many whole ones as buflen holds) or a user key's
- * payload (as much as fits), each time returning the full size. The
+ * keyring's serials or a user key's payload, copied only if all of it fits
+ * in buflen, the full size returned either way. The
  * payload is copied while the lock is held: another thread's revoke waits.
  */
 long keyctl_read(struct task *t, int id, size_t buflen, char **out, size_t *len)
@@ -304,8 +306,9 @@ long keyctl_read(struct task *t, int id, size_t buflen, char **out, size_t *len)
 		return -EOPNOTSUPP;
 	if ((r = key_validate(k)))
 		return r;
+	/* "Read methods will just return the required length without any copying if the provided length isn't large enough." */
 	size_t full = k->type->keyring ? k->nlinks * sizeof(int32_t) : k->datalen;
-	size_t n = k->type->keyring ? MIN(buflen / sizeof(int32_t), k->nlinks) * sizeof(int32_t) : MIN(buflen, full);
+	size_t n = full <= buflen ? full : 0;
 	if (n) {
 		*out = malloc(n);
 		if (!*out)

@@ -117,6 +117,7 @@ struct key_match {
 	const char *desc;
 	const struct key *key;
 	bool state_check;	/* KEYRING_SEARCH_DO_STATE_CHECK */
+	bool skip_expired;	/* KEYRING_SEARCH_SKIP_EXPIRED (request_key): an expired match is no error */
 	bool skip_perm;		/* KEYRING_SEARCH_NO_CHECK_PERM */
 };
 long keyring_search(struct key *ring, bool possessed, const struct key_match *m, struct key **out);
