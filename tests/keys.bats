@@ -62,6 +62,8 @@ keys() {
 	grep -Eq '^/proc/key-users: +[0-9]+: +[0-9]+ [0-9]+/[0-9]+ [0-9]+/200 [0-9]+/20000$' <<<"$output"
 	grep -qx "/proc/sys/kernel/keys/maxkeys: 200" <<<"$output"
 	grep -qx "/proc/sys/kernel/keys/root_maxkeys: 1000000" <<<"$output"
+	pvx_run "$BUSYBOX" sh -c 'zcat /proc/config.gz | grep CONFIG_KEYS; ls /proc | grep key'
+	[[ $output == $'CONFIG_KEYS=y\nkey-users\nkeys' ]] || fail_msg "$output"
 }
 
 @test "keys: pvx syscalls says what add_key, request_key and keyctl leave out" {
