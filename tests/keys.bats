@@ -49,7 +49,19 @@ keys() {
 	grep -q "^linking stopped: EDQUOT" <<<"$output"
 	grep -qx "joined 20000 sessions; a key still fits: ok" <<<"$output"
 	grep -qx "get persistent: EOPNOTSUPP" <<<"$output"
+	grep -qx "user keyring again: ok new yes" <<<"$output"
+	grep -qx "user session keyring again: ok" <<<"$output"
 	grep -qx "capabilities: 2 a1 03 00" <<<"$output"
+}
+
+@test "keys: searches and cycle checks of a lattice of keyrings (20^6 paths) visit each keyring once" {
+	PVX_TIMEOUT=60 pvx_run "$(guest keys)" lattice
+	echo "$output"
+	[[ $status == 0 ]]
+	grep -qx "lattice: 1900 links" <<<"$output"
+	grep -qx "search the lattice: ENOKEY" <<<"$output"
+	grep -qx "link its top under its bottom: EDEADLK" <<<"$output"
+	grep -qx "link its top under the middle: EDEADLK" <<<"$output"
 }
 
 @test "keys: /proc/keys shows what the reader may view; /proc/key-users and /proc/sys/kernel/keys the quotas" {

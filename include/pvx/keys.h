@@ -3,6 +3,7 @@
  * The sandbox's key retention service (add_key(2), request_key(2),
  * keyctl(2)), emulated in the sentry and never the host's keyrings:
  * sentry/kernel/keys.c (keys, keyrings, quotas, permissions, searches),
+ * keys_task.c (the special keyrings and lookups),
  * keys_ctl.c (the operations) and keys_proc.c (/proc/keys, /proc/key-users).
  * Callers hold the sentry lock.
  */

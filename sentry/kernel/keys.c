@@ -27,15 +27,6 @@ const struct key_type key_type_keyring = { "keyring", true, true, false };
 const struct key_type key_type_user = { "user", false, true, false };
 const struct key_type key_type_logon = { "logon", false, false, true };
 
-/* Linux's struct key_user: what one uid owns, and its user and user-session keyrings. */
-struct key_user {
-	unsigned uid;
-	int nkeys;
-	size_t nbytes;
-	struct key *uid_keyring, *session_keyring;
-	struct key_user *next;
-};
-
 static struct key *hash[KEY_HASH];
 static struct key_user *users;
 static int total_keys;
@@ -88,7 +79,7 @@ long key_maxbytes(unsigned uid)
 	return uid == 0 ? 25000000 : 20000;
 }
 
-static struct key_user *user_find(unsigned uid, bool create)
+struct key_user *key_user_find(unsigned uid, bool create)
 {
 	struct key_user *u;
 
@@ -119,7 +110,7 @@ static void user_maybe_free(struct key_user *u)
 /* Charge nkeys and nbytes (either may be negative) to uid; -EDQUOT past its quota or the sandbox's. */
 static long quota_charge(unsigned uid, int nkeys, long nbytes, bool check)
 {
-	struct key_user *u = user_find(uid, true);
+	struct key_user *u = key_user_find(uid, true);
 
 	if (!u)
 		return -ENOMEM;
@@ -327,34 +318,59 @@ static bool same_index(const struct key *a, const struct key *b)
 	return a->type == b->type && !strcmp(a->desc, b->desc);
 }
 
-/* Is target reachable from ring within the depth limit? -EDEADLK if so, -ELOOP if too deep, else 0. */
+/*
+ * keyring_detect_cycle(): is target reachable from ring? -EDEADLK if so,
+ * else -ELOOP if ring's keyrings nest past the depth limit, else 0.
+ * Breadth first, each keyring once: a guest's lattice of keyrings costs no
+ * more than its links (a depth-first walk of every path would be
+ * exponential in the depth).
+ */
 static long check_cycle(struct key *ring, struct key *target)
 {
-	struct key *stack[KEYRING_SEARCH_MAX_DEPTH + 1];
-	size_t idx[KEYRING_SEARCH_MAX_DEPTH + 1];
-	int sp = 0;
+	struct key **queue;
+	int *depth;
+	size_t head = 0, tail = 0;
+	long err = 0;
 
 	if (ring == target)
 		return -EDEADLK;
-	stack[0] = ring;
-	idx[0] = 0;
-	while (sp >= 0) {
-		struct key *r = stack[sp];
-		if (idx[sp] >= r->nlinks) {
-			sp--;
-			continue;
-		}
-		struct key *c = r->links[idx[sp]++];
-		if (!c->type->keyring || (c->flags & (KF_REVOKED | KF_INVALID)))
-			continue;
-		if (c == target)
-			return -EDEADLK;
-		if (sp + 1 >= KEYRING_SEARCH_MAX_DEPTH)
-			return -ELOOP;
-		stack[++sp] = c;
-		idx[sp] = 0;
+	queue = malloc((size_t)(total_keys + 1) * sizeof(*queue));
+	depth = malloc((size_t)(total_keys + 1) * sizeof(*depth));
+	if (!queue || !depth) {
+		err = -ENOMEM;
+		goto out;
 	}
-	return 0;
+	if (++visit_gen == 0)
+		visit_gen = 1;
+	ring->visit = visit_gen;
+	queue[tail] = ring;
+	depth[tail++] = 0;
+	while (head < tail) {
+		struct key *r = queue[head];
+		int d = depth[head++];
+		for (size_t i = 0; i < r->nlinks; i++) {
+			struct key *c = r->links[i];
+			if (!c->type->keyring || (c->flags & (KF_REVOKED | KF_INVALID)))
+				continue;
+			if (c == target) {
+				err = -EDEADLK;
+				goto out;
+			}
+			if (c->visit == visit_gen || tail > (size_t)total_keys)
+				continue;
+			if (d + 1 >= KEYRING_SEARCH_MAX_DEPTH) {
+				err = -ELOOP;
+				continue;
+			}
+			c->visit = visit_gen;
+			queue[tail] = c;
+			depth[tail++] = d + 1;
+		}
+	}
+out:
+	free(queue);
+	free(depth);
+	return err;
 }
 
 /* key_link(): link k into ring, replacing a key of the same type and description; a new link costs quota. */
@@ -537,7 +553,7 @@ out:
 /* The user-session keyring of the sandbox's uid if it exists (get_user_session_keyring_rcu()). */
 static struct key *user_session_existing(void)
 {
-	struct key_user *u = user_find(sandbox.uid, false);
+	struct key_user *u = key_user_find(sandbox.uid, false);
 
 	return u ? u->session_keyring : NULL;
 }
@@ -573,204 +589,4 @@ bool key_possessed(struct task *t, const struct key *k)
 	struct key *found;
 
 	return keys_search_task(t, &m, &found) == 0;
-}
-
-/* look_up_user_keyrings(): uid's user keyring and user-session keyring, made on first use. */
-long keys_user_keyrings(unsigned uid, struct key **user, struct key **session)
-{
-	struct key_user *u = user_find(uid, true);
-	char name[32];
-	long r;
-
-	if (!u)
-		return -ENOMEM;
-	if (!u->uid_keyring) {
-		struct key *uk, *sk;
-		snprintf(name, sizeof(name), "_uid.%u", uid);
-		if ((r = key_alloc(&key_type_keyring, name, KP_POS(KP_ALL) | KP_USR(KP_ALL), false, &uk))) {
-			user_maybe_free(u);
-			return r;
-		}
-		snprintf(name, sizeof(name), "_uid_ses.%u", uid);
-		if ((r = key_alloc(&key_type_keyring, name, KP_POS(KP_ALL) | KP_USR(KP_ALL), false, &sk))) {
-			key_put(uk);
-			return r;
-		}
-		if ((r = keyring_link(sk, uk))) {
-			key_put(uk);
-			key_put(sk);
-			return r;
-		}
-		uk->flags |= KF_UID_KEYRING;
-		sk->flags |= KF_UID_KEYRING;
-		u->uid_keyring = uk;	/* the record's references, for the whole run */
-		u->session_keyring = sk;
-	}
-	if (user)
-		*user = u->uid_keyring;
-	if (session)
-		*session = u->session_keyring;
-	return 0;
-}
-
-long keys_install_session(struct task *t, struct key *ring)
-{
-	struct key *old = t->session_keyring;
-
-	if (ring)
-		key_get(ring);
-	t->session_keyring = ring;
-	if (old)
-		key_put(old);
-	return 0;
-}
-
-/* install_session_keyring_to_cred(): a new session keyring for t, name "_ses" unless given. */
-long keys_new_session(struct task *t, const char *name, uint32_t perm, struct key **out)
-{
-	struct key *k;
-	long r = key_alloc(&key_type_keyring, name ? name : "_ses", perm, !name, &k);
-
-	if (r)
-		return r;
-	keys_install_session(t, k);
-	key_put(k);
-	*out = k;
-	return 0;
-}
-
-/* A thread or process keyring for *slot (install_{thread,process}_keyring_to_cred()). */
-static long install_special(struct key **slot, const char *name)
-{
-	if (*slot)
-		return 0;
-	return key_alloc(&key_type_keyring, name, KP_POS(KP_ALL) | KP_USR(KP_VIEW), true, slot);
-}
-
-/* The special keyring id names for t (lookup_user_key()'s switch); possessed by definition. */
-static long lookup_special(struct task *t, int id, int lflags, struct key **out)
-{
-	struct key *user, *session;
-	long r;
-
-	switch (id) {
-	case KEY_SPEC_THREAD_KEYRING:
-		if (!t->thread_keyring && !(lflags & KL_CREATE))
-			return -ENOKEY;
-		if ((r = install_special(&t->thread_keyring, "_tid")))
-			return r;
-		*out = t->thread_keyring;
-		return 0;
-	case KEY_SPEC_PROCESS_KEYRING:
-		if (!t->proc->process_keyring && !(lflags & KL_CREATE))
-			return -ENOKEY;
-		if ((r = install_special(&t->proc->process_keyring, "_pid")))
-			return r;
-		*out = t->proc->process_keyring;
-		return 0;
-	case KEY_SPEC_SESSION_KEYRING:
-		/* "always install a session keyring upon access if one doesn't exist yet" */
-		if ((r = keys_user_keyrings(sandbox.uid, NULL, &session)))
-			return r;
-		if (!t->session_keyring || (t->session_keyring == session && (lflags & KL_CREATE))) {
-			if (lflags & KL_CREATE)
-				return keys_new_session(t, NULL, KP_POS(KP_ALL) | KP_USR(KP_VIEW | KP_READ), out);
-			keys_install_session(t, session);
-		}
-		*out = t->session_keyring;
-		return 0;
-	case KEY_SPEC_USER_KEYRING:
-	case KEY_SPEC_USER_SESSION_KEYRING:
-		if ((r = keys_user_keyrings(sandbox.uid, &user, &session)))
-			return r;
-		*out = id == KEY_SPEC_USER_KEYRING ? user : session;
-		return 0;
-	case KEY_SPEC_REQKEY_AUTH_KEY:
-	case KEY_SPEC_REQUESTOR_KEYRING:
-		return -ENOKEY;	/* no request_key upcall runs here, so there is never an authorisation key */
-	default:
-		return -EINVAL;	/* KEY_SPEC_GROUP_KEYRING ("not yet implemented" in Linux too), 0, below -8 */
-	}
-}
-
-/*
- * lookup_user_key(): the key id names, possessed if it is a special
- * keyring or reachable from t's keyrings; then, unless KNEED_UNLINK, its
- * state (a negative key's error and -EKEYREVOKED/-EKEYEXPIRED, or with
- * KL_PARTIAL only the latter; KNEED_DEFER skips this) and the permission.
- */
-long key_lookup(struct task *t, int id, int lflags, unsigned need, struct key **out, bool *possessed)
-{
-	struct key *k = NULL;
-	bool pos = true;
-	long r;
-
-	if (id > 0) {
-		k = key_find(id);
-		if (!k || (k->flags & KF_INVALID))
-			return -ENOKEY;
-		pos = key_possessed(t, k);
-	} else if ((r = lookup_special(t, id, lflags, &k))) {
-		return r;
-	}
-	if (need != KNEED_UNLINK && need != KNEED_DEFER) {
-		if (!(lflags & KL_PARTIAL) && (k->flags & KF_NEGATIVE) && !(k->flags & (KF_INVALID | KF_REVOKED)))
-			r = k->reject_error;
-		else
-			r = key_validate(k);
-		if (r)
-			return r;
-	}
-	if (need & KP_ALL && (r = key_perm(k, pos, need)))
-		return r;
-	*out = k;
-	if (possessed)
-		*possessed = pos;
-	return 0;
-}
-
-/*
- * copy_creds(): fork and clone share the session keyring; "new threads get
- * their own thread keyrings if their parent already had one" (not made if
- * the sandbox's cap is reached, as Linux ignores that failure); a new
- * process has no process keyring.
- */
-void keys_clone_task(struct task *child, const struct task *parent, bool new_process)
-{
-	child->thread_keyring = NULL;
-	if (!new_process && parent->thread_keyring)
-		(void)install_special(&child->thread_keyring, "_tid");
-	child->session_keyring = parent->session_keyring;
-	if (child->session_keyring)
-		key_get(child->session_keyring);
-	child->jit_keyring = parent->jit_keyring;
-	if (new_process)
-		child->proc->process_keyring = NULL;
-}
-
-/* prepare_exec_creds(): "newly exec'd tasks don't get a thread keyring", and a new process keyring. */
-void keys_exec(struct task *t)
-{
-	if (t->thread_keyring)
-		key_put(t->thread_keyring);
-	t->thread_keyring = NULL;
-	if (t->proc->process_keyring)
-		key_put(t->proc->process_keyring);
-	t->proc->process_keyring = NULL;
-}
-
-void keys_task_free(struct task *t)
-{
-	if (t->thread_keyring)
-		key_put(t->thread_keyring);
-	if (t->session_keyring)
-		key_put(t->session_keyring);
-	t->thread_keyring = t->session_keyring = NULL;
-}
-
-void keys_process_free(struct process *p)
-{
-	if (p->process_keyring)
-		key_put(p->process_keyring);
-	p->process_keyring = NULL;
 }

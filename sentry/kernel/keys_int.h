@@ -55,7 +55,14 @@ enum key_flag {
 	KF_UID_KEYRING = 16,	/* a user or user-session keyring: never joined by name */
 };
 
-struct key_user;
+/* Linux's struct key_user: what one uid owns, and its user and user-session keyrings. */
+struct key_user {
+	unsigned uid;
+	int nkeys;
+	size_t nbytes;
+	struct key *uid_keyring, *session_keyring;
+	struct key_user *next;
+};
 
 struct key {
 	int32_t serial;
@@ -78,7 +85,8 @@ struct key {
 
 extern const struct key_type key_type_keyring, key_type_user, key_type_logon;
 
-/* keys.c: lifetime and quota. */
+/* keys.c: lifetime and quota. uid's record (NULL if it has none and !create); it may go once it owns nothing. */
+struct key_user *key_user_find(unsigned uid, bool create);
 const struct key_type *key_type_lookup(const char *name);
 struct key *key_find(int32_t serial);
 /* Iterate over every key: the next after prev (NULL: the first). */
@@ -125,7 +133,7 @@ long keyring_search(struct key *ring, bool possessed, const struct key_match *m,
 long keys_search_task(struct task *t, const struct key_match *m, struct key **out);
 bool key_possessed(struct task *t, const struct key *k);
 
-/* keys.c: lookup_user_key(): the key an id names for t, possessed or not, after the checks need asks for. */
+/* keys_task.c: lookup_user_key(): the key an id names for t, possessed or not, after the checks need asks for. */
 long key_lookup(struct task *t, int id, int lflags, unsigned need, struct key **out, bool *possessed) __must_check;
 long keys_user_keyrings(unsigned uid, struct key **user, struct key **session) __must_check;
 long keys_install_session(struct task *t, struct key *ring);

@@ -7,6 +7,7 @@
  *   keys procs     thread, process and session keyrings across threads, fork and exec
  *   keys hostile   bad pointers, huge sizes, forged serials, cycles, a revoke racing readers
  *   keys quota     (pvx only) keys until EDQUOT; links until EDQUOT; sessions joined in a loop
+ *   keys lattice   (pvx only) searches and cycle checks of 20^6 paths through 2000 links end quickly
  *   keys proc      (pvx only) /proc/keys, /proc/key-users, /proc/sys/kernel/keys
  * Exit 77: the host refuses keyctl (a container's seccomp policy).
  */
@@ -521,9 +522,41 @@ static void quota(void)
 		}
 	T("joined 20000 sessions; a key still fits", add_key("user", "end", "e", 1, SESSION));
 	T("get persistent", keyctl(22, -1, SESSION, 0, 0));
+	/* the user keyrings (pvx only: natively the host's own) come back new once revoked */
+	long u1 = keyctl(0, USER, 1, 0, 0);
+	T("revoke user keyring", keyctl(3, USER, 0, 0, 0));
+	long u2 = keyctl(0, USER, 1, 0, 0);
+	say("user keyring again: %s new %s\n", res(u2), yesno(u2 != u1));
+	T("invalidate user session keyring", keyctl(21, -5, 0, 0, 0));
+	T("user session keyring again", keyctl(0, -5, 1, 0, 0));
 	unsigned char caps[4] = { 0 };
 	long nc = keyctl(31, (long)caps, sizeof(caps), 0, 0);
 	say("capabilities: %ld %02x %02x %02x\n", nc, caps[0], caps[1], caps[2]);
+}
+
+/* Six layers of 20 keyrings, each linked into every keyring of the layer above: 20^6 paths, 2000 links. */
+static void lattice(void)
+{
+	long layer[6][20];
+	int links = 0;
+	fresh_session();
+	for (int l = 0; l < 6; l++)
+		for (int i = 0; i < 20; i++) {
+			char d[16];
+			snprintf(d, sizeof(d), "L%d.%d", l, i);
+			layer[l][i] = add_key("keyring", d, NULL, 0, l ? layer[l - 1][0] : SESSION);
+			for (int j = 1; l && j < 20; j++)
+				links += keyctl(8, layer[l][i], layer[l - 1][j], 0, 0) == 0;
+		}
+	say("lattice: %d links\n", links);
+	for (int n = 0; n < 200; n++) {
+		keyctl(10, SESSION, (long)"user", (long)"absent", 0);
+		request_key("user", "absent", NULL, 0);
+		keyctl(8, layer[0][0], layer[5][19], 0, 0);
+	}
+	T("search the lattice", keyctl(10, SESSION, (long)"user", (long)"absent", 0));
+	T("link its top under its bottom", keyctl(8, layer[0][0], layer[5][19], 0, 0));
+	T("link its top under the middle", keyctl(8, layer[0][0], layer[2][3], 0, 0));
 }
 
 /* Print the lines of a /proc file that contain word, from the column after skip spaces on. */
@@ -574,6 +607,8 @@ int main(int argc, char **argv)
 		quota();
 	else if (!strcmp(mode, "proc"))
 		proc();
+	else if (!strcmp(mode, "lattice"))
+		lattice();
 	else
 		return 2;
 	return 0;
