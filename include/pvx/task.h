@@ -28,6 +28,7 @@ struct task;
 struct addr_space;
 struct platform_ctx;
 struct rusage;
+struct key;
 
 /*
  * What guest code used of the host (sentry/kernel/rusage.c): CPU time, page
@@ -118,6 +119,7 @@ struct process {
 	bool old_leader_gone;	/* execve from a thread: the old leader's sentry thread left */
 	struct guest_usage usage_gone;	/* of exited threads (vmexec) and of stubs left at execve or exit */
 	struct guest_usage usage_children;	/* reaped children's, with their own children's (RUSAGE_CHILDREN) */
+	struct key *process_keyring;	/* KEY_SPEC_PROCESS_KEYRING once made (sentry/kernel/keys.c) */
 };
 
 #define PVX_CPUMASK_WORDS 16	/* 1024 CPUs: sched_setaffinity's masks */
@@ -141,6 +143,9 @@ struct task {
 	uint64_t cpumask[PVX_CPUMASK_WORDS];	/* sched_setaffinity's; all 0: the CPUs pvx started on (cred.c) */
 	int ioprio;		/* ioprio_set(2)'s value, once has_ioprio (an io_context, in Linux's words) */
 	bool has_ioprio;
+	/* Keyrings (sentry/kernel/keys.c), as Linux's cred: the thread's own, the session's (shared by fork), */
+	struct key *thread_keyring, *session_keyring;
+	int jit_keyring;	/* and KEYCTL_SET_REQKEY_KEYRING's default for request_key */
 	uint64_t sigmask;
 	struct sigpend pending;	/* thread-directed, not yet delivered (sentry/kernel/signal.c) */
 	uint64_t saved_mask;	/* rt_sigsuspend's mask to restore after the handler */

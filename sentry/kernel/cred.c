@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "pvx/cred.h"
+#include "pvx/keys.h"
 #include "pvx/sigqueue.h"
 #include "pvx/task.h"
 #include "pvx/kernel.h"
@@ -160,6 +161,7 @@ void cred_clone_task(struct task *child, const struct task *t, bool new_process)
 	child->sched_reset_on_fork = false;
 	if (t->sched_reset_on_fork && new_process && child->proc->nice < 0)
 		child->proc->nice = 0;
+	keys_clone_task(child, t, new_process);
 }
 
 /* See pvx/cred.h: the value set, IOPRIO_DEFAULT (0) without one (block/ioprio.c's get_task_ioprio()). */

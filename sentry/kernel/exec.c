@@ -14,6 +14,7 @@
 
 #include "pvx/exec.h"
 #include "pvx/futex.h"
+#include "pvx/keys.h"
 #include "pvx/kernel.h"
 #include "pvx/loader.h"
 #include "pvx/log.h"
@@ -77,6 +78,7 @@ static void exec_reset(struct task *t)
 	t->proc->execed = true;
 	t->proc->personality &= ~READ_IMPLIES_EXEC;	/* set_personality_64bit() */
 	t->proc->membarrier_reg = 0;	/* membarrier_exec_mmap(): a new mm is not registered */
+	keys_exec(t);	/* no thread keyring, a new process keyring */
 }
 
 /* Keep argv for /proc/PID/cmdline. */

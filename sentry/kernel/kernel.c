@@ -11,6 +11,7 @@
 
 #include "pvx/futex.h"
 #include "pvx/ipc.h"
+#include "pvx/keys.h"
 #include "pvx/pidfd.h"
 #include "pvx/interrupt.h"
 #include "pvx/kernel.h"
@@ -403,7 +404,9 @@ void task_free(struct task *t)
 {
 	tasks[t->tid - 1] = NULL;
 	sigq_flush(&t->pending, ~0UL);
+	keys_task_free(t);
 	if (t->proc && t->proc->leader == t) {
+		keys_process_free(t->proc);
 		sigq_flush(&t->proc->pending, ~0UL);
 		pidfd_reaped(t->proc);	/* its pidfds say ESRCH from now on, whoever gets the pid next */
 		mm_drop(t->proc->mm);	/* a process that never ran; one that exited has left its mm */

@@ -18,6 +18,7 @@
 #include <sys/sysmacros.h>
 
 #include "pvx/ipc.h"
+#include "pvx/keys.h"
 #include "pvx/hostcred.h"
 #include "pvx/kernel.h"
 #include "pvx/events.h"
@@ -345,6 +346,8 @@ static long list_root(struct task *t)
 	names[n++] = "mounts";
 	names[n++] = "sysvipc";
 	names[n++] = "config.gz";
+	names[n++] = "keys";
+	names[n++] = "key-users";
 	for (size_t i = 0; i < ARRAY_SIZE(host_files); i++)
 		if (!strchr(host_files[i], '/'))
 			names[n++] = host_files[i];
@@ -635,6 +638,14 @@ static long procfs_open_kind(struct task *t, const char *orig, int flags, const 
 		return procfs_sys_open(rel + 4, kind);
 	if (!strcmp(rel, "/config.gz"))
 		return procfs_config_open(kind);
+	if (!strcmp(rel, "/keys") || !strcmp(rel, "/key-users")) {
+		r = keys_proc_text(t, rel, &text, &len);	/* the sandbox's keys (sentry/kernel/keys_proc.c) */
+		if (!r)
+			r = procfs_text_fd(text, len);
+		free(text);
+		*kind = &procfs_file_ops;
+		return r;
+	}
 	if (!strcmp(rel, "/loadavg")) {
 		*kind = &procfs_file_ops;
 		return gen_loadavg();

@@ -26,6 +26,7 @@
 #include "pvx/mm.h"
 #include "pvx/uts.h"
 #include "pvx/ipc.h"
+#include "pvx/keys.h"
 #include "sentry/kernel/procfs.h"
 
 /* The first line of host file path into buf, with its newline; -ENOENT when the host lacks it. */
@@ -131,6 +132,20 @@ static long gen_ipc(const struct sysctl *s, char *buf, size_t size)
 	return r;
 }
 
+/* The key quotas (sentry/kernel/keys_proc.c). */
+static long gen_keys(const struct sysctl *s, char *buf, size_t size)
+{
+	char rel[64], *text = NULL;
+	size_t len = 0;
+
+	snprintf(rel, sizeof(rel), "/sys/%s", s->path);
+	long r = keys_proc_text(NULL, rel, &text, &len);
+	if (!r)
+		snprintf(buf, size, "%.*s", (int)len, text);
+	free(text);
+	return r;
+}
+
 static const struct sysctl sysctls[] = {
 	{ "fs/file-max", gen_host, 0 },	/* the host's: pvx keeps no count of its own */
 	{ "fs/inotify/max_queued_events", gen_host, 0 },	/* per instance: the host's queue */
@@ -141,6 +156,11 @@ static const struct sysctl sysctls[] = {
 	{ "kernel/dmesg_restrict", gen_number, 1 },	/* syslog(2) is EPERM for every guest */
 	{ "kernel/domainname", gen_uts, UTS_DOMAINNAME },
 	{ "kernel/hostname", gen_uts, UTS_NODENAME },
+	{ "kernel/keys/gc_delay", gen_keys, 0 },
+	{ "kernel/keys/maxbytes", gen_keys, 0 },
+	{ "kernel/keys/maxkeys", gen_keys, 0 },
+	{ "kernel/keys/root_maxbytes", gen_keys, 0 },
+	{ "kernel/keys/root_maxkeys", gen_keys, 0 },
 	{ "kernel/msgmax", gen_ipc, 0 },
 	{ "kernel/msgmnb", gen_ipc, 0 },
 	{ "kernel/msgmni", gen_ipc, 0 },
