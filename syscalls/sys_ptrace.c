@@ -70,22 +70,41 @@ static long peek_poke(struct task *c, uint64_t addr, uint64_t *word, bool write)
 	return r ? -EIO : 0;
 }
 
-/* PEEKUSER/POKEUSER: the regs of struct user; the debug registers read 0 (no hardware breakpoints). */
+/*
+ * ptrace_set_debugreg(): dr0-3 take user addresses only (a kernel one is
+ * EINVAL, as hw_breakpoint_arch_parse says), dr4/dr5 do not exist (EIO),
+ * dr6 and dr7 are kept. pvx keeps them for PEEKUSER but never arms them:
+ * a watchpoint does not fire (no hardware breakpoints in the sandbox).
+ */
+static long set_debugreg(struct task *c, unsigned n, uint64_t v)
+{
+	if (n == 4 || n == 5)
+		return -EIO;
+	if (n < 4 && v > 0x7ffffffff000UL - 8)	/* TASK_SIZE_MAX less the longest breakpoint */
+		return -EINVAL;
+	c->debugreg[n] = v;
+	return 0;
+}
+
+/* PEEKUSER/POKEUSER: the regs of struct user and its debug registers; the rest reads 0. */
 static long user_area(struct task *t, struct task *c, uint64_t off, uint64_t data, bool write)
 {
+	const uint64_t dbg0 = offsetof(struct user, u_debugreg);
 	uint64_t v = 0;
 
 	if ((off & 7) || off >= sizeof(struct user))
 		return -EIO;
 	bool in_regs = off < sizeof(struct pvx_regs);
-	bool dbg = off >= offsetof(struct user, u_debugreg) && off < offsetof(struct user, u_debugreg) + 8 * 8;
+	bool dbg = off >= dbg0 && off < dbg0 + 8 * 8;
 	if (write) {
 		if (in_regs)
 			return put_regs_part(c, (size_t)off, &data, sizeof(data));
-		return dbg && !data ? 0 : -EIO;	/* only a debug register's "off" */
+		return dbg ? set_debugreg(c, (unsigned)((off - dbg0) / 8), data) : -EIO;
 	}
 	if (in_regs)
 		memcpy(&v, (const char *)&c->regs + off, sizeof(v));
+	else if (dbg)
+		v = c->debugreg[(off - dbg0) / 8];
 	return copy_to_guest(t->mm, data, &v, sizeof(v));
 }
 

@@ -45,6 +45,12 @@ setup() {
 	has 'self EPERM' 'own thread EPERM' 'again EPERM' 'CONT while running ESRCH' 'interrupted: stopped sig 5 event 128'
 }
 
+@test "ptrace: ATTACH to a group-stopped child: stopped for the tracer when ATTACH returns; debug registers" {
+	compare_flavours 0 ptrace_guest stopped
+	has 'GETREGS right after 0' 'dr0 poke 0 0 peek 0 value 2' 'dr4 EIO' 'dr0 kernel address EINVAL' \
+		'attach stop: stopped sig 19 event 0' 'end: exited 0'
+}
+
 @test "ptrace: a tracee killed while stopped, PTRACE_KILL" {
 	compare_flavours 0 ptrace_guest kill
 	has 'after kill: killed by 9' 'after PTRACE_KILL: killed by 9'

@@ -176,6 +176,7 @@ struct task {
 	uint64_t ptrace_msg;	/* PTRACE_GETEVENTMSG */
 	int ptrace_si_signo;	/* the stop's siginfo (PTRACE_GETSIGINFO); 0: none */
 	struct sig_info ptrace_si;
+	uint64_t debugreg[8];	/* PEEKUSER/POKEUSER's u_debugreg: kept, never armed (no hardware breakpoints) */
 
 	/* The sentry thread that runs this task (sentry/kernel/kernel.c). */
 	pthread_t thread;

@@ -70,9 +70,14 @@ long ptrace_attach(struct task *tracer, struct task *t, bool seize, unsigned opt
 	t->ptrace_syscall = false;
 	if (!seize)
 		(void)signal_queue(t, SIGSTOP, &priv);	/* send_sig_info(SIGSTOP, SEND_SIG_PRIV) */
-	if (t->stopped)	/* already in a group stop: it traps for the tracer (JOBCTL_TRAP_STOP) */
-		task_interrupt(t, false);
 	sentry_wake_all();
+	/*
+	 * Already in a group stop: it traps for the tracer (JOBCTL_TRAP_STOP),
+	 * and attach returns once it has (JOBCTL_TRAPPING), so that the next
+	 * request finds it stopped. Its thread only has to wake up to do it.
+	 */
+	while (t->stopped && !t->ptrace_stopped && t->tracer == tracer && !t->exiting && !tracer->exiting)
+		sentry_wait_busy();
 	return 0;
 }
 

@@ -9,6 +9,7 @@
  *   kill      a tracee killed while stopped; PTRACE_KILL
  *   tracerexit a tracer exits with its tracee stopped: it goes on (ATTACH) or dies (SEIZE with EXITKILL)
  *   forge     sandbox hostile: forged cs/ss/fs_base refused (EIO), rip into the stub, POKE into the stub
+ *   stopped   ATTACH to a group-stopped child: stopped for us when ATTACH returns; debug registers kept
  *   init      sandbox only: pid 1 cannot be traced (EPERM)
  *   child-exit N, child-sys: what the exec'd children do */
 #define _GNU_SOURCE
@@ -439,6 +440,34 @@ static int forge(void)
 	return 0;
 }
 
+static int stopped_mode(void)
+{
+	int pid = fork();
+	if (pid == 0) {
+		raise(SIGSTOP);
+		_exit(0);
+	}
+	int st;
+	waitpid(pid, &st, WUNTRACED);
+	show("group-stopped", st);
+	printf("ATTACH %s\n", err(pt(PTRACE_ATTACH, pid, 0, 0)));
+	struct user_regs_struct r;
+	printf("GETREGS right after %s\n", err(pt(PTRACE_GETREGS, pid, 0, (uint64_t)&r)));
+	uint64_t dr = offsetof(struct user, u_debugreg);
+	long a = pt(6, pid, dr, 1), b = pt(6, pid, dr, 2);
+	long v = -1, c = pt(3, pid, dr, (uint64_t)&v);
+	printf("dr0 poke %s %s peek %s value %ld\n", err(a), err(b), err(c), v);
+	a = pt(6, pid, dr + 4 * 8, 0);
+	printf("dr4 %s\n", err(a));
+	a = pt(6, pid, dr, 0xffff800000000000UL);
+	printf("dr0 kernel address %s\n", err(a));
+	waitfor(pid, "attach stop");
+	printf("DETACH %s\n", err(pt(PTRACE_DETACH, pid, 0, 0)));
+	kill(pid, SIGCONT);
+	waitfor(pid, "end");
+	return 0;
+}
+
 static int init_mode(void)
 {
 	printf("pid 1 ATTACH %s\n", err(pt(PTRACE_ATTACH, 1, 0, 0)));
@@ -475,6 +504,8 @@ int main(int argc, char **argv)
 		return tracerexit();
 	if (!strcmp(m, "forge"))
 		return forge();
+	if (!strcmp(m, "stopped"))
+		return stopped_mode();
 	if (!strcmp(m, "init"))
 		return init_mode();
 	fprintf(stderr, "usage: ptrace_guest MODE\n");
