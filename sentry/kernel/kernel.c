@@ -61,6 +61,10 @@ void task_set_current(struct task *t)
  */
 static bool stop_here(struct task *t)
 {
+	if (t && t->ptrace_trap_pending && !t->exiting && !t->exited && !t->in_vfork) {
+		ptrace_check_interrupt(t);	/* PTRACE_INTERRUPT of a sleeper: the same, for its tracer */
+		return true;
+	}
 	if (!t || !t->stop_pending || t->exiting || t->exited || t->in_vfork)
 		return false;
 	jobctl_stop_wait(t);
@@ -342,6 +346,8 @@ long task_block(struct task *t, struct addr_space *as, long nr, const long a[6],
 	for (;; ready = false) {
 		if (!ready && !t->exiting && t->stop_pending)
 			jobctl_stop_wait(t);	/* stopped here, then the call goes on (as Linux restarts it) */
+		if (!ready && !t->exiting && t->ptrace_trap_pending)
+			ptrace_check_interrupt(t);	/* PTRACE_INTERRUPT: the same */
 		if (signal_pending(t) && (!ready || t->exiting))
 			return -EINTR;
 		intr_arm();

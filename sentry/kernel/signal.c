@@ -142,7 +142,7 @@ void signal_temp_mask(struct task *t, uint64_t mask)
 
 bool signal_pending(struct task *t)
 {
-	return t->exiting || t->ptrace_trap_pending || ((t->pending.set | t->proc->pending.set) & ~t->sigmask);
+	return t->exiting || ((t->pending.set | t->proc->pending.set) & ~t->sigmask);
 }
 
 void signal_siginfo(int sig, const struct sig_info *si, struct k_siginfo *out)
