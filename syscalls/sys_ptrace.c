@@ -29,6 +29,7 @@
 #define PTRACE_O_MASK_ 0x003000ffU	/* PTRACE_O_MASK: TRACESYSGOOD..TRACESECCOMP, EXITKILL, SUSPEND_SECCOMP */
 #define PTRACE_O_SUSPEND_SECCOMP_ 0x200000U
 #define NT_PRSTATUS_ 1
+#define NT_PRFPREG_ 2
 #define FIX_EFLAGS 0x40dd5UL	/* what rt_sigreturn lets user code set (signal.c) */
 #define AUDIT_ARCH_X86_64_ 0xc000003eU
 #define BIT(sig) (1UL << ((sig) - 1))
@@ -108,7 +109,41 @@ static long user_area(struct task *t, struct task *c, uint64_t off, uint64_t dat
 	return copy_to_guest(t->mm, data, &v, sizeof(v));
 }
 
-/* PTRACE_GETREGSET/SETREGSET: NT_PRSTATUS only (the FPU state stays with the tracee's platform thread). */
+/*
+ * The FXSAVE image (user_fpregs_struct, NT_PRFPREG) of c into or from
+ * fx: GETFPREGS/SETFPREGS. The rest of the XSAVE state stays; an MXCSR
+ * with reserved bits set is EINVAL, as xfpregs_set says.
+ */
+static long fpregs(struct task *c, void *fx, bool write)
+{
+	static __thread char buf[K_FPSTATE_MAX] __attribute__((aligned(64)));
+	long n = ptrace_fpu(c, buf, sizeof(buf), false);
+
+	if (n < 0)
+		return n;
+	if (n < K_FXSAVE_SIZE) {	/* no state of its own yet: the init state */
+		uint16_t fcw = 0x37f;
+		uint32_t mxcsr = 0x1f80;
+		memset(buf, 0, K_FXSAVE_SIZE);
+		memcpy(buf, &fcw, sizeof(fcw));
+		memcpy(buf + 24, &mxcsr, sizeof(mxcsr));
+	}
+	if (!write) {
+		memcpy(fx, buf, K_FXSAVE_SIZE);
+		memset((char *)fx + K_FPX_SW_BYTES_OFFSET, 0, K_FXSAVE_SIZE - K_FPX_SW_BYTES_OFFSET);
+		return 0;
+	}
+	uint32_t mxcsr;
+	memcpy(&mxcsr, (const char *)fx + 24, sizeof(mxcsr));
+	if (mxcsr & ~0xffffU)
+		return -EINVAL;
+	if (n < K_FXSAVE_SIZE)
+		return -EIO;
+	memcpy(buf, fx, K_FPX_SW_BYTES_OFFSET);	/* its software bytes and the XSAVE part stay */
+	return ptrace_fpu(c, buf, (size_t)n, true);
+}
+
+/* PTRACE_GETREGSET/SETREGSET: NT_PRSTATUS and NT_PRFPREG (not NT_X86_XSTATE). */
 static long regset(struct task *t, struct task *c, uint64_t type, uint64_t uiov, bool write)
 {
 	struct iovec iov;
@@ -116,6 +151,21 @@ static long regset(struct task *t, struct task *c, uint64_t type, uint64_t uiov,
 
 	if (copy_from_guest(t->mm, &iov, uiov, sizeof(iov)))
 		return -EFAULT;
+	if (type == NT_PRFPREG_) {
+		char fx[K_FXSAVE_SIZE];
+		size_t len = MIN(iov.iov_len, sizeof(fx));
+		long r = fpregs(c, fx, false);	/* a short write changes only the start */
+		if (r)
+			return r;
+		if (write && copy_from_guest(t->mm, fx, (uint64_t)iov.iov_base, len))
+			return -EFAULT;
+		if (write && (r = fpregs(c, fx, true)))
+			return r;
+		if (!write && copy_to_guest(t->mm, (uint64_t)iov.iov_base, fx, len))
+			return -EFAULT;
+		iov.iov_len = len;
+		return copy_to_guest(t->mm, uiov + offsetof(struct iovec, iov_len), &iov.iov_len, sizeof(iov.iov_len));
+	}
 	if (type != NT_PRSTATUS_)
 		return -EINVAL;	/* find_regset(): no such regset here */
 	size_t len = MIN(iov.iov_len, sizeof(buf));
@@ -218,6 +268,18 @@ static long request(struct task *t, struct task *c, long req, uint64_t addr, uin
 			return -EFAULT;
 		return put_regs(&c->regs, &n);
 	}
+	case PTRACE_GETFPREGS: {
+		char fx[K_FXSAVE_SIZE];
+		if ((r = fpregs(c, fx, false)))
+			return r;
+		return copy_to_guest(t->mm, data, fx, sizeof(fx));
+	}
+	case PTRACE_SETFPREGS: {
+		char fx[K_FXSAVE_SIZE];
+		if (copy_from_guest(t->mm, fx, data, sizeof(fx)))
+			return -EFAULT;
+		return fpregs(c, fx, true);
+	}
 	case PTRACE_GETREGSET:
 	case PTRACE_SETREGSET:
 		return regset(t, c, addr, data, req == PTRACE_SETREGSET);
@@ -257,7 +319,7 @@ static long request(struct task *t, struct task *c, long req, uint64_t addr, uin
 		ptrace_detach(c, (int)data);
 		return 0;
 	}
-	/* SINGLESTEP, SYSEMU, LISTEN, PEEKSIGINFO, GETFPREGS, ARCH_PRCTL...: not here (see table.def). */
+	/* SINGLESTEP, SYSEMU, LISTEN, PEEKSIGINFO, ARCH_PRCTL...: not here (see table.def). */
 	return -EIO;
 }
 

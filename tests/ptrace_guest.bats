@@ -51,6 +51,12 @@ setup() {
 		'attach stop: stopped sig 19 event 0' 'end: exited 0'
 }
 
+@test "ptrace: GETFPREGS/SETFPREGS and NT_PRFPREG read and change a stopped child's xmm0; a bad MXCSR is EINVAL" {
+	compare_flavours 0 ptrace_guest fpregs
+	has 'GETFPREGS 0 xmm0 0x1122334455667788 cwd 0x37f mxcsr 0x1f80' 'GETREGSET NT_PRFPREG 0 len 512 same xmm0 1' \
+		'SETFPREGS bad mxcsr EINVAL' 'SETFPREGS 0' 'child: xmm0 0xcafef00d12345678' 'end: exited 0'
+}
+
 @test "ptrace: a tracee killed while stopped, PTRACE_KILL" {
 	compare_flavours 0 ptrace_guest kill
 	has 'after kill: killed by 9' 'after PTRACE_KILL: killed by 9'

@@ -22,6 +22,13 @@ struct task *ptrace_tracee(struct task *tracer, int tid, bool any_state, long *e
 void ptrace_resume(struct task *t, int sig, bool syscall);
 /* PTRACE_DETACH: no longer traced, goes on with sig. */
 void ptrace_detach(struct task *t, int sig);
+/*
+ * The stopped tracee's FPU state in the signal-frame format (fpu_get's,
+ * len bytes at most: returns its size) or set from buf: its own sentry
+ * thread does it, which alone may use its platform context. -ESRCH when
+ * it leaves the stop first.
+ */
+long ptrace_fpu(struct task *t, void *buf, size_t len, bool write);
 /* PTRACE_INTERRUPT (SEIZE only): a running tracee stops with PTRACE_EVENT_STOP. */
 void ptrace_interrupt(struct task *t);
 

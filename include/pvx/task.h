@@ -28,6 +28,7 @@ struct task;
 struct addr_space;
 struct platform_ctx;
 struct rusage;
+struct ptrace_fpu_req;
 
 /*
  * What guest code used of the host (sentry/kernel/rusage.c): CPU time, page
@@ -176,6 +177,7 @@ struct task {
 	uint64_t ptrace_msg;	/* PTRACE_GETEVENTMSG */
 	int ptrace_si_signo;	/* the stop's siginfo (PTRACE_GETSIGINFO); 0: none */
 	struct sig_info ptrace_si;
+	struct ptrace_fpu_req *ptrace_fpu;	/* the tracer's FPU request, for this task's own thread to serve */
 	uint64_t debugreg[8];	/* PEEKUSER/POKEUSER's u_debugreg: kept, never armed (no hardware breakpoints) */
 
 	/* The sentry thread that runs this task (sentry/kernel/kernel.c). */

@@ -25,6 +25,7 @@
 #include "pvx/kernel.h"
 #include "pvx/ptrace.h"
 #include "pvx/task.h"
+#include "sentry/platform/platform.h"
 
 #ifndef CLD_TRAPPED
 #define CLD_TRAPPED 4
@@ -147,6 +148,44 @@ static void notify_tracer(struct task *t, int code)
 	(void)signal_queue_process(tr->proc, SIGCHLD, &info);
 }
 
+/* What the tracer asks of a stopped tracee's thread (ptrace_fpu). */
+struct ptrace_fpu_req {
+	void *buf;
+	size_t len;
+	bool write, done;
+	long result;
+};
+
+/* The tracee's thread serves or fails the tracer's FPU request. */
+static void fpu_serve(struct task *t, bool fail)
+{
+	struct ptrace_fpu_req *q = t->ptrace_fpu;
+	const struct platform_ops *ops = t->proc->as ? t->proc->as->ops : NULL;
+
+	if (!q)
+		return;
+	if (fail || !ops || !ops->fpu_get || !ops->fpu_set)
+		q->result = fail ? -ESRCH : -EIO;
+	else
+		q->result = q->write ? ops->fpu_set(t->ctx, q->buf, q->len) : ops->fpu_get(t->ctx, q->buf, q->len);
+	q->done = true;
+	t->ptrace_fpu = NULL;
+	sentry_wake_all();
+}
+
+long ptrace_fpu(struct task *t, void *buf, size_t len, bool write)
+{
+	struct ptrace_fpu_req q = { buf, len, write, false, 0 };
+
+	if (!t->ptrace_stopped || t->ptrace_fpu || t->exiting)
+		return -ESRCH;
+	t->ptrace_fpu = &q;
+	sentry_wake_all();
+	while (!q.done)	/* the tracee serves it, or fails it as it leaves the stop: never left dangling */
+		sentry_wait_busy();
+	return q.result;
+}
+
 /*
  * ptrace_stop(): report code to the tracer and sleep until it resumes t
  * (or detaches, or t is killed). at_exit: the PTRACE_EVENT_EXIT stop, which
@@ -163,8 +202,14 @@ static int ptrace_stop(struct task *t, int code, const struct sig_info *si, int 
 	t->ptrace_sc_stop = sc_stop;
 	t->ptrace_stopped = true;
 	notify_tracer(t, code);
-	while (t->ptrace_stopped && t->tracer && !(at_exit ? t->killed : t->exiting))
+	while (t->ptrace_stopped && t->tracer && !(at_exit ? t->killed : t->exiting)) {
+		if (t->ptrace_fpu) {
+			fpu_serve(t, false);
+			continue;
+		}
 		sentry_wait_busy();
+	}
+	fpu_serve(t, true);
 	t->ptrace_stopped = false;
 	t->ptrace_code = 0;
 	t->ptrace_sc_stop = 0;

@@ -10,6 +10,7 @@
  *   tracerexit a tracer exits with its tracee stopped: it goes on (ATTACH) or dies (SEIZE with EXITKILL)
  *   forge     sandbox hostile: forged cs/ss/fs_base refused (EIO), rip into the stub, POKE into the stub
  *   stopped   ATTACH to a group-stopped child: stopped for us when ATTACH returns; debug registers kept
+ *   fpregs    GETFPREGS/SETFPREGS and NT_PRFPREG: xmm0 read and changed in a stopped child
  *   init      sandbox only: pid 1 cannot be traced (EPERM)
  *   child-exit N, child-sys: what the exec'd children do */
 #define _GNU_SOURCE
@@ -468,6 +469,43 @@ static int stopped_mode(void)
 	return 0;
 }
 
+static int fpregs_mode(void)
+{
+	int pid = fork();
+	if (pid == 0) {
+		uint64_t v = 0x1122334455667788ULL, out;
+		pt(PTRACE_TRACEME, 0, 0, 0);
+		/* xmm0 set, SIGSTOP to ourselves, xmm0 read back: no libc code in between */
+		__asm__ volatile("movq %1, %%xmm0\n\t"
+				 "mov $39, %%eax\n\tsyscall\n\t"
+				 "mov %%eax, %%edi\n\tmov $19, %%esi\n\tmov $62, %%eax\n\tsyscall\n\t"
+				 "movq %%xmm0, %0"
+				 : "=r"(out) : "r"(v) : "rax", "rdi", "rsi", "rcx", "r11", "xmm0", "memory");
+		printf("child: xmm0 0x%llx\n", (unsigned long long)out);
+		_exit(0);
+	}
+	waitfor(pid, "stopped");
+	struct user_fpregs_struct fp;
+	long r = pt(PTRACE_GETFPREGS, pid, 0, (uint64_t)&fp);
+	uint64_t x;
+	memcpy(&x, (char *)fp.xmm_space, 8);
+	printf("GETFPREGS %s xmm0 0x%llx cwd 0x%x mxcsr 0x%x\n", err(r), (unsigned long long)x, fp.cwd, fp.mxcsr);
+	struct user_fpregs_struct f2;
+	struct iovec iov = { &f2, sizeof(f2) };
+	r = pt(PTRACE_GETREGSET, pid, 2 /* NT_PRFPREG */, (uint64_t)&iov);
+	printf("GETREGSET NT_PRFPREG %s len %zu same xmm0 %d\n", err(r), iov.iov_len, !memcmp(f2.xmm_space, fp.xmm_space, 16));
+	struct user_fpregs_struct bad = fp;
+	bad.mxcsr = 0xffffffff;
+	printf("SETFPREGS bad mxcsr %s\n", err(pt(PTRACE_SETFPREGS, pid, 0, (uint64_t)&bad)));
+	x = 0xcafef00d12345678ULL;
+	memcpy((char *)fp.xmm_space, &x, 8);
+	printf("SETFPREGS %s\n", err(pt(PTRACE_SETFPREGS, pid, 0, (uint64_t)&fp)));
+	printf("GETFPREGS to a bad pointer %s\n", err(pt(PTRACE_GETFPREGS, pid, 0, 8)));
+	pt(PTRACE_CONT, pid, 0, 0);
+	waitfor(pid, "end");
+	return 0;
+}
+
 static int init_mode(void)
 {
 	printf("pid 1 ATTACH %s\n", err(pt(PTRACE_ATTACH, 1, 0, 0)));
@@ -506,6 +544,8 @@ int main(int argc, char **argv)
 		return forge();
 	if (!strcmp(m, "stopped"))
 		return stopped_mode();
+	if (!strcmp(m, "fpregs"))
+		return fpregs_mode();
 	if (!strcmp(m, "init"))
 		return init_mode();
 	fprintf(stderr, "usage: ptrace_guest MODE\n");
