@@ -30,6 +30,7 @@
 #define PTRACE_O_SUSPEND_SECCOMP_ 0x200000U
 #define NT_PRSTATUS_ 1
 #define NT_PRFPREG_ 2
+#define NT_X86_XSTATE_ 0x202
 #define FIX_EFLAGS 0x40dd5UL	/* what rt_sigreturn lets user code set (signal.c) */
 #define AUDIT_ARCH_X86_64_ 0xc000003eU
 #define BIT(sig) (1UL << ((sig) - 1))
@@ -143,7 +144,50 @@ static long fpregs(struct task *c, void *fx, bool write)
 	return ptrace_fpu(c, buf, (size_t)n, true);
 }
 
-/* PTRACE_GETREGSET/SETREGSET: NT_PRSTATUS and NT_PRFPREG (not NT_X86_XSTATE). */
+/*
+ * NT_X86_XSTATE: the XSAVE image with the software bytes filled in (the
+ * signal frame's, without FP_XSTATE_MAGIC2). A write must be the whole
+ * image (EFAULT otherwise, as xstateregs_set), and its header is checked
+ * as validate_user_xstate_header does: no feature the tracee's state does
+ * not have, xcomp_bv 0 (the standard format), reserved bytes 0; else EINVAL.
+ * The software bytes stay the tracee's.
+ */
+static long xstate(struct task *t, struct task *c, struct iovec *iov, bool write)
+{
+	static __thread char buf[K_FPSTATE_MAX] __attribute__((aligned(64)));
+	static __thread char in[K_FPSTATE_MAX] __attribute__((aligned(64)));
+	long n = ptrace_fpu(c, buf, sizeof(buf), false);
+
+	if (n < 0)
+		return n;
+	if (n <= K_FXSAVE_SIZE)
+		return -ENODEV;	/* no XSAVE state: as a CPU without XSAVE */
+	size_t size = (size_t)n - 4;
+	if (!write) {
+		size_t len = MIN(iov->iov_len, size);
+		if (copy_to_guest(t->mm, (uint64_t)iov->iov_base, buf, len))
+			return -EFAULT;
+		iov->iov_len = len;
+		return 0;
+	}
+	if (iov->iov_len != size || copy_from_guest(t->mm, in, (uint64_t)iov->iov_base, size))
+		return -EFAULT;
+	const struct k_fpx_sw_bytes *sw = (const void *)(buf + K_FPX_SW_BYTES_OFFSET);
+	uint64_t hdr[8];
+	uint32_t mxcsr;
+	memcpy(hdr, in + K_FXSAVE_SIZE, sizeof(hdr));
+	memcpy(&mxcsr, in + 24, sizeof(mxcsr));
+	if ((hdr[0] & ~sw->xfeatures) || hdr[1] || (mxcsr & ~0xffffU))
+		return -EINVAL;
+	for (int i = 2; i < 8; i++)
+		if (hdr[i])
+			return -EINVAL;
+	memcpy(in + K_FPX_SW_BYTES_OFFSET, sw, K_FXSAVE_SIZE - K_FPX_SW_BYTES_OFFSET);
+	memcpy(in + size, buf + size, 4);	/* FP_XSTATE_MAGIC2 */
+	return ptrace_fpu(c, in, (size_t)n, true);
+}
+
+/* PTRACE_GETREGSET/SETREGSET: NT_PRSTATUS, NT_PRFPREG and NT_X86_XSTATE. */
 static long regset(struct task *t, struct task *c, uint64_t type, uint64_t uiov, bool write)
 {
 	struct iovec iov;
@@ -151,6 +195,12 @@ static long regset(struct task *t, struct task *c, uint64_t type, uint64_t uiov,
 
 	if (copy_from_guest(t->mm, &iov, uiov, sizeof(iov)))
 		return -EFAULT;
+	if (type == NT_X86_XSTATE_) {
+		long r = xstate(t, c, &iov, write);
+		if (r)
+			return r;
+		return copy_to_guest(t->mm, uiov + offsetof(struct iovec, iov_len), &iov.iov_len, sizeof(iov.iov_len));
+	}
 	if (type == NT_PRFPREG_) {
 		char fx[K_FXSAVE_SIZE];
 		size_t len = MIN(iov.iov_len, sizeof(fx));

@@ -57,6 +57,14 @@ setup() {
 		'SETFPREGS bad mxcsr EINVAL' 'SETFPREGS 0' 'child: xmm0 0xcafef00d12345678' 'end: exited 0'
 }
 
+@test "ptrace: NT_X86_XSTATE: the XSAVE image; a reserved header or a short one is refused (seccomp, vmexec)" {
+	# The ptrace platform gives the sentry the FXSAVE part only (its signal frames too): ENODEV there.
+	[[ $PVX_PLATFORM != ptrace ]] || skip "the ptrace platform has no XSAVE state for the sentry"
+	compare_flavours 0 ptrace_guest xstate
+	has 'GETREGSET NT_X86_XSTATE 0 bigger than FXSAVE 1 same xmm0 1' 'SETREGSET xcomp_bv set EINVAL' \
+		'SETREGSET short EFAULT' 'end: exited 0'
+}
+
 @test "ptrace: a tracee killed while stopped, PTRACE_KILL" {
 	compare_flavours 0 ptrace_guest kill
 	has 'after kill: killed by 9' 'after PTRACE_KILL: killed by 9'

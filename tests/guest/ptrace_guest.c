@@ -11,6 +11,7 @@
  *   forge     sandbox hostile: forged cs/ss/fs_base refused (EIO), rip into the stub, POKE into the stub
  *   stopped   ATTACH to a group-stopped child: stopped for us when ATTACH returns; debug registers kept
  *   fpregs    GETFPREGS/SETFPREGS and NT_PRFPREG: xmm0 read and changed in a stopped child
+ *   xstate    the same with NT_X86_XSTATE read, and refused with a reserved header or short
  *   init      sandbox only: pid 1 cannot be traced (EPERM)
  *   child-exit N, child-sys: what the exec'd children do */
 #define _GNU_SOURCE
@@ -18,6 +19,7 @@
 #include <sys/ptrace.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -469,7 +471,7 @@ static int stopped_mode(void)
 	return 0;
 }
 
-static int fpregs_mode(void)
+static int fpregs_mode(bool xs_too)
 {
 	int pid = fork();
 	if (pid == 0) {
@@ -494,6 +496,20 @@ static int fpregs_mode(void)
 	struct iovec iov = { &f2, sizeof(f2) };
 	r = pt(PTRACE_GETREGSET, pid, 2 /* NT_PRFPREG */, (uint64_t)&iov);
 	printf("GETREGSET NT_PRFPREG %s len %zu same xmm0 %d\n", err(r), iov.iov_len, !memcmp(f2.xmm_space, fp.xmm_space, 16));
+	static char xs[16384] __attribute__((aligned(64)));
+	struct iovec xv = { xs, sizeof(xs) };
+	if (xs_too) {
+	r = pt(PTRACE_GETREGSET, pid, 0x202 /* NT_X86_XSTATE */, (uint64_t)&xv);
+	printf("GETREGSET NT_X86_XSTATE %s bigger than FXSAVE %d same xmm0 %d\n", err(r), xv.iov_len > 512,
+	       !memcmp(xs + 160, fp.xmm_space, 16));
+	uint64_t hdr1;
+	memcpy(&hdr1, xs + 520, 8);
+	memcpy(xs + 520, &(uint64_t){ ~0ULL }, 8);	/* xcomp_bv: reserved here */
+	printf("SETREGSET xcomp_bv set %s\n", err(pt(PTRACE_SETREGSET, pid, 0x202, (uint64_t)&xv)));
+	memcpy(xs + 520, &hdr1, 8);
+	xv.iov_len -= 64;
+	printf("SETREGSET short %s\n", err(pt(PTRACE_SETREGSET, pid, 0x202, (uint64_t)&xv)));
+	}
 	struct user_fpregs_struct bad = fp;
 	bad.mxcsr = 0xffffffff;
 	printf("SETFPREGS bad mxcsr %s\n", err(pt(PTRACE_SETFPREGS, pid, 0, (uint64_t)&bad)));
@@ -544,8 +560,8 @@ int main(int argc, char **argv)
 		return forge();
 	if (!strcmp(m, "stopped"))
 		return stopped_mode();
-	if (!strcmp(m, "fpregs"))
-		return fpregs_mode();
+	if (!strcmp(m, "fpregs") || !strcmp(m, "xstate"))
+		return fpregs_mode(!strcmp(m, "xstate"));
 	if (!strcmp(m, "init"))
 		return init_mode();
 	fprintf(stderr, "usage: ptrace_guest MODE\n");
