@@ -84,6 +84,8 @@ setup() {
 			'gs_base kernel EIO' 'PEEK stub EIO' 'POKE stub EIO' 'POKE stub control EIO' 'still here'; do
 			grep -qxF -- "$l" <<<"$output" || { echo "missing: $l"; echo "$output"; return 1; }
 		done
+		# the stub's syscall instruction run with the guest's registers is a guest syscall (emulated) or a fault
+		grep -Eqx 'after: (exited 33|stopped sig 11 event 0)' <<<"$output"
 	done
 }
 
