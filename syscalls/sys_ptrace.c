@@ -13,6 +13,7 @@
 #include <linux/ptrace.h>
 #include <signal.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
 #include <sys/user.h>
@@ -117,8 +118,10 @@ static long user_area(struct task *t, struct task *c, uint64_t off, uint64_t dat
  */
 static long fpregs(struct task *c, void *fx, bool write)
 {
-	static __thread char buf[K_FPSTATE_MAX] __attribute__((aligned(64)));
-	long n = ptrace_fpu(c, buf, sizeof(buf), false);
+	cleanup_free char *buf = aligned_alloc(64, K_FPSTATE_MAX);
+	if (!buf)
+		return -ENOMEM;
+	long n = ptrace_fpu(c, buf, K_FPSTATE_MAX, false);
 
 	if (n < 0)
 		return n;
@@ -154,9 +157,11 @@ static long fpregs(struct task *c, void *fx, bool write)
  */
 static long xstate(struct task *t, struct task *c, struct iovec *iov, bool write)
 {
-	static __thread char buf[K_FPSTATE_MAX] __attribute__((aligned(64)));
-	static __thread char in[K_FPSTATE_MAX] __attribute__((aligned(64)));
-	long n = ptrace_fpu(c, buf, sizeof(buf), false);
+	cleanup_free char *buf = aligned_alloc(64, K_FPSTATE_MAX);
+	cleanup_free char *in = aligned_alloc(64, K_FPSTATE_MAX);
+	if (!buf || !in)
+		return -ENOMEM;
+	long n = ptrace_fpu(c, buf, K_FPSTATE_MAX, false);
 
 	if (n < 0)
 		return n;
