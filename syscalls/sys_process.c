@@ -18,6 +18,7 @@
 #include "pvx/log.h"
 #include "pvx/rusage.h"
 #include "pvx/path.h"
+#include "pvx/ptrace.h"
 #include "sentry/platform/platform.h"
 #include "sentry/kernel/task_run.h"
 #include "syscalls/syscalls.h"
@@ -91,6 +92,7 @@ static long do_thread(struct task *t, unsigned long flags, uint64_t stack, uint6
 	t->fork_done = false;
 	t->fork_result = 0;
 	c->clone_parent = t;
+	int event = ptrace_clone_link(t, c, flags, true);
 	r = task_start(c, task_thread);
 	if (r < 0) {
 		/* Its stub thread stays idle until the stub ends. */
@@ -100,7 +102,10 @@ static long do_thread(struct task *t, unsigned long flags, uint64_t stack, uint6
 	}
 	while (!t->fork_done)
 		sentry_wait_busy();
-	return t->fork_result < 0 ? t->fork_result : tid;
+	if (t->fork_result < 0)
+		return t->fork_result;
+	ptrace_clone_event(t, event, tid);
+	return tid;
 }
 
 /* Undo process_clone for a child that never ran. */
@@ -206,6 +211,7 @@ static long do_vm_clone(struct task *t, unsigned long flags, uint64_t stack, uin
 		c->proc->vfork_parent = t->tid;	/* the thread, which need not be the leader */
 		t->in_vfork = c->pid;
 	}
+	int event = ptrace_clone_link(t, c, flags, false);
 	r = task_start(c, task_thread);
 	if (r < 0) {
 		/* Its stub thread stays idle until the stub ends; the context goes with the stub. */
@@ -221,6 +227,7 @@ static long do_vm_clone(struct task *t, unsigned long flags, uint64_t stack, uin
 		t->in_vfork = 0;
 		return t->fork_result;	/* the child exits by itself, without a trace */
 	}
+	ptrace_clone_event(t, event, pid);
 	/* vfork_release() ends the wait when the child execs or exits (maybe already). */
 	while (t->in_vfork && !t->exiting)
 		sentry_wait();
@@ -287,6 +294,7 @@ static long do_fork(struct task *t, unsigned long flags, uint64_t stack, uint64_
 		c->proc->vfork_parent = t->tid;	/* the thread, which need not be the leader */
 		t->in_vfork = c->pid;
 	}
+	int event = ptrace_clone_link(t, c, flags, false);
 	r = task_start(c, task_thread);
 	if (r < 0) {
 		t->in_vfork = 0;
@@ -310,6 +318,7 @@ static long do_fork(struct task *t, unsigned long flags, uint64_t stack, uint64_
 	}
 	if ((flags & CLONE_PARENT_SETTID) && copy_to_guest(t->mm, ptid, &pid, sizeof(pid)))
 		pr_debug("clone: bad parent_tid pointer");
+	ptrace_clone_event(t, event, pid);
 	/* vfork_release() ends the wait when the child execs or exits (maybe already). */
 	while (t->in_vfork && !t->exiting)
 		sentry_wait();
@@ -457,6 +466,7 @@ static long do_execveat(struct task *t, int dirfd, uint64_t upath, uint64_t uarg
 		for (struct task *o = task_next(NULL); o; o = task_next(o))
 			if (o->proc == t->proc && o != t && !o->exiting && o->state == TASK_LIVE) {
 				o->exiting = true;
+				o->killed = true;
 				o->exit_status = SIGKILL;
 				task_interrupt(o, false);
 			}
@@ -473,9 +483,15 @@ static long do_execveat(struct task *t, int dirfd, uint64_t upath, uint64_t uarg
 			goto out;
 		}
 	}
+	int old_tid = t->tid;
+	uint64_t nr = t->regs.orig_rax;
 	r = task_execveat(t, dirfd, path, flags, argv, envp, NULL);
-	if (r == 0)
+	if (r == 0) {
 		vfork_release(t);
+		t->regs.rax = 0;	/* what a tracer's GETREGS shows at the exec stop */
+		t->regs.orig_rax = nr;
+		ptrace_exec(t, old_tid);
+	}
 out:
 	free_strv(argv);
 	free_strv(envp);
@@ -526,12 +542,23 @@ static long wait_common(struct task *t, long pid, int options, bool nowait, stru
 	for (;;) {
 		bool any = false;
 		for (struct task *c = task_next(NULL); c; c = task_next(c)) {
+			bool traced = ptrace_wait_match(t, c, pid);
+			if (traced) {	/* a tracee: its stops and (for a tracer not its parent) its exit */
+				any = true;
+				w->code = ptrace_wait_report(c, nowait, &w->status, &w->child_sig);
+				if (w->code) {
+					usage_reap(t->proc, c->proc, true, ru);
+					return c->tid;
+				}
+			}
 			if (!wait_match(t, c, pid))
 				continue;
 			/* A zombie without WEXITED is not something to wait for: ECHILD if alone (wait_task_zombie). */
 			any |= c->state != TASK_ZOMBIE || (options & WEXITED);
 			int cpid = c->pid;
 			if (c->state != TASK_ZOMBIE) {
+				if (traced)
+					continue;	/* its tracer is its parent: the ptrace reports stand for the stops */
 				w->code = jobctl_wait_report(c->proc, options, nowait, &w->status, &w->child_sig);
 				if (!w->code)
 					continue;

@@ -29,6 +29,7 @@ struct addr_space;
 struct platform_ctx;
 struct rusage;
 struct key;
+struct ptrace_fpu_req;
 
 /*
  * What guest code used of the host (sentry/kernel/rusage.c): CPU time, page
@@ -104,6 +105,7 @@ struct process {
 	 */
 	int group_stop_count;
 	int stop_code;
+	int stop_sig;		/* the stop's signal, kept after wait reported it (ptrace's group-stop code) */
 	bool stop_stopped, stop_continued;
 	uint64_t itimer_deadline;	/* ITIMER_REAL: CLOCK_MONOTONIC ns, 0 = off (sentry/kernel/timer.c) */
 	uint64_t itimer_interval;
@@ -160,6 +162,28 @@ struct task {
 	bool stop_pending;	/* JOBCTL_STOP_PENDING: must join the group stop before guest code runs */
 	bool stopped;		/* in the group stop, until SIGCONT or death: T for /proc */
 	int exit_status;	/* wait status: (code << 8) or signal number */
+	bool killed;		/* SIGKILL: ends even a PTRACE_EVENT_EXIT stop */
+
+	/*
+	 * ptrace(2) of this task by a guest tracer (sentry/kernel/ptrace.c),
+	 * Linux's task->ptrace, ->parent, ->exit_code, ->last_siginfo,
+	 * ->ptrace_message. Unrelated to the host ptrace of the ptrace platform.
+	 */
+	struct task *tracer;	/* NULL: not traced */
+	unsigned ptrace_opts;	/* PTRACE_O_* */
+	bool ptrace_seized;	/* PTRACE_SEIZE, not PTRACE_ATTACH/TRACEME */
+	bool ptrace_stopped;	/* in a ptrace stop (TASK_TRACED) until the tracer resumes it */
+	bool ptrace_syscall;	/* resumed with PTRACE_SYSCALL: stop at syscall entry and exit */
+	bool ptrace_exit_report;	/* exited: the tracer (not its parent) has still to hear it */
+	int ptrace_code;	/* the stop's exit_code for the tracer's wait (0: reported) */
+	int ptrace_resume_sig;	/* the signal the tracer resumed it with */
+	int ptrace_sc_stop;	/* PTRACE_GET_SYSCALL_INFO: 1 at syscall entry, 2 at exit, 0 other stops */
+	bool ptrace_trap_pending;	/* PTRACE_INTERRUPT (or a seized clone child): stop with PTRACE_EVENT_STOP */
+	uint64_t ptrace_msg;	/* PTRACE_GETEVENTMSG */
+	int ptrace_si_signo;	/* the stop's siginfo (PTRACE_GETSIGINFO); 0: none */
+	struct sig_info ptrace_si;
+	struct ptrace_fpu_req *ptrace_fpu;	/* the tracer's FPU request, for this task's own thread to serve */
+	uint64_t debugreg[8];	/* PEEKUSER/POKEUSER's u_debugreg: kept, never armed (no hardware breakpoints) */
 
 	/* The sentry thread that runs this task (sentry/kernel/kernel.c). */
 	pthread_t thread;

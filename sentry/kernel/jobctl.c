@@ -22,6 +22,7 @@
 #include <sys/wait.h>
 
 #include "pvx/kernel.h"
+#include "pvx/ptrace.h"
 #include "pvx/sigqueue.h"
 #include "pvx/task.h"
 
@@ -160,8 +161,15 @@ void jobctl_stop_wait(struct task *t)
 		return;
 	participate(t);
 	t->stopped = true;
-	while (t->stopped && !t->exiting)
+	while (t->stopped && !t->exiting) {
+		if (t->tracer) {	/* a traced task stops for its tracer (sentry/kernel/ptrace.c) */
+			ptrace_group_stop(t, t->proc->stop_sig ? t->proc->stop_sig : SIGSTOP);
+			if (t->tracer || !t->proc->stop_stopped)
+				break;	/* resumed by the tracer: it runs though its group is stopped, as on Linux */
+			continue;	/* detached while its group is stopped: it stays stopped */
+		}
 		sentry_wait_busy();
+	}
 	t->stopped = false;
 }
 
@@ -180,7 +188,7 @@ void jobctl_stop_signal(struct task *t, int sig)
 		return;
 	if (!t->stop_pending) {
 		int count = 1;
-		p->stop_code = sig;
+		p->stop_code = p->stop_sig = sig;
 		p->stop_stopped = false;
 		for (struct task *o = task_next(NULL); o; o = task_next(o)) {
 			if (o == t || o->proc != p || o->state == TASK_ZOMBIE || o->exiting || o->exited || o->stopped)

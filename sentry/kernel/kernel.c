@@ -13,6 +13,7 @@
 #include "pvx/ipc.h"
 #include "pvx/keys.h"
 #include "pvx/pidfd.h"
+#include "pvx/ptrace.h"
 #include "pvx/interrupt.h"
 #include "pvx/kernel.h"
 #include "pvx/log.h"
@@ -61,6 +62,10 @@ void task_set_current(struct task *t)
  */
 static bool stop_here(struct task *t)
 {
+	if (t && t->ptrace_trap_pending && !t->exiting && !t->exited && !t->in_vfork) {
+		ptrace_check_interrupt(t);	/* PTRACE_INTERRUPT of a sleeper: the same, for its tracer */
+		return true;
+	}
 	if (!t || !t->stop_pending || t->exiting || t->exited || t->in_vfork)
 		return false;
 	jobctl_stop_wait(t);
@@ -150,8 +155,10 @@ const char *task_state_name(const struct task *t)
 {
 	if (t->state == TASK_ZOMBIE || t->exited)
 		return "Z (zombie)";
-	if (t->stopped)
+	if (t->stopped && !t->ptrace_stopped)
 		return "T (stopped)";
+	if (t->ptrace_stopped)
+		return "t (tracing stop)";
 	if (t->in_host_call) {
 		char st = host_call_state(t);
 		return st == 'S' ? "S (sleeping)" : st == 'D' ? "D (disk sleep)" : "R (running)";
@@ -245,6 +252,7 @@ void process_exit_group(struct task *t, int status)
 			continue;
 		o->exiting = true;
 		if (o != t) {
+			o->killed = true;	/* zap_other_threads()'s SIGKILL: no PTRACE_EVENT_EXIT stop */
 			others = true;
 			task_interrupt(o, false);
 		}
@@ -339,6 +347,8 @@ long task_block(struct task *t, struct addr_space *as, long nr, const long a[6],
 	for (;; ready = false) {
 		if (!ready && !t->exiting && t->stop_pending)
 			jobctl_stop_wait(t);	/* stopped here, then the call goes on (as Linux restarts it) */
+		if (!ready && !t->exiting && t->ptrace_trap_pending)
+			ptrace_check_interrupt(t);	/* PTRACE_INTERRUPT: the same */
 		if (signal_pending(t) && (!ready || t->exiting))
 			return -EINTR;
 		intr_arm();
@@ -434,6 +444,7 @@ void process_kill(struct process *p)
 		if (o->proc != p || o->state == TASK_ZOMBIE)
 			continue;
 		o->exiting = true;
+		o->killed = true;
 		o->exit_status = SIGKILL;
 		task_interrupt(o, kill_stub);
 	}
@@ -502,6 +513,8 @@ void task_exit(struct task *t)
 {
 	struct process *pr = t->proc;
 
+	ptrace_exit_event(t, pr->group_exit ? pr->exit_status : t->exit_status);
+	ptrace_tracer_exit(t);	/* its tracees go on (or die: PTRACE_O_EXITKILL) */
 	t->exited = true;
 	thread_exit(t);
 	if (pr->leader != t) {
@@ -534,6 +547,7 @@ void task_exit(struct task *t)
 		close(pr->cwd_fd);
 	pr->cwd_fd = -1;
 	t->state = TASK_ZOMBIE;
+	ptrace_tracee_exit(t);	/* a tracer that is not the parent hears it too */
 	pidfd_exited(pr);	/* its pidfds poll readable */
 	sigq_flush(&pr->pending, ~0UL);	/* nobody is left to take them */
 	vfork_release(t);

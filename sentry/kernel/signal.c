@@ -19,6 +19,7 @@
 #include "pvx/kernel.h"
 #include "pvx/log.h"
 #include "pvx/mm.h"
+#include "pvx/ptrace.h"
 #include "pvx/sigframe.h"
 #include "pvx/sigqueue.h"
 #include "pvx/signalfd.h"
@@ -62,7 +63,8 @@ long signal_queue(struct task *target, int sig, const struct sig_info *info)
 	if (sig < 1 || sig > 64 || target->state == TASK_ZOMBIE)
 		return 0;
 	jobctl_prepare(target->proc, sig);
-	if (ignored(target->proc, target->sigmask | target->real_blocked, sig))
+	/* sig_ignored(): a tracer sees even ignored signals */
+	if (!target->tracer && ignored(target->proc, target->sigmask | target->real_blocked, sig))
 		return 0;
 	if (sig == SIGKILL) {
 		process_kill(target->proc);
@@ -91,7 +93,7 @@ long signal_queue_process(struct process *p, int sig, const struct sig_info *inf
 	if (sig < 1 || sig > 64 || leader->state == TASK_ZOMBIE)
 		return 0;
 	jobctl_prepare(p, sig);
-	if (ignored(p, leader->sigmask | leader->real_blocked, sig))
+	if (!leader->tracer && ignored(p, leader->sigmask | leader->real_blocked, sig))
 		return 0;
 	if (sig == SIGKILL) {
 		process_kill(p);
@@ -300,11 +302,24 @@ void signal_deliver(struct task *t, long *ret)
 			jobctl_stop_wait(t);
 			continue;
 		}
+		if (t->ptrace_trap_pending) {	/* PTRACE_INTERRUPT (sentry/kernel/ptrace.c) */
+			ptrace_check_interrupt(t);
+			continue;
+		}
 		if (!(sig = next_signal(t)))
 			break;
-		struct sigaction_rec *sa = &t->proc->sigactions[sig - 1];
 		struct sig_info si;
 		take(t, sig, &si);
+		if (t->tracer && sig != SIGKILL) {	/* the signal-delivery stop: the tracer decides */
+			if (ret)
+				t->regs.rax = (uint64_t)*ret;
+			sig = ptrace_signal(t, sig, &si);
+			if (ret)
+				*ret = (long)t->regs.rax;
+			if (!sig)
+				continue;
+		}
+		struct sigaction_rec *sa = &t->proc->sigactions[sig - 1];
 		if (sa->handler == (uint64_t)SIG_IGN || (sa->handler == (uint64_t)SIG_DFL && sig_default_ignore(sig)))
 			continue;
 		if (sa->handler == (uint64_t)SIG_DFL && sig_default_stop(sig)) {

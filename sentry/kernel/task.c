@@ -12,6 +12,7 @@
 #include "pvx/interrupt.h"
 #include "pvx/kernel.h"
 #include "pvx/log.h"
+#include "pvx/ptrace.h"
 #include "pvx/task.h"
 #include "sentry/platform/platform.h"
 #include "sentry/kernel/task_run.h"
@@ -73,9 +74,15 @@ int task_run(struct task *t)
 {
 	struct pvx_trap trap;
 
+	if (t->tracer)	/* a traced child's SIGSTOP or EVENT_STOP comes before any of its code (ret_from_fork) */
+		signal_deliver(t, NULL);
 	while (!t->exiting) {
 		if (t->stop_pending) {	/* a new thread, or one back from a wait: no guest code while stopped */
 			jobctl_stop_wait(t);
+			continue;
+		}
+		if (t->ptrace_trap_pending) {
+			ptrace_check_interrupt(t);
 			continue;
 		}
 		const struct platform_ops *ops = t->proc->as->ops;	/* execve may change it */
@@ -97,14 +104,27 @@ int task_run(struct task *t)
 			continue;
 		}
 		/* do_syscall_64() takes the number as an int: the upper half of rax is not looked at. */
+		bool traced = t->tracer && t->ptrace_syscall;
+		if (traced) {	/* syscall-enter stop: the tracer may change the number and arguments */
+			t->regs.rax = (uint64_t)-ENOSYS;
+			ptrace_syscall_stop(t, true);
+			if (t->exiting)
+				break;
+		}
 		long nr = (int)t->regs.orig_rax;
 		const long a[6] = { (long)t->regs.rdi, (long)t->regs.rsi, (long)t->regs.rdx,
 				    (long)t->regs.r10, (long)t->regs.r8,  (long)t->regs.r9 };
 		if (sandbox.strace)
 			syscalls->trace_enter(t, nr, a);
-		long ret = syscalls->dispatch(t, nr, a);
+		/* A tracer's orig_rax of -1 skips the call: rax (-ENOSYS or the tracer's) is its result. */
+		long ret = traced && nr == -1 ? (long)t->regs.rax : syscalls->dispatch(t, nr, a);
 		if (sandbox.strace)
 			syscalls->trace_exit(t, nr, a, ret);
+		if (t->tracer && t->ptrace_syscall && !t->exiting) {	/* syscall-exit stop: it may change rax */
+			t->regs.rax = (uint64_t)ret;
+			ptrace_syscall_stop(t, false);
+			ret = (long)t->regs.rax;
+		}
 		if (nr == SYS_rt_sigreturn)
 			t->regs.rax = (uint64_t)ret;	/* the restored frame, not a result */
 		signal_deliver(t, nr == SYS_rt_sigreturn ? NULL : &ret);

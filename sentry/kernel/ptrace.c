@@ -1,0 +1,395 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ptrace(2) of guest tasks by guest tasks, as kernel/ptrace.c and the
+ * ptrace parts of kernel/signal.c do it (and gVisor's kernel/ptrace.go):
+ * the tracer is a guest task, the tracee's stops are sleeps in the sentry
+ * (it runs no guest code) until the tracer resumes it, and wait reports
+ * them to the tracer's process as (code << 8) | 0x7f, CLD_TRAPPED. This is
+ * the guest's ptrace: the host's (the ptrace platform's) never sees it.
+ *
+ * Who may trace whom: the sandbox has one uid and every task is dumpable,
+ * so Linux's ptrace_may_access always passes; what is left is
+ * ptrace_attach's EPERM for a task of the tracer's own thread group, one
+ * already traced or exiting, and pvx's own rule for the sandbox's pid 1
+ * (the init of its pid namespace, which it also keeps from stop signals):
+ * nobody inside may trace it, as Yama's ptrace_scope 1 answers a
+ * descendant that tries.
+ *
+ * Everything here runs under the sentry lock.
+ */
+#include <linux/ptrace.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "pvx/kernel.h"
+#include "pvx/ptrace.h"
+#include "pvx/task.h"
+#include "sentry/platform/platform.h"
+
+#ifndef CLD_TRAPPED
+#define CLD_TRAPPED 4
+#endif
+
+/* A live thread of process p to be the tracer (the leader when it still runs). */
+static struct task *live_thread(struct process *p)
+{
+	if (!p->leader->exited && !p->leader->exiting)
+		return p->leader;
+	for (struct task *o = task_next(NULL); o; o = task_next(o))
+		if (o->proc == p && !o->exited && !o->exiting)
+			return o;
+	return NULL;
+}
+
+long ptrace_traceme(struct task *t)
+{
+	struct task *parent = task_find(t->proc->ppid);
+	struct task *tracer = parent && parent->proc && parent->state != TASK_ZOMBIE ? live_thread(parent->proc) : NULL;
+
+	if (t->tracer || !tracer)	/* pid 1's parent is outside the sandbox */
+		return -EPERM;
+	t->tracer = tracer;
+	t->ptrace_seized = false;
+	t->ptrace_opts = 0;
+	return 0;
+}
+
+long ptrace_attach(struct task *tracer, struct task *t, bool seize, unsigned opts)
+{
+	static const struct sig_info priv = { SI_KERNEL, 0, 0, 0 };
+
+	if (t->proc == tracer->proc || t->proc->pid == 1)
+		return -EPERM;
+	if (t->state != TASK_LIVE || t->exiting || t->exited || t->proc->group_exit)
+		return -EPERM;
+	if (t->tracer)
+		return -EPERM;
+	t->tracer = tracer;
+	t->ptrace_seized = seize;
+	t->ptrace_opts = seize ? opts : 0;
+	t->ptrace_syscall = false;
+	if (!seize)
+		(void)signal_queue(t, SIGSTOP, &priv);	/* send_sig_info(SIGSTOP, SEND_SIG_PRIV) */
+	sentry_wake_all();
+	/*
+	 * Already in a group stop: it traps for the tracer (JOBCTL_TRAP_STOP),
+	 * and attach returns once it has (JOBCTL_TRAPPING), so that the next
+	 * request finds it stopped. Its thread only has to wake up to do it.
+	 */
+	while (t->stopped && !t->ptrace_stopped && t->tracer == tracer && !t->exiting && !tracer->exiting)
+		sentry_wait_busy();
+	return 0;
+}
+
+struct task *ptrace_tracee(struct task *tracer, int tid, bool any_state, long *err)
+{
+	struct task *t = task_find(tid);
+
+	*err = -ESRCH;
+	if (!t || !t->tracer || t->tracer->proc != tracer->proc || t->state == TASK_ZOMBIE)
+		return NULL;
+	if (!any_state && !t->ptrace_stopped)	/* also the PTRACE_EVENT_EXIT stop of an exiting task */
+		return NULL;
+	*err = 0;
+	return t;
+}
+
+void ptrace_resume(struct task *t, int sig, bool syscall)
+{
+	t->ptrace_syscall = syscall;
+	t->ptrace_resume_sig = sig;
+	t->ptrace_stopped = false;
+	sentry_wake_all();
+}
+
+/* __ptrace_unlink(): t is no longer traced. */
+static void unlink_tracee(struct task *t)
+{
+	t->tracer = NULL;
+	t->ptrace_opts = 0;
+	t->ptrace_seized = false;
+	t->ptrace_syscall = false;
+	t->ptrace_exit_report = false;
+	t->ptrace_code = 0;
+}
+
+void ptrace_detach(struct task *t, int sig)
+{
+	unlink_tracee(t);
+	ptrace_resume(t, sig, false);
+}
+
+void ptrace_interrupt(struct task *t)
+{
+	if (t->ptrace_stopped)
+		return;	/* stopped already: nothing to do (Linux re-traps a group stop; pvx has no LISTEN) */
+	t->ptrace_trap_pending = true;
+	task_interrupt(t, false);
+	sentry_wake_all();
+}
+
+/*
+ * do_notify_parent_cldstop(tsk, true, CLD_TRAPPED): SIGCHLD to the
+ * tracer's process unless it ignores SIGCHLD or set SA_NOCLDSTOP; its
+ * waiters wake either way.
+ */
+static void notify_tracer(struct task *t, int code)
+{
+	struct task *tr = t->tracer;
+
+	sentry_wake_all();
+	if (!tr || !tr->proc || tr->state == TASK_ZOMBIE)
+		return;
+	const struct sigaction_rec *sa = &tr->proc->sigactions[SIGCHLD - 1];
+	if (sa->handler == (uint64_t)SIG_IGN || (sa->flags & SA_NOCLDSTOP))
+		return;
+	struct sig_info info = { CLD_TRAPPED, t->tid, code & 0x7f, 0 };
+	(void)signal_queue_process(tr->proc, SIGCHLD, &info);
+}
+
+/* What the tracer asks of a stopped tracee's thread (ptrace_fpu). */
+struct ptrace_fpu_req {
+	void *buf;
+	size_t len;
+	bool write, done;
+	long result;
+};
+
+/* The tracee's thread serves or fails the tracer's FPU request. */
+static void fpu_serve(struct task *t, bool fail)
+{
+	struct ptrace_fpu_req *q = t->ptrace_fpu;
+	const struct platform_ops *ops = t->proc->as ? t->proc->as->ops : NULL;
+
+	if (!q)
+		return;
+	if (fail || !ops || !ops->fpu_get || !ops->fpu_set)
+		q->result = fail ? -ESRCH : -EIO;
+	else
+		q->result = q->write ? ops->fpu_set(t->ctx, q->buf, q->len) : ops->fpu_get(t->ctx, q->buf, q->len);
+	q->done = true;
+	t->ptrace_fpu = NULL;
+	sentry_wake_all();
+}
+
+long ptrace_fpu(struct task *t, void *buf, size_t len, bool write)
+{
+	struct ptrace_fpu_req q = { buf, len, write, false, 0 };
+
+	if (!t->ptrace_stopped || t->ptrace_fpu || t->exiting)
+		return -ESRCH;
+	t->ptrace_fpu = &q;
+	sentry_wake_all();
+	while (!q.done)	/* the tracee serves it, or fails it as it leaves the stop: never left dangling */
+		sentry_wait_busy();
+	return q.result;
+}
+
+/*
+ * ptrace_stop(): report code to the tracer and sleep until it resumes t
+ * (or detaches, or t is killed). at_exit: the PTRACE_EVENT_EXIT stop, which
+ * only SIGKILL ends, as t is exiting already. Returns the resume signal.
+ */
+static int ptrace_stop(struct task *t, int code, const struct sig_info *si, int signo, int sc_stop, bool at_exit)
+{
+	if (!t->tracer || (t->exiting && !at_exit) || t->killed)
+		return 0;
+	t->ptrace_code = code;
+	t->ptrace_resume_sig = 0;
+	t->ptrace_si_signo = signo;
+	t->ptrace_si = *si;
+	t->ptrace_sc_stop = sc_stop;
+	t->ptrace_stopped = true;
+	notify_tracer(t, code);
+	while (t->ptrace_stopped && t->tracer && !(at_exit ? t->killed : t->exiting)) {
+		if (t->ptrace_fpu) {
+			fpu_serve(t, false);
+			continue;
+		}
+		sentry_wait_busy();
+	}
+	fpu_serve(t, true);
+	t->ptrace_stopped = false;
+	t->ptrace_code = 0;
+	t->ptrace_sc_stop = 0;
+	t->ptrace_si_signo = 0;
+	int sig = t->ptrace_resume_sig;
+	t->ptrace_resume_sig = 0;
+	return t->exiting && !at_exit ? 0 : sig;
+}
+
+/* ptrace_do_notify(): an event or syscall stop, with SIGTRAP's siginfo (si_code the exit code). */
+static int trap_stop(struct task *t, int code, uint64_t msg, int sc_stop, bool at_exit)
+{
+	struct sig_info si = { code, t->tid, 0, 0 };
+
+	t->ptrace_msg = msg;
+	return ptrace_stop(t, code, &si, SIGTRAP, sc_stop, at_exit);
+}
+
+int ptrace_signal(struct task *t, int sig, struct sig_info *si)
+{
+	int new = ptrace_stop(t, sig, si, sig, 0, false);
+
+	if (!new || t->exiting)
+		return 0;
+	*si = t->ptrace_si;	/* PTRACE_SETSIGINFO may have changed it */
+	if (new != sig) {	/* the tracer's signal: as if it sent it */
+		struct sig_info user = { SI_USER, t->tracer ? t->tracer->pid : 0, 0, 0 };
+		*si = user;
+	}
+	if (t->sigmask & (1UL << (new - 1))) {	/* blocked now: pending again */
+		(void)signal_queue(t, new, si);
+		return 0;
+	}
+	return new;
+}
+
+void ptrace_group_stop(struct task *t, int sig)
+{
+	int code = t->ptrace_seized ? sig | (PTRACE_EVENT_STOP << 8) : sig;
+	struct sig_info si = { SI_USER, 0, 0, 0 };
+
+	(void)ptrace_stop(t, code, &si, sig, 0, false);
+}
+
+void ptrace_check_interrupt(struct task *t)
+{
+	if (!t->ptrace_trap_pending)
+		return;
+	t->ptrace_trap_pending = false;
+	if (t->tracer && t->ptrace_seized)
+		(void)trap_stop(t, SIGTRAP | (PTRACE_EVENT_STOP << 8), 0, 0, false);
+}
+
+/* ptrace_event(): the stop if the tracer asked for the event (option bit 1 << event). */
+static bool event_stop(struct task *t, int event, uint64_t msg)
+{
+	if (!t->tracer || !(t->ptrace_opts & (1U << event)))
+		return false;
+	(void)trap_stop(t, SIGTRAP | (event << 8), msg, 0, event == PTRACE_EVENT_EXIT);
+	return true;
+}
+
+void ptrace_exec(struct task *t, int old_tid)
+{
+	static const struct sig_info user = { SI_USER, 0, 0, 0 };
+
+	if (!t->tracer || event_stop(t, PTRACE_EVENT_EXEC, (uint64_t)old_tid))
+		return;
+	if (!t->ptrace_seized)	/* the classic post-execve SIGTRAP */
+		(void)signal_queue(t, SIGTRAP, &user);
+}
+
+void ptrace_syscall_stop(struct task *t, bool entry)
+{
+	if (!t->tracer || !t->ptrace_syscall)
+		return;
+	int code = SIGTRAP | ((t->ptrace_opts & PTRACE_O_TRACESYSGOOD) ? 0x80 : 0);
+	int sig = trap_stop(t, code, 0, entry ? 1 : 2, false);
+	/* ptrace_report_syscall(): a signal given with the resume is sent to the tracee. */
+	if (sig && !t->exiting)
+		(void)signal_queue(t, sig, NULL);
+}
+
+int ptrace_clone_link(struct task *t, struct task *c, unsigned long flags, bool thread)
+{
+	static const struct sig_info priv = { SI_KERNEL, 0, 0, 0 };
+	int event;
+
+	if (!t->tracer)
+		return 0;
+	if (flags & 0x4000 /* CLONE_VFORK */)
+		event = PTRACE_EVENT_VFORK;
+	else if (thread || (flags & 0xff) != SIGCHLD)
+		event = PTRACE_EVENT_CLONE;
+	else
+		event = PTRACE_EVENT_FORK;
+	if (!(t->ptrace_opts & (1U << event)))
+		return 0;
+	/* ptrace_init_task(): the child is traced alike and stops before it runs. */
+	c->tracer = t->tracer;
+	c->ptrace_opts = t->ptrace_opts;
+	c->ptrace_seized = t->ptrace_seized;
+	if (c->ptrace_seized)
+		c->ptrace_trap_pending = true;	/* PTRACE_EVENT_STOP */
+	else
+		(void)signal_queue(c, SIGSTOP, &priv);
+	return event;
+}
+
+void ptrace_clone_event(struct task *t, int event, int child)
+{
+	if (event)
+		(void)event_stop(t, event, (uint64_t)child);
+}
+
+void ptrace_exit_event(struct task *t, int status)
+{
+	if (!t->killed)
+		event_stop(t, PTRACE_EVENT_EXIT, (uint64_t)status);
+}
+
+void ptrace_tracer_exit(struct task *t)
+{
+	for (struct task *o = task_next(NULL); o; o = task_next(o)) {
+		if (o->tracer != t)
+			continue;
+		bool kill = o->ptrace_opts & PTRACE_O_EXITKILL;
+		ptrace_detach(o, 0);
+		if (kill && o->state != TASK_ZOMBIE)
+			(void)signal_queue(o, SIGKILL, NULL);
+	}
+}
+
+void ptrace_tracee_exit(struct task *t)
+{
+	struct task *tr = t->tracer;
+
+	if (!tr)
+		return;
+	if (tr->proc->pid == t->proc->ppid) {	/* the parent hears it anyway */
+		unlink_tracee(t);
+		return;
+	}
+	t->ptrace_exit_report = true;
+	sentry_wake_all();
+	int st = t->exit_status;
+	struct sig_info info = { WIFEXITED(st) ? CLD_EXITED : CLD_KILLED, t->pid,
+				 WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st), 0 };
+	const struct sigaction_rec *sa = &tr->proc->sigactions[SIGCHLD - 1];
+	if (tr->state != TASK_ZOMBIE && sa->handler != (uint64_t)SIG_IGN)
+		(void)signal_queue_process(tr->proc, SIGCHLD, &info);
+}
+
+bool ptrace_wait_match(const struct task *w, const struct task *c, long pid)
+{
+	if (!c->tracer || c->tracer->proc != w->proc)
+		return false;
+	if (pid > 0)
+		return c->tid == pid;
+	if (pid == 0)
+		return c->proc->pgid == w->proc->pgid;
+	if (pid < -1)
+		return c->proc->pgid == -pid;
+	return true;
+}
+
+int ptrace_wait_report(struct task *c, bool nowait, int *status, int *child_sig)
+{
+	if (c->ptrace_exit_report && c->state == TASK_ZOMBIE) {
+		int st = *status = c->exit_status;
+		*child_sig = WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st);
+		if (!nowait)
+			unlink_tracee(c);
+		return WIFEXITED(st) ? CLD_EXITED : CLD_KILLED;
+	}
+	if (!c->ptrace_stopped || !c->ptrace_code)
+		return 0;
+	*status = (c->ptrace_code << 8) | 0x7f;
+	*child_sig = c->ptrace_code;
+	if (!nowait)
+		c->ptrace_code = 0;
+	return CLD_TRAPPED;
+}
