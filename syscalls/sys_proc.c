@@ -56,9 +56,12 @@ long sys_prctl(struct task *t, const long a[6])
 	case PR_GET_NAME:
 		return copy_to_guest(t->mm, (uint64_t)a[1], t->comm, sizeof(t->comm));
 	case PR_GET_DUMPABLE:
-		return 1;
-	case PR_SET_DUMPABLE:
-		return (unsigned long)a[1] <= 1 ? 0 : -EINVAL;
+		return !t->proc->undumpable;
+	case PR_SET_DUMPABLE:	/* SUID_DUMP_DISABLE or SUID_DUMP_USER: whether a fatal signal dumps core */
+		if ((unsigned long)a[1] > 1)
+			return -EINVAL;
+		t->proc->undumpable = !a[1];
+		return 0;
 	case PR_GET_NO_NEW_PRIVS:
 		return 1;	/* nothing in the sandbox can gain privileges on exec */
 	case PR_SET_NO_NEW_PRIVS:

@@ -89,6 +89,7 @@ struct process {
 	int cwd_fd;		/* host O_PATH fd of the working directory (inside the root) */
 	unsigned umask;		/* file mode creation mask (umask(2)); inherited by fork */
 	unsigned personality;	/* personality(2): inherited by fork, kept by execve */
+	bool undumpable;	/* prctl(PR_SET_DUMPABLE, 0): no core dump; inherited by fork, cleared by execve */
 	uint64_t start_ticks;	/* when it was made, in clock ticks since boot (/proc/PID/stat starttime) */
 	struct rlimit rlim[16];	/* RLIM_NLIMITS: getrlimit/setrlimit (sentry/kernel/cred.c) */
 	int nice;		/* setpriority(2) */

@@ -538,7 +538,7 @@ void task_exit(struct task *t)
 	bool autoreap = false;
 	if (parent && parent->state != TASK_ZOMBIE) {
 		int st = t->exit_status;
-		struct sig_info info = { WIFEXITED(st) ? CLD_EXITED : CLD_KILLED, t->pid,
+		struct sig_info info = { WIFEXITED(st) ? CLD_EXITED : WCOREDUMP(st) ? CLD_DUMPED : CLD_KILLED, t->pid,
 					 WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st), 0 };
 		const struct sigaction_rec *sa = &parent->proc->sigactions[SIGCHLD - 1];
 		/* wait(2): SIGCHLD set to SIG_IGN or SA_NOCLDWAIT: "children ... do not become zombies". */

@@ -117,6 +117,13 @@ static long gen_pipe_max(const struct sysctl *s __unused, char *buf, size_t size
 	return 0;
 }
 
+/* Where a core dump goes (sentry/kernel/coredump.c): "core" in the dying process's cwd. */
+static long gen_core_pattern(const struct sysctl *s __unused, char *buf, size_t size)
+{
+	snprintf(buf, size, "core\n");
+	return 0;
+}
+
 /* The IPC namespace's limits (sentry/kernel/ipc_proc.c). */
 static long gen_ipc(const struct sysctl *s, char *buf, size_t size)
 {
@@ -138,6 +145,8 @@ static const struct sysctl sysctls[] = {
 	{ "fs/inotify/max_user_watches", gen_number, PVX_INOTIFY_WATCHES },
 	{ "fs/nr_open", gen_number, PVX_NR_OPEN },	/* the fd table's size: RLIMIT_NOFILE's cap */
 	{ "fs/pipe-max-size", gen_pipe_max, 0 },
+	{ "kernel/core_pattern", gen_core_pattern, 0 },
+	{ "kernel/core_uses_pid", gen_number, 0 },	/* the core file is "core", never "core.PID" */
 	{ "kernel/dmesg_restrict", gen_number, 1 },	/* syslog(2) is EPERM for every guest */
 	{ "kernel/domainname", gen_uts, UTS_DOMAINNAME },
 	{ "kernel/hostname", gen_uts, UTS_NODENAME },
