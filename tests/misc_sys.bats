@@ -120,6 +120,7 @@ sysval() {
 	compare_flavours 0 misc_sys affinity
 	grep -q '^set one: 0$' "$native_out"
 	grep -q '^child: cpus=1$' "$native_out"
+	has "getcpu pinned to the first: yes" "getcpu pinned to the last: yes"
 	grep -q '^set 1MiB: 0$' "$native_out"
 }
 

@@ -67,11 +67,26 @@ static int count(const unsigned char *m, size_t n)
 	return c;
 }
 
+/* getcpu(2) says cpu on each of 50 calls, with a yield between them */
+static int on_cpu(int cpu)
+{
+	for (int i = 0; i < 50; i++) {
+		unsigned c = ~0u;
+		sc(SYS_getcpu, (long)&c, 0, 0, 0);
+		if ((int)c != cpu)
+			return 0;
+		sched_yield();
+	}
+	return 1;
+}
+
 static int affinity(void)
 {
 	unsigned char m[128], one[128] = { 0 };
 	long n = sc(SYS_sched_getaffinity, 0, sizeof(m), (long)m, 0);
 	int first = -1, cpus = n > 0 ? count(m, (size_t)n) : -1;
+	unsigned char m0[128];
+	memcpy(m0, m, sizeof(m0));
 
 	say("get: %s cpus=%d\n", n > 0 ? "ok" : E(n), cpus);
 	for (int i = 0; i < (int)(n * 8) && first < 0; i++)
@@ -82,6 +97,16 @@ static int affinity(void)
 	memset(m, 0, sizeof(m));
 	n = sc(SYS_sched_getaffinity, 0, sizeof(m), (long)m, 0);
 	say("get: cpus=%d same=%s\n", count(m, sizeof(m)), yesno(!memcmp(m, one, sizeof(m))));
+	say("getcpu pinned to the first: %s\n", yesno(on_cpu(first)));
+	int last = first;
+	for (int i = 0; i < (int)(n * 8); i++)
+		if (m0[i / 8] & (1 << (i % 8)))
+			last = i;
+	unsigned char lastm[128] = { 0 };
+	lastm[last / 8] = (unsigned char)(1 << (last % 8));
+	sc(SYS_sched_setaffinity, 0, sizeof(lastm), (long)lastm, 0);
+	say("getcpu pinned to the last: %s\n", yesno(on_cpu(last)));
+	sc(SYS_sched_setaffinity, 0, 8, (long)one, 0);
 	pid_t c = fork();
 	if (c == 0) {
 		memset(m, 0, sizeof(m));
