@@ -157,6 +157,7 @@ static struct task *process_clone(struct task *t, unsigned long flags, uint64_t 
 	c->proc->umask = t->proc->umask;
 	c->proc->personality = t->proc->personality;
 	c->proc->undumpable = t->proc->undumpable;
+	c->proc->thp_disable = t->proc->thp_disable;
 	cred_fork(c->proc, t->proc);
 	cred_clone_task(c, t, true);
 	if (!c->files || c->proc->cwd_fd < 0) {
