@@ -16,7 +16,7 @@ sysval() {
 	[[ $status == 0 ]] || fail_msg "cat /proc/sys/$1: $output"
 }
 
-@test "/proc/sys: the limits pvx enforces (pid_max, threads-max, nr_open, pipe-max-size, max_map_count, mmap_min_addr, overcommit)" {
+@test "/proc/sys: the limits pvx enforces (pid_max, threads-max, nr_open, pipe-max-size, pipe-user-pages, max_map_count, mmap_min_addr, overcommit)" {
 	sysval kernel/pid_max
 	[[ $output == 1025 ]] || fail_msg "pid_max: $output"
 	sysval kernel/threads-max
@@ -27,6 +27,10 @@ sysval() {
 	[[ $output == "$(cat /proc/sys/fs/pipe-max-size)" ]] || fail_msg "pipe-max-size: $output"
 	sysval fs/file-max
 	[[ $output == "$(cat /proc/sys/fs/file-max)" ]] || fail_msg "file-max: $output"
+	sysval fs/pipe-user-pages-soft	# pipes are host pipes: the host counts their pages
+	[[ $output == "$(cat /proc/sys/fs/pipe-user-pages-soft)" ]] || fail_msg "pipe-user-pages-soft: $output"
+	sysval fs/pipe-user-pages-hard
+	[[ $output == "$(cat /proc/sys/fs/pipe-user-pages-hard)" ]] || fail_msg "pipe-user-pages-hard: $output"
 	sysval vm/max_map_count
 	[[ $output == 65530 ]] || fail_msg "max_map_count: $output"
 	sysval vm/mmap_min_addr

@@ -145,6 +145,8 @@ static const struct sysctl sysctls[] = {
 	{ "fs/inotify/max_user_watches", gen_number, PVX_INOTIFY_WATCHES },
 	{ "fs/nr_open", gen_number, PVX_NR_OPEN },	/* the fd table's size: RLIMIT_NOFILE's cap */
 	{ "fs/pipe-max-size", gen_pipe_max, 0 },
+	{ "fs/pipe-user-pages-hard", gen_host, 0 },	/* the host's: pipes are host pipes the sentry owns, */
+	{ "fs/pipe-user-pages-soft", gen_host, 0 },	/* counted by the host against its user */
 	{ "kernel/core_pattern", gen_core_pattern, 0 },
 	{ "kernel/core_uses_pid", gen_number, 0 },	/* the core file is "core", never "core.PID" */
 	{ "kernel/dmesg_restrict", gen_number, 1 },	/* syslog(2) is EPERM for every guest */
