@@ -214,3 +214,9 @@ sysval() {
 	grep -q '^after: cbab$' "$native_out"
 	grep -q '^write through: z$' "$native_out"
 }
+
+@test "chroot without CAP_SYS_CHROOT: the lookup's errors (ENAMETOOLONG, ENOTDIR, ENOENT, EFAULT, ELOOP), then EPERM, as natively" {
+	PVX_OPTS=(--rw)
+	compare_flavours 0 misc_sys chroot
+	has "too long: ENAMETOOLONG" "a file: ENOTDIR" "symlink loop: ELOOP" "dot: EPERM"
+}

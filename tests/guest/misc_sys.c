@@ -45,6 +45,10 @@ static const char *E(long r)
 			return "EFBIG";
 		if (r == -ESRCH)
 			return "ESRCH";
+		if (r == -ENAMETOOLONG)
+			return "ENAMETOOLONG";
+		if (r == -ELOOP)
+			return "ELOOP";
 		return errname((int)-r);
 	}
 	snprintf(b, 32, "%ld", r);
@@ -611,9 +615,35 @@ static int remap(void)
 	return 0;
 }
 
+/* chroot(2) without CAP_SYS_CHROOT: the lookup's errors first, then EPERM */
+static int chroots(void)
+{
+	static char longname[4200];
+	memset(longname, 'a', sizeof(longname) - 1);
+	close(open("chroot_file", O_CREAT | O_WRONLY, 0644));
+	unlink("chroot_l1");
+	unlink("chroot_l2");
+	if (symlink("chroot_l2", "chroot_l1") || symlink("chroot_l1", "chroot_l2"))
+		return 90;
+	say("too long: %s\n", E(sc(SYS_chroot, (long)longname, 0, 0, 0)));
+	say("a file: %s\n", E(sc(SYS_chroot, (long)"chroot_file", 0, 0, 0)));
+	say("missing: %s\n", E(sc(SYS_chroot, (long)"chroot_missing/x", 0, 0, 0)));
+	say("bad pointer: %s\n", E(sc(SYS_chroot, (long)BAD, 0, 0, 0)));
+	say("symlink loop: %s\n", E(sc(SYS_chroot, (long)"chroot_l1", 0, 0, 0)));
+	say("empty: %s\n", E(sc(SYS_chroot, (long)"", 0, 0, 0)));
+	say("dot: %s\n", E(sc(SYS_chroot, (long)".", 0, 0, 0)));
+	say("root: %s\n", E(sc(SYS_chroot, (long)"/", 0, 0, 0)));
+	unlink("chroot_l1");
+	unlink("chroot_l2");
+	unlink("chroot_file");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	drop_caps();
+	if (argc >= 2 && !strcmp(argv[1], "chroot"))
+		return chroots();
 	if (argc < 2)
 		return 2;
 	if (!strcmp(argv[1], "affinity"))
