@@ -220,3 +220,8 @@ sysval() {
 	compare_flavours 0 misc_sys chroot
 	has "too long: ENAMETOOLONG" "a file: ENOTDIR" "symlink loop: ELOOP" "dot: EPERM"
 }
+
+@test "/dev/urandom: RNDGETENTCNT is the host's count (and /proc/sys/kernel/random/entropy_avail); changing the pool is EPERM, as natively" {
+	compare_flavours 0 misc_sys random
+	has "RNDGETENTCNT: 0, /proc says the same: yes" "RNDADDTOENTCNT: EPERM" "RNDGETENTCNT on /dev/zero: ENOTTY"
+}

@@ -159,6 +159,8 @@ static const struct sysctl sysctls[] = {
 	{ "kernel/ostype", gen_uname, 0 },
 	{ "kernel/pid_max", gen_number, PVX_MAX_TASKS + 1 },	/* pids are below it: 1..PVX_MAX_TASKS */
 	{ "kernel/random/boot_id", gen_boot_id, 0 },
+	{ "kernel/random/entropy_avail", gen_host, 0 },	/* the host's pool: /dev/[u]random are the host's */
+	{ "kernel/random/poolsize", gen_host, 0 },
 	{ "kernel/random/uuid", gen_uuid, 0 },
 	{ "kernel/sem", gen_ipc, 0 },
 	{ "kernel/shmall", gen_ipc, 0 },

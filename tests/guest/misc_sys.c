@@ -49,6 +49,8 @@ static const char *E(long r)
 			return "ENAMETOOLONG";
 		if (r == -ELOOP)
 			return "ELOOP";
+		if (r == -ENOTTY)
+			return "ENOTTY";
 		return errname((int)-r);
 	}
 	snprintf(b, 32, "%ld", r);
@@ -639,11 +641,34 @@ static int chroots(void)
 	return 0;
 }
 
+#define RNDGETENTCNT 0x80045200	/* _IOR('R', 0, int): musl has no <linux/random.h> */
+#define RNDADDTOENTCNT 0x40045201
+#define RNDZAPENTCNT 0x5204
+
+/* random(4)'s ioctls on /dev/urandom, and /proc/sys/kernel/random/entropy_avail */
+static int randoms(void)
+{
+	int fd = open("/dev/urandom", O_RDONLY), n = -1, one = 1;
+	long r = sc(SYS_ioctl, fd, RNDGETENTCNT, (long)&n, 0);
+	char buf[32] = { 0 };
+	int pfd = open("/proc/sys/kernel/random/entropy_avail", O_RDONLY);
+	say("RNDGETENTCNT: %s, /proc says the same: %s\n", E(r < 0 ? r : 0),
+	    yesno(pfd >= 0 && read(pfd, buf, sizeof(buf) - 1) > 0 && atoi(buf) == n));
+	say("RNDGETENTCNT bad pointer: %s\n", E(sc(SYS_ioctl, fd, RNDGETENTCNT, (long)BAD, 0)));
+	say("RNDADDTOENTCNT: %s\n", E(sc(SYS_ioctl, fd, RNDADDTOENTCNT, (long)&one, 0)));
+	say("RNDZAPENTCNT: %s\n", E(sc(SYS_ioctl, fd, RNDZAPENTCNT, 0, 0)));
+	int z = open("/dev/zero", O_RDONLY);
+	say("RNDGETENTCNT on /dev/zero: %s\n", E(sc(SYS_ioctl, z, RNDGETENTCNT, (long)&n, 0)));
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	drop_caps();
 	if (argc >= 2 && !strcmp(argv[1], "chroot"))
 		return chroots();
+	if (argc >= 2 && !strcmp(argv[1], "random"))
+		return randoms();
 	if (argc < 2)
 		return 2;
 	if (!strcmp(argv[1], "affinity"))
