@@ -221,7 +221,7 @@ long sys_personality(struct task *t, const long a[6])
 	return old;
 }
 
-/* arch_prctl(2): the guest's fs/gs base live in its registers. */
+/* arch_prctl(2): the guest's fs/gs base live in its registers; CPUID faulting is unavailable. */
 long sys_arch_prctl(struct task *t, const long a[6])
 {
 	uint64_t addr = (uint64_t)a[1];
@@ -237,6 +237,10 @@ long sys_arch_prctl(struct task *t, const long a[6])
 		return copy_to_guest(t->mm, addr, &t->regs.fs_base, sizeof(uint64_t));
 	case ARCH_GET_GS:
 		return copy_to_guest(t->mm, addr, &t->regs.gs_base, sizeof(uint64_t));
+	case ARCH_GET_CPUID:	/* CPUID always runs: pvx offers no CPUID faulting */
+		return 1;
+	case ARCH_SET_CPUID:	/* set_cpuid_mode() without X86_FEATURE_CPUID_FAULT */
+		return -ENODEV;
 	}
 	return -EINVAL;
 }

@@ -29,3 +29,9 @@ setup() {
 	compare_flavours 0 prctl_proc errors
 	has "GET_NO_NEW_PRIVS 1: EINVAL" "THP set 1, get: ok 1" "CAP_AMBIENT RAISE 0: EPERM" "GET_PDEATHSIG bad ptr: EFAULT"
 }
+
+@test "arch_prctl: ARCH_SET_CPUID is ENODEV and ARCH_GET_CPUID 1 (no CPUID faulting), as natively on such a CPU" {
+	! grep -qw cpuid_fault /proc/cpuinfo || skip "this CPU has CPUID faulting: natively ARCH_SET_CPUID works"
+	compare_flavours 0 prctl_proc arch
+	has "ARCH_GET_CPUID: 1" "ARCH_SET_CPUID 0: ENODEV"
+}

@@ -2,7 +2,8 @@
  *   pdeath     PR_SET/GET_PDEATHSIG: the signal comes when the parent process dies; EINVAL past 64
  *   subreaper  PR_SET/GET_CHILD_SUBREAPER: an orphaned grandchild becomes our child; not inherited
  *   slack      PR_SET/GET_TIMERSLACK: kept, 0 resets to the creator's, inherited; /proc/self/timerslack_ns
- *   errors     the EINVAL/EPERM cases of prctl(2) (LTP prctl02's) */
+ *   errors     the EINVAL/EPERM cases of prctl(2) (LTP prctl02's)
+ *   arch       arch_prctl ARCH_GET/SET_CPUID where the CPU has no CPUID faulting */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -10,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -18,7 +20,7 @@
 /* "ok" for a result >= 0, else errno's name */
 static const char *ename(long r)
 {
-	return r >= 0 ? "ok" : errname(errno);
+	return r >= 0 ? "ok" : errno == ENODEV ? "ENODEV" : errname(errno);
 }
 
 static int pfd[2];
@@ -161,6 +163,17 @@ static int errors(void)
 	return 0;
 }
 
+/* arch_prctl's CPUID faulting on a CPU without it: ENODEV, CPUID stays enabled */
+static int arch(void)
+{
+	say("ARCH_GET_CPUID: %ld\n", syscall(SYS_arch_prctl, 0x1011, 0));
+	say("ARCH_SET_CPUID 0: %s\n", ename(syscall(SYS_arch_prctl, 0x1012, 0)));
+	say("ARCH_SET_CPUID 1: %s\n", ename(syscall(SYS_arch_prctl, 0x1012, 1)));
+	say("ARCH_GET_CPUID after: %ld\n", syscall(SYS_arch_prctl, 0x1011, 0));
+	say("arch_prctl 0x9999: %s\n", ename(syscall(SYS_arch_prctl, 0x9999, 0)));
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IONBF, 0);
@@ -174,5 +187,7 @@ int main(int argc, char **argv)
 		return slack();
 	if (!strcmp(argv[1], "errors"))
 		return errors();
+	if (!strcmp(argv[1], "arch"))
+		return arch();
 	return 2;
 }
