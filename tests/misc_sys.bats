@@ -225,3 +225,11 @@ sysval() {
 	compare_flavours 0 misc_sys random
 	has "RNDGETENTCNT: 0, /proc says the same: yes" "RNDADDTOENTCNT: EPERM" "RNDGETENTCNT on /dev/zero: ENOTTY"
 }
+
+@test "mseal: its errors; a sealed VMA refuses munmap, mremap (from and onto), mmap MAP_FIXED, mprotect, discarding read-only memory; kept by fork, as natively" {
+	run "$(guest mseal)"
+	[[ $output != "mseal: ENOSYS" ]] || skip "this kernel has no mseal(2) (Linux < 6.10)"
+	compare_flavours 0 mseal
+	has "flags 1: EINVAL" "range with a hole: ENOMEM" "mprotect over it: EPERM" "munmap over it: EPERM" "mremap onto it: EPERM" \
+		"mmap MAP_FIXED over it: EPERM" "MADV_DONTNEED, read-only: EPERM" "child: munmap sealed: EPERM" "munmap next to it: 0"
+}
