@@ -233,3 +233,10 @@ sysval() {
 	has "flags 1: EINVAL" "range with a hole: ENOMEM" "mprotect over it: EPERM" "munmap over it: EPERM" "mremap onto it: EPERM" \
 		"mmap MAP_FIXED over it: EPERM" "MADV_DONTNEED, read-only: EPERM" "child: munmap sealed: EPERM" "munmap next to it: 0"
 }
+
+@test "name_to_handle_at: its errors in Linux's order, EOVERFLOW with the size needed, a handle; open_by_handle_at EPERM without CAP_DAC_READ_SEARCH, as natively" {
+	PVX_OPTS=(--rw)
+	compare_flavours 0 misc_sys fhandle
+	has "bad dirfd: EBADF" "dirfd not a directory: ENOTDIR" "bad mount id: EFAULT" "handle_bytes 129: EINVAL" \
+		"handle_bytes 0: EOVERFLOW, size needed given: yes, mount id given: yes" "handle: 0, bytes > 0: yes" "open_by_handle_at: EPERM"
+}

@@ -51,6 +51,8 @@ static const char *E(long r)
 			return "ELOOP";
 		if (r == -ENOTTY)
 			return "ENOTTY";
+		if (r == -EOVERFLOW)
+			return "EOVERFLOW";
 		return errname((int)-r);
 	}
 	snprintf(b, 32, "%ld", r);
@@ -662,9 +664,54 @@ static int randoms(void)
 	return 0;
 }
 
+/* name_to_handle_at's errors and a handle; open_by_handle_at without CAP_DAC_READ_SEARCH */
+static int fhandles(void)
+{
+	struct { unsigned int bytes; int type; unsigned char h[128]; } fh;
+	int mnt = -1;
+	close(open("fh_file", O_CREAT | O_WRONLY, 0644));
+	fh.bytes = 128;
+	say("bad dirfd: %s\n", E(syscall(SYS_name_to_handle_at, -1, "fh_file", &fh, &mnt, 0) < 0 ? -errno : 0));
+	say("dirfd not a directory: %s\n", E(syscall(SYS_name_to_handle_at, 0, "fh_file", &fh, &mnt, 0) < 0 ? -errno : 0));
+	say("bad path: %s\n", E(syscall(SYS_name_to_handle_at, AT_FDCWD, BAD, &fh, &mnt, 0) < 0 ? -errno : 0));
+	say("bad handle: %s\n", E(syscall(SYS_name_to_handle_at, AT_FDCWD, "fh_file", BAD, &mnt, 0) < 0 ? -errno : 0));
+	say("bad mount id: %s\n", E(syscall(SYS_name_to_handle_at, AT_FDCWD, "fh_file", &fh, BAD, 0) < 0 ? -errno : 0));
+	say("bad flags: %s\n", E(syscall(SYS_name_to_handle_at, AT_FDCWD, "fh_file", &fh, &mnt, -1) < 0 ? -errno : 0));
+	say("FID|CONNECTABLE: %s\n", E(syscall(SYS_name_to_handle_at, AT_FDCWD, "fh_file", &fh, &mnt, 0x202) < 0 ? -errno : 0));
+	say("empty path: %s\n", E(syscall(SYS_name_to_handle_at, AT_FDCWD, "", &fh, &mnt, 0) < 0 ? -errno : 0));
+	say("missing: %s\n", E(syscall(SYS_name_to_handle_at, AT_FDCWD, "fh_missing", &fh, &mnt, 0) < 0 ? -errno : 0));
+	fh.bytes = 129;
+	say("handle_bytes 129: %s\n", E(syscall(SYS_name_to_handle_at, AT_FDCWD, "fh_file", &fh, &mnt, 0) < 0 ? -errno : 0));
+	fh.bytes = 0;
+	mnt = -1;
+	long r = syscall(SYS_name_to_handle_at, AT_FDCWD, "fh_file", &fh, &mnt, 0) < 0 ? -errno : 0;
+	say("handle_bytes 0: %s, size needed given: %s, mount id given: %s\n", E(r), yesno(fh.bytes > 0 && fh.bytes <= 128),
+	    yesno(mnt >= 0));
+	fh.bytes = 128;
+	r = syscall(SYS_name_to_handle_at, AT_FDCWD, "fh_file", &fh, &mnt, 0) < 0 ? -errno : 0;
+	unsigned first = fh.bytes;
+	int type = fh.type;
+	say("handle: %s, bytes > 0: %s\n", E(r), yesno(fh.bytes > 0));
+	fh.bytes = 128;
+	r = syscall(SYS_name_to_handle_at, AT_FDCWD, ".", &fh, &mnt, 0) < 0 ? -errno : 0;
+	say("handle of the cwd: %s\n", E(r));
+	fh.bytes = 128;
+	int dfd = open(".", O_RDONLY | O_DIRECTORY);
+	r = syscall(SYS_name_to_handle_at, dfd, "", &fh, &mnt, AT_EMPTY_PATH) < 0 ? -errno : 0;
+	say("AT_EMPTY_PATH on a dir fd: %s\n", E(r));
+	fh.bytes = first;
+	fh.type = type;
+	r = syscall(SYS_open_by_handle_at, dfd, &fh, O_RDONLY) < 0 ? -errno : 0;
+	say("open_by_handle_at: %s\n", E(r));
+	unlink("fh_file");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	drop_caps();
+	if (argc >= 2 && !strcmp(argv[1], "fhandle"))
+		return fhandles();
 	if (argc >= 2 && !strcmp(argv[1], "chroot"))
 		return chroots();
 	if (argc >= 2 && !strcmp(argv[1], "random"))
