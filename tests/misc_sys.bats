@@ -91,8 +91,10 @@ sysval() {
 	done
 	sysval vm/overcommit_memory
 	[[ $output == 2 ]]
-	pvx_run "$BUSYBOX" cat /proc/sys/kernel/core_pattern
-	[[ $status != 0 && $output == *"No such file"* ]] || fail_msg "core_pattern: $output"
+	pvx_run "$BUSYBOX" cat /proc/sys/kernel/sched_child_runs_first
+	[[ $status != 0 && $output == *"No such file"* ]] || fail_msg "sched_child_runs_first: $output"
+	pvx_run "$BUSYBOX" sh -c "echo x > /proc/sys/kernel/core_pattern"
+	[[ $status != 0 && $output == *"ermission denied"* ]] || fail_msg "write to core_pattern: $status $output"
 	pvx_run "$BUSYBOX" cat /proc/sys/kernel/random/boot_id/x
 	[[ $status != 0 ]]
 }
