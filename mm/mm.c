@@ -258,6 +258,8 @@ long mm_mmap(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flags, in
 		if ((flags & MAP_FIXED_NOREPLACE) && !(flags & MAP_FIXED) &&
 		    !vma_range_free(&mm->vmas, addr, addr + len))
 			return -EEXIST;
+		if (vma_range_sealed(&mm->vmas, addr, addr + len))
+			return -EPERM;	/* mseal(2): "modifying a VMA via mmap(MAP_FIXED)" */
 	} else {
 		addr = pick_addr(mm, addr, len, flags);
 		if (!addr)
@@ -322,6 +324,8 @@ long mm_mmap_vfile(struct mm *mm, uint64_t addr, uint64_t len, int prot, int fla
 			return -EINVAL;
 		if (!in_guest_range(addr, len))
 			return -ENOMEM;
+		if (vma_range_sealed(&mm->vmas, addr, addr + len))
+			return -EPERM;
 	} else if (!(addr = pick_addr(mm, addr, len, flags))) {
 		return -ENOMEM;
 	}
@@ -337,6 +341,8 @@ long mm_munmap(struct mm *mm, uint64_t addr, uint64_t len)
 	len = PAGE_ALIGN_UP(len);
 	if (!in_guest_range(addr, len))
 		return -EINVAL;
+	if (vma_range_sealed(&mm->vmas, addr, addr + len))
+		return -EPERM;	/* mseal(2) */
 	if (too_many_maps(mm, addr, addr + len, 0))
 		return -ENOMEM;
 	uint64_t old = vma_range_charge(&mm->vmas, addr, addr + len, -1);
@@ -358,6 +364,8 @@ long mm_mprotect(struct mm *mm, uint64_t addr, uint64_t len, int prot)
 	len = PAGE_ALIGN_UP(len);
 	if (len == 0)
 		return 0;
+	if (in_guest_range(addr, len) && vma_range_sealed(&mm->vmas, addr, addr + len))
+		return -EPERM;	/* mseal(2), checked before the range (can_modify_mm) */
 	if (!in_guest_range(addr, len) || !vma_range_mapped(&mm->vmas, addr, addr + len) ||
 	    too_many_maps(mm, addr, addr + len, 0))
 		return -ENOMEM;
@@ -419,6 +427,9 @@ long mm_mremap(struct mm *mm, uint64_t old, uint64_t old_len, uint64_t new_len, 
 	new_len = PAGE_ALIGN_UP(new_len);
 	if (old_len == 0)	/* duplicating shared mappings: not supported */
 		return -EINVAL;
+	if (vma_range_sealed(&mm->vmas, old, old + old_len) ||
+	    ((flags & MREMAP_FIXED) && vma_range_sealed(&mm->vmas, new_addr, new_addr + new_len)))
+		return -EPERM;	/* mseal(2): a sealed source or destination */
 	const struct vma *v = vma_lookup(&mm->vmas, old);
 	if (!v || old + old_len > v->end)
 		return -EFAULT;
@@ -467,6 +478,41 @@ uint64_t mm_brk(struct mm *mm, uint64_t want)
 	return want;
 }
 
+/*
+ * mseal(2): "destructive madvice() behaviors (e.g. MADV_DONTNEED) for
+ * anonymous memory, when users don't have write permission to the memory"
+ * are refused on a sealed VMA (is_ro_anon: private and not writable).
+ */
+static bool discard_sealed(struct mm *mm, uint64_t start, uint64_t end)
+{
+	for (const struct vma *v = vma_first_above(&mm->vmas, start); v && v->start < end; v = vma_next(&mm->vmas, v))
+		if ((v->flags & VMA_SEALED) && !(v->prot & PROT_WRITE) && (v->flags & MAP_TYPE) == MAP_PRIVATE)
+			return true;
+	return false;
+}
+
+/*
+ * mseal(2): flags must be 0, start page aligned, the range (len rounded up
+ * to pages, not wrapping) wholly mapped (ENOMEM); its VMAs are sealed for
+ * good: munmap, mremap, mmap(MAP_FIXED) over them, mprotect and discarding
+ * read-only private memory say EPERM.
+ */
+long mm_mseal(struct mm *mm, uint64_t start, uint64_t len, unsigned long flags)
+{
+	if (flags || (start & ~PAGE_MASK))
+		return -EINVAL;
+	uint64_t alen = PAGE_ALIGN_UP(len);
+	if (alen < len || start + alen < start)
+		return -EINVAL;
+	if (!alen)
+		return 0;
+	if (!in_guest_range(start, alen) || !vma_range_mapped(&mm->vmas, start, start + alen))
+		return -ENOMEM;
+	if (too_many_maps(mm, start, start + alen, 0))
+		return -ENOMEM;
+	return vma_seal(&mm->vmas, start, start + alen);
+}
+
 /* madvise(2): advice that only concerns the guest's own pages is passed on. */
 long mm_madvise(struct mm *mm, uint64_t addr, uint64_t len, int advice)
 {
@@ -485,6 +531,8 @@ long mm_madvise(struct mm *mm, uint64_t addr, uint64_t len, int advice)
 		return 0;
 	if (!in_guest_range(addr, len) || !vma_range_mapped(&mm->vmas, addr, addr + len))
 		return -ENOMEM;
+	if ((advice == MADV_DONTNEED || advice == MADV_FREE) && discard_sealed(mm, addr, addr + len))
+		return -EPERM;
 	return as_call(mm, SYS_madvise, (long)addr, (long)len, advice, 0, 0, 0);
 }
 

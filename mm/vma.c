@@ -282,6 +282,29 @@ long vma_protect(struct vma_set *s, uint64_t start, uint64_t end, int prot)
 }
 
 /* See pvx/mm.h: like vma_protect, for the lock bits of the flags. */
+long vma_seal(struct vma_set *s, uint64_t start, uint64_t end)
+{
+	long err;
+
+	if (start >= end)
+		return -EINVAL;
+	if ((err = split_at(s, start)) || (err = split_at(s, end)))
+		return err;
+	for (struct vma_node *a = vt_first_above(s->root, start); a && a->v.start < end;
+	     a = vt_first_above(s->root, a->v.end))
+		a->v.flags |= VMA_SEALED;
+	merge_range(s, start, end);
+	return 0;
+}
+
+bool vma_range_sealed(const struct vma_set *s, uint64_t start, uint64_t end)
+{
+	for (const struct vma *v = vma_first_above(s, start); v && v->start < end; v = vma_next(s, v))
+		if (v->flags & VMA_SEALED)
+			return true;
+	return false;
+}
+
 long vma_set_lock(struct vma_set *s, uint64_t start, uint64_t end, int lock)
 {
 	long err;

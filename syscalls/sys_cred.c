@@ -313,7 +313,7 @@ long sys_sched_get_priority_max(struct task *t __unused, const long a[6])
 {
 	switch (a[0]) {
 	case SCHED_FIFO: case SCHED_RR: return 99;
-	case SCHED_OTHER: case SCHED_BATCH: case SCHED_IDLE: return 0;
+	case SCHED_OTHER: case SCHED_BATCH: case SCHED_IDLE: case 6 /* SCHED_DEADLINE */: return 0;
 	}
 	return -EINVAL;
 }
@@ -322,18 +322,31 @@ long sys_sched_get_priority_min(struct task *t __unused, const long a[6])
 {
 	switch (a[0]) {
 	case SCHED_FIFO: case SCHED_RR: return 1;
-	case SCHED_OTHER: case SCHED_BATCH: case SCHED_IDLE: return 0;
+	case SCHED_OTHER: case SCHED_BATCH: case SCHED_IDLE: case 6 /* SCHED_DEADLINE */: return 0;
 	}
 	return -EINVAL;
 }
 
-/* getcpu(2): the CPU the sentry thread is on now, node 0; the third argument is unused since 2.6.24. */
+/*
+ * getcpu(2): the CPU the sentry thread is on now, node 0; the third
+ * argument is unused since 2.6.24. The host threads are not moved by
+ * sched_setaffinity, so a CPU outside the thread's mask is reported as the
+ * mask's first: a thread pinned to one CPU sees that one, as on Linux.
+ */
 long sys_getcpu(struct task *t, const long a[6])
 {
 	unsigned cpu = 0, node = 0;
+	const unsigned bits = 64 * PVX_CPUMASK_WORDS;
+	bool any = false;
 
 	if (syscall(SYS_getcpu, &cpu, &node, NULL) < 0)
 		return neg_errno();
+	for (unsigned i = 0; i < PVX_CPUMASK_WORDS; i++)
+		any |= t->cpumask[i] != 0;
+	if (any && (cpu >= bits || !(t->cpumask[cpu / 64] & (1ULL << (cpu % 64))))) {
+		for (cpu = 0; cpu < bits && !(t->cpumask[cpu / 64] & (1ULL << (cpu % 64))); cpu++)
+			;
+	}
 	if (a[0] && copy_to_guest(t->mm, (uint64_t)a[0], &cpu, sizeof(cpu)))
 		return -EFAULT;
 	if (a[1] && copy_to_guest(t->mm, (uint64_t)a[1], &node, sizeof(node)))

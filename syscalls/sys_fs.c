@@ -263,6 +263,23 @@ long sys_chdir(struct task *t, const long a[6])
 	return hfd < 0 ? hfd : set_cwd(t, (int)hfd);
 }
 
+/*
+ * chroot(2): the path is looked up and must be a directory the caller may
+ * search (ENAMETOOLONG, EFAULT, ENOENT, ENOTDIR, ELOOP, EACCES as Linux's
+ * order), then "EPERM The caller has insufficient privilege": the sandbox
+ * holds no CAP_SYS_CHROOT, so the root never changes.
+ */
+long sys_chroot(struct task *t, const long a[6])
+{
+	long hfd = path_open_user(t, AT_FDCWD, (uint64_t)a[0], O_PATH | O_DIRECTORY, 0);
+
+	if (hfd < 0)
+		return hfd;
+	long r = faccessat((int)hfd, "", X_OK, AT_EMPTY_PATH | AT_EACCESS) < 0 ? neg_errno() : -EPERM;
+	close((int)hfd);
+	return r;
+}
+
 long sys_fchdir(struct task *t, const long a[6])
 {
 	long dir = path_dir_fd(t, (int)a[0]);

@@ -56,6 +56,11 @@ long sys_madvise(struct task *t, const long a[6])
 	return mm_madvise(t->mm, (uint64_t)a[0], (uint64_t)a[1], (int)a[2]);
 }
 
+long sys_mseal(struct task *t, const long a[6])
+{
+	return mm_mseal(t->mm, (uint64_t)a[0], (uint64_t)a[1], (unsigned long)a[2]);
+}
+
 long sys_msync(struct task *t, const long a[6])
 {
 	return mm_msync(t->mm, (uint64_t)a[0], (uint64_t)a[1], (int)a[2]);

@@ -6,6 +6,7 @@
  */
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/personality.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/select.h>
@@ -143,6 +144,12 @@ static long poll_user(struct task *t, uint64_t upfd, nfds_t n, struct timespec *
 	return r;
 }
 
+/* personality(2) STICKY_TIMEOUTS: select, pselect6 and ppoll leave the timeout as given (poll_select_finish). */
+static bool sticky_timeouts(const struct task *t)
+{
+	return t->proc->personality & STICKY_TIMEOUTS;
+}
+
 /* ppoll(2): the timeout is left with what remained, as the system call does. */
 long sys_ppoll(struct task *t, const long a[6])
 {
@@ -158,7 +165,7 @@ long sys_ppoll(struct task *t, const long a[6])
 	if ((r = poll_mask_set(t, (uint64_t)a[3], a[4])))
 		return r;
 	r = poll_mask_done(t, poll_user(t, (uint64_t)a[0], (nfds_t)a[1], a[2] ? &ts : NULL));
-	if (a[2])
+	if (a[2] && !sticky_timeouts(t))
 		(void)!copy_to_guest(t->mm, (uint64_t)a[2], &ts, sizeof(ts));	/* a fault is ignored */
 	return r;
 }
@@ -234,7 +241,7 @@ long sys_select(struct task *t, const long a[6])
 		to = &ts;
 	}
 	r = do_select(t, (int)a[0], (uint64_t)a[1], (uint64_t)a[2], (uint64_t)a[3], to);
-	if (to) {
+	if (to && !sticky_timeouts(t)) {
 		tv = (struct timeval){ ts.tv_sec, ts.tv_nsec / 1000 };
 		(void)!copy_to_guest(t->mm, (uint64_t)a[4], &tv, sizeof(tv));	/* a fault is ignored */
 	}
@@ -260,7 +267,7 @@ long sys_pselect6(struct task *t, const long a[6])
 	if ((r = poll_mask_set(t, sig[0], (long)sig[1])))
 		return r;
 	r = poll_mask_done(t, do_select(t, (int)a[0], (uint64_t)a[1], (uint64_t)a[2], (uint64_t)a[3], to));
-	if (to)
+	if (to && !sticky_timeouts(t))
 		(void)!copy_to_guest(t->mm, (uint64_t)a[4], &ts, sizeof(ts));	/* a fault is ignored */
 	return r;
 }

@@ -4,6 +4,7 @@
  * single guest task. The guest lives in its own pid space: it is pid 1.
  */
 #include <asm/prctl.h>
+#include <limits.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -39,6 +40,74 @@ long sys_exit(struct task *t, const long a[6])
 	return 0;
 }
 
+/* The capability number cap exists (cap_valid): the host's bounding set knows it. */
+static bool cap_valid(long cap)
+{
+	return cap >= 0 && prctl(PR_CAPBSET_READ, (unsigned long)cap, 0, 0, 0) >= 0;
+}
+
+/*
+ * The prctl(2) options of process state beyond sys_prctl's: parent-death
+ * signal, child subreaper, timer slack, THP, securebits, ambient
+ * capabilities, timing, speculation control; others EINVAL.
+ */
+static long prctl_more(struct task *t, const long a[6])
+{
+	const unsigned long arg2 = (unsigned long)a[1];
+	int v;
+
+	switch ((int)a[0]) {
+	case PR_SET_PDEATHSIG:	/* "EINVAL option is PR_SET_PDEATHSIG and arg2 is not a valid signal number" */
+		if (arg2 > 64)
+			return -EINVAL;
+		t->pdeath_signal = (int)arg2;
+		return 0;
+	case PR_GET_PDEATHSIG:
+		return copy_to_guest(t->mm, arg2, &t->pdeath_signal, sizeof(int));
+	case PR_SET_CHILD_SUBREAPER:
+		t->proc->child_subreaper = arg2 != 0;
+		return 0;
+	case PR_GET_CHILD_SUBREAPER:
+		v = t->proc->child_subreaper;
+		return copy_to_guest(t->mm, arg2, &v, sizeof(v));
+	case PR_SET_TIMERSLACK:	/* "If ... is 0, the default value": the slack of the thread's creator */
+		t->timer_slack_ns = arg2 ? arg2 : t->default_timer_slack_ns;
+		return 0;
+	case PR_GET_TIMERSLACK:
+		return (long)(t->timer_slack_ns > (uint64_t)LONG_MAX ? LONG_MAX : t->timer_slack_ns);
+	case PR_SET_THP_DISABLE:
+		if (a[2] || a[3] || a[4])
+			return -EINVAL;
+		t->proc->thp_disable = arg2 != 0;
+		return 0;
+	case PR_GET_THP_DISABLE:
+		return a[1] || a[2] || a[3] || a[4] ? -EINVAL : t->proc->thp_disable;
+	case PR_GET_SECUREBITS:
+		return 0;
+	case PR_SET_SECUREBITS:	/* cap_task_prctl(): changing them needs CAP_SETPCAP, which the sandbox lacks */
+		return -EPERM;
+	case PR_CAP_AMBIENT:	/* the ambient set is always empty: nothing may be raised into it */
+		if (arg2 == PR_CAP_AMBIENT_CLEAR_ALL)
+			return a[2] || a[3] || a[4] ? -EINVAL : 0;
+		if (!cap_valid(a[2]) || a[3] || a[4])
+			return -EINVAL;
+		if (arg2 == PR_CAP_AMBIENT_IS_SET || arg2 == PR_CAP_AMBIENT_LOWER)
+			return 0;
+		return arg2 == PR_CAP_AMBIENT_RAISE ? -EPERM : -EINVAL;
+	case PR_GET_TIMING:
+		return PR_TIMING_STATISTICAL;
+	case PR_SET_TIMING:
+		return arg2 == PR_TIMING_STATISTICAL ? 0 : -EINVAL;
+	case PR_GET_SPECULATION_CTRL:	/* the sentry's, which the guest's code runs under */
+		if (a[2] || a[3] || a[4])
+			return -EINVAL;
+		v = prctl(PR_GET_SPECULATION_CTRL, arg2, 0, 0, 0);
+		return v < 0 ? neg_errno() : v;
+	}
+	pr_info("prctl option %ld is not supported", a[0]);	/* --debug only: stderr is the guest's */
+	return -EINVAL;
+}
+
 /* prctl(2): the thread's name and the flags real programs set; others EINVAL. */
 long sys_prctl(struct task *t, const long a[6])
 {
@@ -56,11 +125,14 @@ long sys_prctl(struct task *t, const long a[6])
 	case PR_GET_NAME:
 		return copy_to_guest(t->mm, (uint64_t)a[1], t->comm, sizeof(t->comm));
 	case PR_GET_DUMPABLE:
-		return 1;
-	case PR_SET_DUMPABLE:
-		return (unsigned long)a[1] <= 1 ? 0 : -EINVAL;
-	case PR_GET_NO_NEW_PRIVS:
-		return 1;	/* nothing in the sandbox can gain privileges on exec */
+		return !t->proc->undumpable;
+	case PR_SET_DUMPABLE:	/* SUID_DUMP_DISABLE or SUID_DUMP_USER: whether a fatal signal dumps core */
+		if ((unsigned long)a[1] > 1)
+			return -EINVAL;
+		t->proc->undumpable = !a[1];
+		return 0;
+	case PR_GET_NO_NEW_PRIVS:	/* nothing in the sandbox can gain privileges on exec */
+		return a[1] || a[2] || a[3] || a[4] ? -EINVAL : 1;
 	case PR_SET_NO_NEW_PRIVS:
 		return a[1] == 1 && !a[2] && !a[3] && !a[4] ? 0 : -EINVAL;
 	case PR_GET_KEEPCAPS:
@@ -77,8 +149,7 @@ long sys_prctl(struct task *t, const long a[6])
 		r = prctl(PR_CAPBSET_READ, (unsigned long)a[1], 0, 0, 0);
 		return r < 0 ? neg_errno() : -EPERM;
 	}
-	pr_info("prctl option %ld is not supported", a[0]);	/* --debug only: stderr is the guest's */
-	return -EINVAL;
+	return prctl_more(t, a);
 }
 
 long sys_getpid(struct task *t, const long a[6] __unused)
@@ -150,7 +221,7 @@ long sys_personality(struct task *t, const long a[6])
 	return old;
 }
 
-/* arch_prctl(2): the guest's fs/gs base live in its registers. */
+/* arch_prctl(2): the guest's fs/gs base live in its registers; CPUID faulting is unavailable. */
 long sys_arch_prctl(struct task *t, const long a[6])
 {
 	uint64_t addr = (uint64_t)a[1];
@@ -166,6 +237,10 @@ long sys_arch_prctl(struct task *t, const long a[6])
 		return copy_to_guest(t->mm, addr, &t->regs.fs_base, sizeof(uint64_t));
 	case ARCH_GET_GS:
 		return copy_to_guest(t->mm, addr, &t->regs.gs_base, sizeof(uint64_t));
+	case ARCH_GET_CPUID:	/* CPUID always runs: pvx offers no CPUID faulting */
+		return 1;
+	case ARCH_SET_CPUID:	/* set_cpuid_mode() without X86_FEATURE_CPUID_FAULT */
+		return -ENODEV;
 	}
 	return -EINVAL;
 }

@@ -161,6 +161,8 @@ static struct task *process_clone(struct task *t, unsigned long flags, uint64_t 
 	c->proc->cwd_fd = fcntl(t->proc->cwd_fd, F_DUPFD_CLOEXEC, 3);
 	c->proc->umask = t->proc->umask;
 	c->proc->personality = t->proc->personality;
+	c->proc->undumpable = t->proc->undumpable;
+	c->proc->thp_disable = t->proc->thp_disable;
 	cred_fork(c->proc, t->proc);
 	cred_clone_task(c, t, true);
 	if (!c->files || c->proc->cwd_fd < 0) {
@@ -568,7 +570,7 @@ static long wait_common(struct task *t, long pid, int options, bool nowait, stru
 			if (!(options & WEXITED))
 				continue;
 			int st = w->status = c->exit_status;
-			w->code = WIFEXITED(st) ? CLD_EXITED : CLD_KILLED;
+			w->code = WIFEXITED(st) ? CLD_EXITED : WCOREDUMP(st) ? CLD_DUMPED : CLD_KILLED;
 			w->child_sig = WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st);
 			usage_reap(t->proc, c->proc, nowait, ru);
 			if (!nowait)

@@ -104,7 +104,7 @@ long sys_clock_nanosleep(struct task *t, const long a[6])
 	if (a[0] == CLOCK_REALTIME_ALARM || a[0] == CLOCK_BOOTTIME_ALARM)
 		return -EPERM;	/* alarm_clock_nsleep(): "if (!capable(CAP_WAKE_ALARM))" */
 	if (a[0] == CLOCK_THREAD_CPUTIME_ID)
-		return -EINVAL;
+		return -EOPNOTSUPP;	/* clock_thread has no nsleep: "if (!kc->nsleep) return -EOPNOTSUPP" */
 	if ((r = get_timespec(t, (uint64_t)a[2], &req)))
 		return r;
 	bool relative = !((int)a[1] & TIMER_ABSTIME);

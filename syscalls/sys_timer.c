@@ -182,15 +182,20 @@ long sys_timer_settime(struct task *t, const long a[6])
 	old = ptimer_current(pt);
 	if (a[3] && (r = copy_to_guest(t->mm, (uint64_t)a[3], &old, sizeof(old))))
 		return r;
-	uint64_t value = ts_ns(&nv.it_value), now = timer_now_ns();
+	uint64_t value = ts_ns(&nv.it_value), now = timer_now_ns(), deadline = value ? now + value : 0;
 	if (value && ((int)a[1] & TIMER_ABSTIME)) {
+		/*
+		 * Already past: it fires at once, and with an interval the
+		 * periods missed since value count as overruns (hrtimer_forward),
+		 * so the deadline stays in the past by as much.
+		 */
 		struct timespec cnow;
 		clock_gettime(pt->clock, &cnow);
-		value = value > ts_ns(&cnow) ? value - ts_ns(&cnow) : 0;
-		value = value ? value : 1;	/* already past: fire at once */
+		uint64_t c = ts_ns(&cnow);
+		deadline = value > c ? now + (value - c) : c - value < now ? now - (c - value) : 1;
 	}
 	pt->interval = value ? ts_ns(&nv.it_interval) : 0;
-	pt->deadline = value ? now + value : 0;
+	pt->deadline = deadline;
 	pt->overrun = 0;
 	return timer_kick();
 }

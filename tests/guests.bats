@@ -316,6 +316,7 @@ creds() { compare_flavours 0 creds "$1"; }
 @test "creds: scheduling policies SCHED_OTHER/BATCH/IDLE, priority ranges, getcpu" {
 	creds sched
 	grep -qx 'FIFO 1..99, RR 1..99, OTHER 0..0, BATCH 0..0' "$sandbox_out"
+	has 'sched_get_priority_max(SCHED_DEADLINE): ok' 'sched_get_priority_min(SCHED_DEADLINE): ok'
 }
 
 @test "creds: setrlimit/prlimit: RLIMIT_NOFILE enforced, kept across fork and execve, another process's limits" {

@@ -32,10 +32,13 @@ io_extra() {
 	grep -qx 'closed fd in the read set: select = -1 EBADF' "$sandbox_out"
 }
 
-@test "io: timeouts expire; select and the raw ppoll/pselect6 leave the time that remained" {
+@test "io: timeouts expire; select and the raw ppoll/pselect6 leave the time that remained (not with STICKY_TIMEOUTS)" {
 	io timeout
 	grep -qx 'raw ppoll, empty pipe, 30 ms: 0, timespec left 0.000000000' "$sandbox_out"
 	grep -qx 'select with data, 5 s: 1, time left between 4 s and 5 s: yes' "$sandbox_out"
+	has 'STICKY_TIMEOUTS select, 20 ms: 0, timeval left 0.020000' \
+		'STICKY_TIMEOUTS raw ppoll, 20 ms: 0, timespec left 0.020000000' \
+		'STICKY_TIMEOUTS raw pselect6, 20 ms: 0, timespec left 0.020000000'
 }
 
 @test "io: ppoll's signal mask: a pending signal it unblocks ends the wait, unless an fd is ready" {

@@ -16,7 +16,7 @@ sysval() {
 	[[ $status == 0 ]] || fail_msg "cat /proc/sys/$1: $output"
 }
 
-@test "/proc/sys: the limits pvx enforces (pid_max, threads-max, nr_open, pipe-max-size, max_map_count, mmap_min_addr, overcommit)" {
+@test "/proc/sys: the limits pvx enforces (pid_max, threads-max, nr_open, pipe-max-size, pipe-user-pages, max_map_count, mmap_min_addr, overcommit)" {
 	sysval kernel/pid_max
 	[[ $output == 1025 ]] || fail_msg "pid_max: $output"
 	sysval kernel/threads-max
@@ -27,6 +27,10 @@ sysval() {
 	[[ $output == "$(cat /proc/sys/fs/pipe-max-size)" ]] || fail_msg "pipe-max-size: $output"
 	sysval fs/file-max
 	[[ $output == "$(cat /proc/sys/fs/file-max)" ]] || fail_msg "file-max: $output"
+	sysval fs/pipe-user-pages-soft	# pipes are host pipes: the host counts their pages
+	[[ $output == "$(cat /proc/sys/fs/pipe-user-pages-soft)" ]] || fail_msg "pipe-user-pages-soft: $output"
+	sysval fs/pipe-user-pages-hard
+	[[ $output == "$(cat /proc/sys/fs/pipe-user-pages-hard)" ]] || fail_msg "pipe-user-pages-hard: $output"
 	sysval vm/max_map_count
 	[[ $output == 65530 ]] || fail_msg "max_map_count: $output"
 	sysval vm/mmap_min_addr
@@ -87,8 +91,10 @@ sysval() {
 	done
 	sysval vm/overcommit_memory
 	[[ $output == 2 ]]
-	pvx_run "$BUSYBOX" cat /proc/sys/kernel/core_pattern
-	[[ $status != 0 && $output == *"No such file"* ]] || fail_msg "core_pattern: $output"
+	pvx_run "$BUSYBOX" cat /proc/sys/kernel/sched_child_runs_first
+	[[ $status != 0 && $output == *"No such file"* ]] || fail_msg "sched_child_runs_first: $output"
+	pvx_run "$BUSYBOX" sh -c "echo x > /proc/sys/kernel/core_pattern"
+	[[ $status != 0 && $output == *"ermission denied"* ]] || fail_msg "write to core_pattern: $status $output"
 	pvx_run "$BUSYBOX" cat /proc/sys/kernel/random/boot_id/x
 	[[ $status != 0 ]]
 }
@@ -120,6 +126,7 @@ sysval() {
 	compare_flavours 0 misc_sys affinity
 	grep -q '^set one: 0$' "$native_out"
 	grep -q '^child: cpus=1$' "$native_out"
+	has "getcpu pinned to the first: yes" "getcpu pinned to the last: yes"
 	grep -q '^set 1MiB: 0$' "$native_out"
 }
 
@@ -208,4 +215,30 @@ sysval() {
 	compare_flavours 0 misc_sys remap
 	grep -q '^after: cbab$' "$native_out"
 	grep -q '^write through: z$' "$native_out"
+}
+
+@test "chroot without CAP_SYS_CHROOT: the lookup's errors (ENAMETOOLONG, ENOTDIR, ENOENT, EFAULT, ELOOP), then EPERM, as natively" {
+	PVX_OPTS=(--rw)
+	compare_flavours 0 misc_sys chroot
+	has "too long: ENAMETOOLONG" "a file: ENOTDIR" "symlink loop: ELOOP" "dot: EPERM"
+}
+
+@test "/dev/urandom: RNDGETENTCNT is the host's count (and /proc/sys/kernel/random/entropy_avail); changing the pool is EPERM, as natively" {
+	compare_flavours 0 misc_sys random
+	has "RNDGETENTCNT: 0, /proc says the same: yes" "RNDADDTOENTCNT: EPERM" "RNDGETENTCNT on /dev/zero: ENOTTY"
+}
+
+@test "mseal: its errors; a sealed VMA refuses munmap, mremap (from and onto), mmap MAP_FIXED, mprotect, discarding read-only memory; kept by fork, as natively" {
+	run "$(guest mseal)"
+	[[ $output != "mseal: ENOSYS" ]] || skip "this kernel has no mseal(2) (Linux < 6.10)"
+	compare_flavours 0 mseal
+	has "flags 1: EINVAL" "range with a hole: ENOMEM" "mprotect over it: EPERM" "munmap over it: EPERM" "mremap onto it: EPERM" \
+		"mmap MAP_FIXED over it: EPERM" "MADV_DONTNEED, read-only: EPERM" "child: munmap sealed: EPERM" "munmap next to it: 0"
+}
+
+@test "name_to_handle_at: its errors in Linux's order, EOVERFLOW with the size needed, a handle; open_by_handle_at EPERM without CAP_DAC_READ_SEARCH, as natively" {
+	PVX_OPTS=(--rw)
+	compare_flavours 0 misc_sys fhandle
+	has "bad dirfd: EBADF" "dirfd not a directory: ENOTDIR" "bad mount id: EFAULT" "handle_bytes 129: EINVAL" \
+		"handle_bytes 0: EOVERFLOW, size needed given: yes, mount id given: yes" "handle: 0, bytes > 0: yes" "open_by_handle_at: EPERM"
 }

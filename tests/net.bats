@@ -267,10 +267,13 @@ pvx_with() {
 	grep -qx 'bind the same port with SO_REUSEPORT: 0' "$sandbox_out"
 }
 
-@test "FIONREAD/SIOCINQ/SIOCOUTQ/FIONBIO on sockets" {
+@test "FIONREAD/SIOCINQ/SIOCOUTQ/FIONBIO/SIOCATMARK/SIOCGIFCONF on sockets" {
 	net net_inet ioctl
 	grep -qx 'FIONREAD after 10 bytes: 0 value 10' "$sandbox_out"
 	grep -qx 'UDP FIONREAD, 2 datagrams: 0 value 3 (the first one.s size)' "$sandbox_out"
+	has 'SIOCATMARK on TCP: 0 value 0' 'SIOCATMARK on UDP: -1 ENOTTY' 'SIOCATMARK on TCP, NULL: -1 EFAULT' \
+		'SIOCGIFCONF: 0, lo 127.0.0.1 listed: yes, buffer pointer kept: yes' 'SIOCGIFCONF room for one: 0, length 40' \
+		'SIOCGIFCONF bad buffer: -1 EFAULT'
 }
 
 @test "other families and types: EAFNOSUPPORT, EPROTONOSUPPORT, ESOCKTNOSUPPORT; socket errors" {

@@ -206,3 +206,44 @@ sig() { compare_flavours "$@"; }
 	sig 0 sig_chld nocldwait
 	grep -qx 'nocldwait: wait() = -1 ECHILD, zombies reaped by handler=0' "$sandbox_out"
 }
+
+# core_limits: skip unless RLIMIT_CORE's hard limit allows the 1 MiB the coredump guest asks for
+core_limits() {
+	local h
+	h=$(ulimit -Hc)
+	[[ $h == unlimited || $h -ge 1024 ]] || skip "RLIMIT_CORE hard limit is $h KiB"
+}
+
+@test "signals: core-dump signals set WCOREDUMP and CLD_DUMPED only when RLIMIT_CORE (a page or more) and dumpable allow" {
+	core_limits
+	[[ $(cat /proc/sys/kernel/core_pattern) != '|'* ]] || skip "the host pipes core dumps (its limits differ)"
+	PVX_OPTS=(--rw)
+	sig 0 coredump
+	has "quit   limit=1048576  dumpable=1: signal 3 core=1" "abort  limit=1048576  dumpable=1: signal 6 core=1" \
+		"segv   limit=1048576  dumpable=1: signal 11 core=1" "term   limit=1048576  dumpable=1: signal 15 core=0" \
+		"quit   limit=1024     dumpable=1: signal 3 core=0" "quit   limit=1048576  dumpable=0: signal 3 core=0" \
+		"abort  limit=1048576  dumpable=1: waitid code=CLD_DUMPED status=6"
+}
+
+@test "signals: a core dump is an ELF core file named core in the cwd, made afresh over a symlink planted there" {
+	core_limits
+	cd "$BATS_TEST_TMPDIR"
+	echo secret >outside
+	ln -s outside core
+	run timeout 60 "$PVX" run --platform="$PVX_PLATFORM" --rw -- "$(guest coredump)" file
+	[[ $status == 0 ]] || { echo "$output"; false; }
+	[[ $output == *"core file: ELF=1 type=ET_CORE machine=x86-64"* ]]
+	[[ $(cat outside) == secret ]]
+	[[ -f core && ! -L core ]]
+	[[ $(stat -c %a core) == 600 ]]
+}
+
+@test "signals: /proc/sys/kernel/core_pattern says core and core_uses_pid 0; no dump on a read-only root" {
+	core_limits
+	run timeout 60 "$PVX" run --platform="$PVX_PLATFORM" -- "$BUSYBOX" cat /proc/sys/kernel/core_pattern /proc/sys/kernel/core_uses_pid
+	[[ $status == 0 && $output == $'core\n0' ]]
+	cd "$BATS_TEST_TMPDIR"
+	run timeout 60 "$PVX" run --platform="$PVX_PLATFORM" -- "$(guest coredump)" file
+	[[ $output == *"quit   limit=1048576  dumpable=1: signal 3 core=0"* ]]
+	[[ ! -e core ]]
+}

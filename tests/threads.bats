@@ -141,7 +141,7 @@ thr() { compare_flavours "$@"; }
 		'FUTEX_WAKE_PRIVATE with nobody waiting = 0'
 }
 
-@test "threads: futex: EFAULT, EINVAL and ENOSYS" {
+@test "threads: futex: EFAULT (also a shared futex on an unreadable word), EINVAL and ENOSYS" {
 	thr 0 thread_futex errors
 	has 'FUTEX_WAIT(NULL) = -1 EFAULT' \
 		'FUTEX_WAIT(unaligned) = -1 EINVAL' \
@@ -150,7 +150,9 @@ thr() { compare_flavours "$@"; }
 		'FUTEX_WAKE|FUTEX_CLOCK_REALTIME = -1 ENOSYS' \
 		'FUTEX_WAIT(tv_nsec=1e9) = -1 EINVAL' \
 		'FUTEX_WAIT(bad timeout pointer) = -1 EFAULT' \
-		'FUTEX_CMP_REQUEUE(nr_requeue=-1) = -1 EINVAL'
+		'FUTEX_CMP_REQUEUE(nr_requeue=-1) = -1 EINVAL' \
+		'FUTEX_WAKE(unmapped) = -1 EFAULT' 'FUTEX_WAKE(PROT_NONE) = -1 EFAULT' 'FUTEX_WAKE_PRIVATE(unmapped) = 0' \
+		'FUTEX_CMP_REQUEUE(uaddr2 unmapped) = -1 EFAULT' 'FUTEX_CMP_REQUEUE(uaddr2 PROT_NONE) = -1 EFAULT'
 }
 
 @test "threads: futex: relative and absolute (CLOCK_MONOTONIC, FUTEX_CLOCK_REALTIME) timeouts" {

@@ -41,6 +41,12 @@ void task_take_leader(struct task *t);
 void process_kill(struct process *p);
 /* exit_group(2) with a wait status: every thread of t's process ends. */
 void process_exit_group(struct task *t, int status);
+/*
+ * t's process dies of signal sig by its default action: process_exit_group,
+ * after a core dump for the signals whose action is "core" when
+ * RLIMIT_CORE allows (sentry/kernel/coredump.c), which sets WCOREDUMP.
+ */
+void signal_fatal(struct task *t, int sig);
 /* Iterate over tasks: returns the next task after prev (NULL: the first). */
 struct task *task_next(struct task *prev);
 int sentry_live_tasks(void);

@@ -94,8 +94,17 @@ long vma_protect(struct vma_set *s, uint64_t start, uint64_t end, int prot) __mu
 #define VMA_LOCKONFAULT (1 << 29)
 /* Set [start, end)'s lock bits to lock (0 unlocks; MAP_LOCKED is cleared too); the range must be mapped. */
 long vma_set_lock(struct vma_set *s, uint64_t start, uint64_t end, int lock) __must_check;
+/* mseal(2)'s VM_SEALED: kept by fork, gone with the mm at execve; never cleared. */
+#define VMA_SEALED (1 << 28)
+/* Seal the mapped range [start, end) (it must be mapped). */
+long vma_seal(struct vma_set *s, uint64_t start, uint64_t end) __must_check;
+/* Does any VMA in [start, end) carry VMA_SEALED? */
+bool vma_range_sealed(const struct vma_set *s, uint64_t start, uint64_t end);
 
 struct addr_space;
+struct mm;
+/* mseal(2) on the guest's range (mm/mm.c). */
+long mm_mseal(struct mm *mm, uint64_t start, uint64_t len, unsigned long flags) __must_check;
 
 struct mm {
 	struct addr_space *as;

@@ -91,6 +91,9 @@ struct process {
 	int cwd_fd;		/* host O_PATH fd of the working directory (inside the root) */
 	unsigned umask;		/* file mode creation mask (umask(2)); inherited by fork */
 	unsigned personality;	/* personality(2): inherited by fork, kept by execve */
+	bool undumpable;	/* prctl(PR_SET_DUMPABLE, 0): no core dump; inherited by fork, cleared by execve */
+	bool thp_disable;	/* prctl(PR_SET_THP_DISABLE): recorded (pvx makes no huge pages); inherited by fork */
+	bool child_subreaper;	/* prctl(PR_SET_CHILD_SUBREAPER): orphaned descendants become our children */
 	uint64_t start_ticks;	/* when it was made, in clock ticks since boot (/proc/PID/stat starttime) */
 	struct rlimit rlim[16];	/* RLIM_NLIMITS: getrlimit/setrlimit (sentry/kernel/cred.c) */
 	int nice;		/* setpriority(2) */
@@ -136,6 +139,9 @@ struct task {
 	struct platform_ctx *ctx;	/* how this thread runs guest code */
 	char comm[16];		/* prctl(PR_SET_NAME) */
 	bool keepcaps;		/* prctl(PR_SET_KEEPCAPS): the thread's, kept by clone, cleared by execve */
+	int pdeath_signal;	/* prctl(PR_SET_PDEATHSIG): sent to our process when its parent dies; 0 in a child */
+	uint64_t timer_slack_ns;	/* prctl(PR_SET_TIMERSLACK): recorded, /proc/PID/timerslack_ns */
+	uint64_t default_timer_slack_ns;	/* what PR_SET_TIMERSLACK 0 goes back to: the creator's slack */
 	struct pvx_regs regs;
 	uint64_t clear_child_tid;
 	uint64_t set_child_tid;	/* fork with CLONE_CHILD_SETTID: written by the child before it runs (schedule_tail) */

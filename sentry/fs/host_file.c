@@ -10,6 +10,9 @@
 #include <poll.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <linux/random.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <termios.h>
@@ -124,7 +127,35 @@ static long tty_set_drained(struct task *t, struct file *f, unsigned long cmd, v
 
 #define KERNEL_TERMIOS_SIZE 36	/* struct termios of <asm/termbits.h>, not glibc's */
 
-/* ioctl(2): FIONREAD; terminal requests are passed to a host tty; the rest is ENOTTY. */
+/* Is the host fd /dev/random or /dev/urandom (char 1:8, 1:9)? */
+static bool is_random_dev(int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) == 0 && S_ISCHR(st.st_mode) && major(st.st_rdev) == 1 &&
+	       (minor(st.st_rdev) == 8 || minor(st.st_rdev) == 9);
+}
+
+/*
+ * random(4)'s ioctls: RNDGETENTCNT reads the host's entropy count; the
+ * others change the pool and need CAP_SYS_ADMIN, which the sandbox lacks.
+ */
+static long random_ioctl(struct task *t, struct file *f, unsigned long cmd, uint64_t arg)
+{
+	int n;
+
+	switch (cmd) {
+	case RNDGETENTCNT:
+		if (ioctl(f->host_fd, RNDGETENTCNT, &n) < 0)
+			return neg_errno();
+		return copy_to_guest(t->mm, arg, &n, sizeof(n));
+	case RNDADDTOENTCNT: case RNDADDENTROPY: case RNDZAPENTCNT: case RNDCLEARPOOL: case RNDRESEEDCRNG:
+		return -EPERM;
+	}
+	return -ENOTTY;
+}
+
+/* ioctl(2): FIONREAD; random(4)'s on /dev/[u]random; terminal requests are passed to a host tty; the rest is ENOTTY. */
 static long host_ioctl(struct task *t, struct file *f, unsigned long cmd, uint64_t arg)
 {
 	char buf[64];
@@ -132,6 +163,8 @@ static long host_ioctl(struct task *t, struct file *f, unsigned long cmd, uint64
 
 	if (cmd == FIONREAD)
 		return host_fionread(t, f, arg);
+	if (_IOC_TYPE(cmd) == 'R' && is_random_dev(f->host_fd))
+		return random_ioctl(t, f, cmd, arg);
 	if (!isatty(f->host_fd))
 		return -ENOTTY;
 	switch (cmd) {

@@ -240,8 +240,37 @@ static long ifreq_ioctl(struct task *t, struct file *f, unsigned long cmd, uint6
 }
 
 /*
- * ioctl(2) on a socket: FIONREAD/SIOCINQ and SIOCOUTQ as the host answers
- * them (FIONBIO is file_ioctl's, through setfl), interface queries (ifreq_ioctl). Nothing else reaches the
+ * SIOCGIFCONF (dev_ifconf): the host's list of interface addresses for the
+ * sandbox's network, into the guest's buffer of ifc_len bytes (capped at
+ * 64 KiB); a NULL buffer asks only for the length needed.
+ */
+static long ifconf_ioctl(struct task *t, struct file *f, uint64_t arg)
+{
+	struct ifconf ifc;
+	uint64_t ubuf;
+	long r;
+
+	if ((r = copy_from_guest(t->mm, &ifc, arg, sizeof(ifc))))
+		return r;
+	ubuf = (uint64_t)(uintptr_t)ifc.ifc_buf;
+	int len = ifc.ifc_len < 0 ? 0 : MIN(ifc.ifc_len, 65536);
+	cleanup_free char *buf = ubuf ? malloc((size_t)len + 1) : NULL;
+	if (ubuf && !buf)
+		return -ENOMEM;
+	ifc.ifc_len = len;
+	ifc.ifc_buf = buf;
+	if (ioctl(f->host_fd, SIOCGIFCONF, &ifc) < 0)
+		return neg_errno();
+	if (ubuf && ifc.ifc_len > 0 && (r = copy_to_guest(t->mm, ubuf, buf, (size_t)ifc.ifc_len)))
+		return r;
+	ifc.ifc_buf = (char *)(uintptr_t)ubuf;
+	return copy_to_guest(t->mm, arg, &ifc, sizeof(ifc));
+}
+
+/*
+ * ioctl(2) on a socket: FIONREAD/SIOCINQ, SIOCOUTQ and SIOCATMARK as the
+ * host answers them (ENOTTY for SIOCATMARK but on TCP), SIOCGIFCONF (FIONBIO is file_ioctl's, through setfl),
+ * interface queries (ifreq_ioctl). Nothing else reaches the
  * host: ENOTTY, as Linux for a request no layer knows.
  */
 static long sock_ioctl(struct task *t, struct file *f, unsigned long cmd, uint64_t arg)
@@ -251,9 +280,12 @@ static long sock_ioctl(struct task *t, struct file *f, unsigned long cmd, uint64
 	switch (cmd) {
 	case SIOCINQ:
 	case SIOCOUTQ:
+	case SIOCATMARK:
 		if (ioctl(f->host_fd, cmd, &v) < 0)
 			return neg_errno();
 		return copy_to_guest(t->mm, arg, &v, sizeof(v));
+	case SIOCGIFCONF:
+		return ifconf_ioctl(t, f, arg);
 	}
 	if (_IOC_TYPE(cmd) == 0x89)
 		return ifreq_ioctl(t, f, cmd, arg);

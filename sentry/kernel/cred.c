@@ -156,6 +156,7 @@ long task_set_affinity(struct task *t, const unsigned char *req, size_t len)
 void cred_clone_task(struct task *child, const struct task *t, bool new_process)
 {
 	memcpy(child->cpumask, t->cpumask, sizeof(child->cpumask));
+	child->timer_slack_ns = child->default_timer_slack_ns = t->timer_slack_ns;	/* copy_process() */
 	child->has_ioprio = t->has_ioprio && IOPRIO_CLASS(t->ioprio) != 0;
 	child->ioprio = child->has_ioprio ? t->ioprio : 0;
 	child->sched_reset_on_fork = false;

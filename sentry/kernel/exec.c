@@ -77,6 +77,7 @@ static void exec_reset(struct task *t)
 	ptimers_release(t->proc);	/* execve(2): "POSIX timers are not preserved" */
 	t->proc->execed = true;
 	t->proc->personality &= ~READ_IMPLIES_EXEC;	/* set_personality_64bit() */
+	t->proc->undumpable = false;	/* begin_new_exec(): set_dumpable(SUID_DUMP_USER) */
 	t->proc->membarrier_reg = 0;	/* membarrier_exec_mmap(): a new mm is not registered */
 	keys_exec(t);	/* no thread keyring, a new process keyring */
 }

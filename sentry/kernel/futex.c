@@ -52,6 +52,21 @@ static struct futex_key key_of(struct mm *mm, uint64_t uaddr, bool private)
 	return (struct futex_key){ mm, 0, 0, uaddr };
 }
 
+/*
+ * get_futex_key(): a shared futex's key comes from the page, so a word
+ * that cannot be read (unmapped, PROT_NONE, a file page past its end) is
+ * EFAULT; a private key is the address alone and is never checked.
+ */
+static long key_get(struct mm *mm, uint64_t uaddr, bool private, struct futex_key *k)
+{
+	uint32_t word;
+
+	if (!private && copy_from_guest(mm, &word, uaddr, sizeof(word)))
+		return -EFAULT;
+	*k = key_of(mm, uaddr, private);
+	return 0;
+}
+
 static bool key_eq(struct futex_key a, struct futex_key b)
 {
 	return a.mm == b.mm && a.dev == b.dev && a.ino == b.ino && a.off == b.off;
@@ -91,7 +106,10 @@ int futex_wake(struct mm *mm, uint64_t uaddr, int n)
 /* FUTEX_WAKE and FUTEX_WAKE_BITSET. */
 int futex_wake_bitset(struct mm *mm, uint64_t uaddr, bool private, int n, uint32_t bitset)
 {
-	return wake(key_of(mm, uaddr, private), n, bitset);
+	struct futex_key k;
+	long r = key_get(mm, uaddr, private, &k);
+
+	return r < 0 ? (int)r : wake(k, n, bitset);
 }
 
 /* Queue t on the word's key and sleep until woken, a signal or the deadline (see pvx/futex.h). */
@@ -138,13 +156,15 @@ long futex_requeue(struct task *t, uint64_t uaddr, int n, int n2, uint64_t uaddr
 
 	if (n < 0 || n2 < 0)
 		return -EINVAL;
+	struct futex_key k1, k2;
+	if ((r = key_get(t->mm, uaddr, private, &k1)) || (r = key_get(t->mm, uaddr2, private, &k2)))
+		return r;
 	if (cmp) {
 		if ((r = copy_from_guest(t->mm, &cur, uaddr, sizeof(cur))))
 			return r;
 		if (cur != val3)
 			return -EAGAIN;
 	}
-	struct futex_key k1 = key_of(t->mm, uaddr, private), k2 = key_of(t->mm, uaddr2, private);
 	int woken = wake(k1, n, FUTEX_BITSET_MATCH_ANY);
 	for (struct futex_waiter *w = head.next; w != &head && moved < n2; w = w->next)
 		if (key_eq(w->key, k1)) {

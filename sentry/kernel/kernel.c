@@ -198,6 +198,7 @@ struct task *task_new(void)
 			return NULL;
 		t->pid = t->tid = i + 1;
 		t->state = TASK_STARTING;
+		t->timer_slack_ns = t->default_timer_slack_ns = 50000;	/* init_task's 50 us */
 		tasks[i] = t;
 		return t;
 	}
@@ -509,6 +510,20 @@ static void thread_gone(struct task *t)
 	sentry_wake_all();
 }
 
+/* find_new_reaper(): the nearest ancestor of dying process p that is a living child subreaper, else init (1). */
+static int new_reaper(const struct process *p)
+{
+	for (int depth = 0, pid = p->ppid; pid > 1 && depth < PVX_MAX_TASKS; depth++) {
+		struct task *a = task_find(pid);
+		if (!a || !a->proc || a->proc->leader != a)
+			break;
+		if (a->proc->child_subreaper && a->state != TASK_ZOMBIE && !a->proc->group_exit)
+			return a->pid;
+		pid = a->proc->ppid;
+	}
+	return 1;
+}
+
 void task_exit(struct task *t)
 {
 	struct process *pr = t->proc;
@@ -555,17 +570,26 @@ void task_exit(struct task *t)
 	bool autoreap = false;
 	if (parent && parent->state != TASK_ZOMBIE) {
 		int st = t->exit_status;
-		struct sig_info info = { WIFEXITED(st) ? CLD_EXITED : CLD_KILLED, t->pid,
+		struct sig_info info = { WIFEXITED(st) ? CLD_EXITED : WCOREDUMP(st) ? CLD_DUMPED : CLD_KILLED, t->pid,
 					 WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st), 0 };
 		const struct sigaction_rec *sa = &parent->proc->sigactions[SIGCHLD - 1];
 		/* wait(2): SIGCHLD set to SIG_IGN or SA_NOCLDWAIT: "children ... do not become zombies". */
 		autoreap = sa->handler == (uint64_t)SIG_IGN || (sa->flags & SA_NOCLDWAIT);
 		(void)signal_queue_process(parent->proc, SIGCHLD, &info);
 	}
-	/* Orphans go to init, as on Linux (no subreapers here). */
+	/*
+	 * Orphans go to the nearest living ancestor that is a child subreaper,
+	 * else to init (find_new_reaper); each that asked for a parent-death
+	 * signal gets it (reparent_leader: SI_USER from the dying parent).
+	 */
+	int reaper = new_reaper(t->proc);
 	for (struct task *c = task_next(NULL); c; c = task_next(c))
 		if (c->proc && c->proc->ppid == t->pid) {
-			c->proc->ppid = 1;
+			if (c->pdeath_signal && c->state != TASK_ZOMBIE) {
+				const struct sig_info pd = { SI_USER, t->pid, 0, 0 };
+				(void)signal_queue_process(c->proc, c->pdeath_signal, &pd);
+			}
+			c->proc->ppid = reaper;
 			if (c->proc->leader == c && c->state != TASK_ZOMBIE)
 				jobctl_orphan_kick(c->proc, t->proc);
 		}

@@ -266,6 +266,8 @@ static long gen_file(struct task *p, const char *what, char **out, size_t *len)
 		return gen_environ(p, out, len);
 	if (!strcmp(what, "/limits"))
 		return gen_limits(p, out, len);
+	if (!strcmp(what, "/timerslack_ns"))	/* prctl(PR_SET_TIMERSLACK)'s value (read-only here) */
+		return (*out = NULL, asprintf(out, "%lu\n", p->timer_slack_ns) < 0 ? -ENOMEM : (*len = strlen(*out), 0));
 	if (strcmp(what, "/stat") && strcmp(what, "/status") && strcmp(what, "/statm"))
 		return -ENOENT;
 	if (!(f = open_memstream(out, len)))
@@ -387,7 +389,8 @@ static long list_fds(struct task *t, struct task *p, const char *what)
 }
 
 static const char *const pid_entries[] = { "cmdline", "comm", "cwd", "environ", "exe", "fd", "fdinfo", "limits",
-					   "maps", "mountinfo", "mounts", "root", "stat", "statm", "status", "task" };
+					   "maps", "mountinfo", "mounts", "root", "stat", "statm", "status", "task",
+					   "timerslack_ns" };
 
 static bool starts(const char *s, const char *prefix)
 {

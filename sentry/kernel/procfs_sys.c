@@ -118,6 +118,13 @@ static long gen_pipe_max(const struct sysctl *s __unused, char *buf, size_t size
 	return 0;
 }
 
+/* Where a core dump goes (sentry/kernel/coredump.c): "core" in the dying process's cwd. */
+static long gen_core_pattern(const struct sysctl *s __unused, char *buf, size_t size)
+{
+	snprintf(buf, size, "core\n");
+	return 0;
+}
+
 /* The IPC namespace's limits (sentry/kernel/ipc_proc.c). */
 static long gen_ipc(const struct sysctl *s, char *buf, size_t size)
 {
@@ -153,6 +160,10 @@ static const struct sysctl sysctls[] = {
 	{ "fs/inotify/max_user_watches", gen_number, PVX_INOTIFY_WATCHES },
 	{ "fs/nr_open", gen_number, PVX_NR_OPEN },	/* the fd table's size: RLIMIT_NOFILE's cap */
 	{ "fs/pipe-max-size", gen_pipe_max, 0 },
+	{ "fs/pipe-user-pages-hard", gen_host, 0 },	/* the host's: pipes are host pipes the sentry owns, */
+	{ "fs/pipe-user-pages-soft", gen_host, 0 },	/* counted by the host against its user */
+	{ "kernel/core_pattern", gen_core_pattern, 0 },
+	{ "kernel/core_uses_pid", gen_number, 0 },	/* the core file is "core", never "core.PID" */
 	{ "kernel/dmesg_restrict", gen_number, 1 },	/* syslog(2) is EPERM for every guest */
 	{ "kernel/domainname", gen_uts, UTS_DOMAINNAME },
 	{ "kernel/hostname", gen_uts, UTS_NODENAME },
@@ -168,6 +179,8 @@ static const struct sysctl sysctls[] = {
 	{ "kernel/ostype", gen_uname, 0 },
 	{ "kernel/pid_max", gen_number, PVX_MAX_TASKS + 1 },	/* pids are below it: 1..PVX_MAX_TASKS */
 	{ "kernel/random/boot_id", gen_boot_id, 0 },
+	{ "kernel/random/entropy_avail", gen_host, 0 },	/* the host's pool: /dev/[u]random are the host's */
+	{ "kernel/random/poolsize", gen_host, 0 },
 	{ "kernel/random/uuid", gen_uuid, 0 },
 	{ "kernel/sem", gen_ipc, 0 },
 	{ "kernel/shmall", gen_ipc, 0 },

@@ -328,7 +328,7 @@ void signal_deliver(struct task *t, long *ret)
 			continue;
 		}
 		if (sa->handler == (uint64_t)SIG_DFL || sig == SIGKILL) {
-			process_exit_group(t, sig);	/* a fatal signal kills the whole process */
+			signal_fatal(t, sig);	/* a fatal signal kills the whole process, dumping core if its action says */
 			return;
 		}
 		/* A syscall cut short by a signal: restart it only with SA_RESTART (signal(7)). */
@@ -346,7 +346,7 @@ void signal_deliver(struct task *t, long *ret)
 		t->has_saved_mask = false;
 		if (!(sa->flags & SA_RESTORER_) || push_frame(t, sig, &si, sa, old_mask) < 0) {
 			/* force_sigsegv(): a frame that cannot be built kills the process. */
-			process_exit_group(t, SIGSEGV);
+			signal_fatal(t, SIGSEGV);
 			return;
 		}
 		t->sigmask |= sa->mask | ((sa->flags & SA_NODEFER) ? 0 : BIT(sig));
@@ -412,7 +412,7 @@ long signal_return(struct task *t)
 
 	/* The handler's "ret" popped pretcode: the ucontext is at rsp. */
 	if (copy_from_guest(t->mm, &uc, r->rsp, sizeof(uc))) {
-		process_exit_group(t, SIGSEGV);
+		signal_fatal(t, SIGSEGV);
 		return 0;
 	}
 	const struct k_sigcontext *c = &uc.mc;
@@ -425,7 +425,7 @@ long signal_return(struct task *t)
 	r->orig_rax = (uint64_t)-1;
 	t->sigmask = uc.sigmask & ~UNBLOCKABLE;
 	if (!restore_fpstate(t, c->fpstate)) {
-		process_exit_group(t, SIGSEGV);	/* "badframe": force_sig(SIGSEGV) */
+		signal_fatal(t, SIGSEGV);	/* "badframe": force_sig(SIGSEGV) */
 		return 0;
 	}
 	return (long)c->rax;

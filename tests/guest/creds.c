@@ -115,6 +115,8 @@ static int mode_sched(void)
 	    sched_get_priority_min(SCHED_OTHER), sched_get_priority_max(SCHED_OTHER),
 	    sched_get_priority_min(SCHED_BATCH), sched_get_priority_max(SCHED_BATCH));
 	SHOW("sched_get_priority_max(77)", sched_get_priority_max(77));
+	SHOW("sched_get_priority_max(SCHED_DEADLINE)", sched_get_priority_max(6));
+	SHOW("sched_get_priority_min(SCHED_DEADLINE)", sched_get_priority_min(6));
 	unsigned cpu = 99999, node = 99999;
 	SHOW("getcpu", syscall(SYS_getcpu, &cpu, &node, NULL));
 	say("cpu < 4096: %s, node 0: %s\n", yesno(cpu < 4096), yesno(node == 0));

@@ -168,6 +168,25 @@ static int mode_timeout(void)
 	rr = syscall(SYS_ppoll, &pf, 1, &ts, NULL, 8);
 	say("raw ppoll with data, 7 s: %ld, time left between 6 s and 7 s: %s\n", rr,
 	    yesno(ts.tv_sec == 6 || (ts.tv_sec == 7 && ts.tv_nsec == 0)));
+	if (read(p[0], &c, 1) != 1)
+		return 94;
+
+	/* personality STICKY_TIMEOUTS: the timeouts are left as given */
+	syscall(SYS_personality, 0x4000000 /* STICKY_TIMEOUTS */);
+	FD_ZERO(&rd);
+	FD_SET(p[0], &rd);
+	tv = (struct timeval){ 0, 20000 };
+	r = select(p[0] + 1, &rd, NULL, NULL, &tv);
+	say("STICKY_TIMEOUTS select, 20 ms: %d, timeval left %ld.%06ld\n", r, (long)tv.tv_sec, (long)tv.tv_usec);
+	ts = (struct timespec){ 0, 20000000 };
+	rr = syscall(SYS_ppoll, &pf, 1, &ts, NULL, 8);
+	say("STICKY_TIMEOUTS raw ppoll, 20 ms: %ld, timespec left %ld.%09ld\n", rr, (long)ts.tv_sec, ts.tv_nsec);
+	FD_ZERO(&rd);
+	FD_SET(p[0], &rd);
+	ts = (struct timespec){ 0, 20000000 };
+	rr = syscall(SYS_pselect6, p[0] + 1, &rd, NULL, NULL, &ts, NULL);
+	say("STICKY_TIMEOUTS raw pselect6, 20 ms: %ld, timespec left %ld.%09ld\n", rr, (long)ts.tv_sec, ts.tv_nsec);
+	syscall(SYS_personality, 0);
 	return 0;
 }
 

@@ -45,6 +45,14 @@ static const char *E(long r)
 			return "EFBIG";
 		if (r == -ESRCH)
 			return "ESRCH";
+		if (r == -ENAMETOOLONG)
+			return "ENAMETOOLONG";
+		if (r == -ELOOP)
+			return "ELOOP";
+		if (r == -ENOTTY)
+			return "ENOTTY";
+		if (r == -EOVERFLOW)
+			return "EOVERFLOW";
 		return errname((int)-r);
 	}
 	snprintf(b, 32, "%ld", r);
@@ -67,11 +75,26 @@ static int count(const unsigned char *m, size_t n)
 	return c;
 }
 
+/* getcpu(2) says cpu on each of 50 calls, with a yield between them */
+static int on_cpu(int cpu)
+{
+	for (int i = 0; i < 50; i++) {
+		unsigned c = ~0u;
+		sc(SYS_getcpu, (long)&c, 0, 0, 0);
+		if ((int)c != cpu)
+			return 0;
+		sched_yield();
+	}
+	return 1;
+}
+
 static int affinity(void)
 {
 	unsigned char m[128], one[128] = { 0 };
 	long n = sc(SYS_sched_getaffinity, 0, sizeof(m), (long)m, 0);
 	int first = -1, cpus = n > 0 ? count(m, (size_t)n) : -1;
+	unsigned char m0[128];
+	memcpy(m0, m, sizeof(m0));
 
 	say("get: %s cpus=%d\n", n > 0 ? "ok" : E(n), cpus);
 	for (int i = 0; i < (int)(n * 8) && first < 0; i++)
@@ -82,6 +105,16 @@ static int affinity(void)
 	memset(m, 0, sizeof(m));
 	n = sc(SYS_sched_getaffinity, 0, sizeof(m), (long)m, 0);
 	say("get: cpus=%d same=%s\n", count(m, sizeof(m)), yesno(!memcmp(m, one, sizeof(m))));
+	say("getcpu pinned to the first: %s\n", yesno(on_cpu(first)));
+	int last = first;
+	for (int i = 0; i < (int)(n * 8); i++)
+		if (m0[i / 8] & (1 << (i % 8)))
+			last = i;
+	unsigned char lastm[128] = { 0 };
+	lastm[last / 8] = (unsigned char)(1 << (last % 8));
+	sc(SYS_sched_setaffinity, 0, sizeof(lastm), (long)lastm, 0);
+	say("getcpu pinned to the last: %s\n", yesno(on_cpu(last)));
+	sc(SYS_sched_setaffinity, 0, 8, (long)one, 0);
 	pid_t c = fork();
 	if (c == 0) {
 		memset(m, 0, sizeof(m));
@@ -586,9 +619,103 @@ static int remap(void)
 	return 0;
 }
 
+/* chroot(2) without CAP_SYS_CHROOT: the lookup's errors first, then EPERM */
+static int chroots(void)
+{
+	static char longname[4200];
+	memset(longname, 'a', sizeof(longname) - 1);
+	close(open("chroot_file", O_CREAT | O_WRONLY, 0644));
+	unlink("chroot_l1");
+	unlink("chroot_l2");
+	if (symlink("chroot_l2", "chroot_l1") || symlink("chroot_l1", "chroot_l2"))
+		return 90;
+	say("too long: %s\n", E(sc(SYS_chroot, (long)longname, 0, 0, 0)));
+	say("a file: %s\n", E(sc(SYS_chroot, (long)"chroot_file", 0, 0, 0)));
+	say("missing: %s\n", E(sc(SYS_chroot, (long)"chroot_missing/x", 0, 0, 0)));
+	say("bad pointer: %s\n", E(sc(SYS_chroot, (long)BAD, 0, 0, 0)));
+	say("symlink loop: %s\n", E(sc(SYS_chroot, (long)"chroot_l1", 0, 0, 0)));
+	say("empty: %s\n", E(sc(SYS_chroot, (long)"", 0, 0, 0)));
+	say("dot: %s\n", E(sc(SYS_chroot, (long)".", 0, 0, 0)));
+	say("root: %s\n", E(sc(SYS_chroot, (long)"/", 0, 0, 0)));
+	unlink("chroot_l1");
+	unlink("chroot_l2");
+	unlink("chroot_file");
+	return 0;
+}
+
+#define RNDGETENTCNT 0x80045200	/* _IOR('R', 0, int): musl has no <linux/random.h> */
+#define RNDADDTOENTCNT 0x40045201
+#define RNDZAPENTCNT 0x5204
+
+/* random(4)'s ioctls on /dev/urandom, and /proc/sys/kernel/random/entropy_avail */
+static int randoms(void)
+{
+	int fd = open("/dev/urandom", O_RDONLY), n = -1, one = 1;
+	long r = sc(SYS_ioctl, fd, RNDGETENTCNT, (long)&n, 0);
+	char buf[32] = { 0 };
+	int pfd = open("/proc/sys/kernel/random/entropy_avail", O_RDONLY);
+	say("RNDGETENTCNT: %s, /proc says the same: %s\n", E(r < 0 ? r : 0),
+	    yesno(pfd >= 0 && read(pfd, buf, sizeof(buf) - 1) > 0 && atoi(buf) == n));
+	say("RNDGETENTCNT bad pointer: %s\n", E(sc(SYS_ioctl, fd, RNDGETENTCNT, (long)BAD, 0)));
+	say("RNDADDTOENTCNT: %s\n", E(sc(SYS_ioctl, fd, RNDADDTOENTCNT, (long)&one, 0)));
+	say("RNDZAPENTCNT: %s\n", E(sc(SYS_ioctl, fd, RNDZAPENTCNT, 0, 0)));
+	int z = open("/dev/zero", O_RDONLY);
+	say("RNDGETENTCNT on /dev/zero: %s\n", E(sc(SYS_ioctl, z, RNDGETENTCNT, (long)&n, 0)));
+	return 0;
+}
+
+/* name_to_handle_at's errors and a handle; open_by_handle_at without CAP_DAC_READ_SEARCH */
+static int fhandles(void)
+{
+	struct { unsigned int bytes; int type; unsigned char h[128]; } fh;
+	int mnt = -1;
+	close(open("fh_file", O_CREAT | O_WRONLY, 0644));
+	fh.bytes = 128;
+	say("bad dirfd: %s\n", E(syscall(SYS_name_to_handle_at, -1, "fh_file", &fh, &mnt, 0) < 0 ? -errno : 0));
+	say("dirfd not a directory: %s\n", E(syscall(SYS_name_to_handle_at, 0, "fh_file", &fh, &mnt, 0) < 0 ? -errno : 0));
+	say("bad path: %s\n", E(syscall(SYS_name_to_handle_at, AT_FDCWD, BAD, &fh, &mnt, 0) < 0 ? -errno : 0));
+	say("bad handle: %s\n", E(syscall(SYS_name_to_handle_at, AT_FDCWD, "fh_file", BAD, &mnt, 0) < 0 ? -errno : 0));
+	say("bad mount id: %s\n", E(syscall(SYS_name_to_handle_at, AT_FDCWD, "fh_file", &fh, BAD, 0) < 0 ? -errno : 0));
+	say("bad flags: %s\n", E(syscall(SYS_name_to_handle_at, AT_FDCWD, "fh_file", &fh, &mnt, -1) < 0 ? -errno : 0));
+	say("FID|CONNECTABLE: %s\n", E(syscall(SYS_name_to_handle_at, AT_FDCWD, "fh_file", &fh, &mnt, 0x202) < 0 ? -errno : 0));
+	say("empty path: %s\n", E(syscall(SYS_name_to_handle_at, AT_FDCWD, "", &fh, &mnt, 0) < 0 ? -errno : 0));
+	say("missing: %s\n", E(syscall(SYS_name_to_handle_at, AT_FDCWD, "fh_missing", &fh, &mnt, 0) < 0 ? -errno : 0));
+	fh.bytes = 129;
+	say("handle_bytes 129: %s\n", E(syscall(SYS_name_to_handle_at, AT_FDCWD, "fh_file", &fh, &mnt, 0) < 0 ? -errno : 0));
+	fh.bytes = 0;
+	mnt = -1;
+	long r = syscall(SYS_name_to_handle_at, AT_FDCWD, "fh_file", &fh, &mnt, 0) < 0 ? -errno : 0;
+	say("handle_bytes 0: %s, size needed given: %s, mount id given: %s\n", E(r), yesno(fh.bytes > 0 && fh.bytes <= 128),
+	    yesno(mnt >= 0));
+	fh.bytes = 128;
+	r = syscall(SYS_name_to_handle_at, AT_FDCWD, "fh_file", &fh, &mnt, 0) < 0 ? -errno : 0;
+	unsigned first = fh.bytes;
+	int type = fh.type;
+	say("handle: %s, bytes > 0: %s\n", E(r), yesno(fh.bytes > 0));
+	fh.bytes = 128;
+	r = syscall(SYS_name_to_handle_at, AT_FDCWD, ".", &fh, &mnt, 0) < 0 ? -errno : 0;
+	say("handle of the cwd: %s\n", E(r));
+	fh.bytes = 128;
+	int dfd = open(".", O_RDONLY | O_DIRECTORY);
+	r = syscall(SYS_name_to_handle_at, dfd, "", &fh, &mnt, AT_EMPTY_PATH) < 0 ? -errno : 0;
+	say("AT_EMPTY_PATH on a dir fd: %s\n", E(r));
+	fh.bytes = first;
+	fh.type = type;
+	r = syscall(SYS_open_by_handle_at, dfd, &fh, O_RDONLY) < 0 ? -errno : 0;
+	say("open_by_handle_at: %s\n", E(r));
+	unlink("fh_file");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	drop_caps();
+	if (argc >= 2 && !strcmp(argv[1], "fhandle"))
+		return fhandles();
+	if (argc >= 2 && !strcmp(argv[1], "chroot"))
+		return chroots();
+	if (argc >= 2 && !strcmp(argv[1], "random"))
+		return randoms();
 	if (argc < 2)
 		return 2;
 	if (!strcmp(argv[1], "affinity"))

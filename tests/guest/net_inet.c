@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <net/if.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -554,6 +555,31 @@ static int mode_ioctl(void)
 	n = -1;
 	r = ioctl(u, FIONREAD, &n);
 	say("UDP FIONREAD, 2 datagrams: %s value %d (the first one's size)\n", rs(r), n);
+
+	n = -1;
+	r = ioctl(s, SIOCATMARK, &n);
+	say("SIOCATMARK on TCP: %s value %d\n", rs(r), n);
+	say("SIOCATMARK on TCP, NULL: %s\n", rs(ioctl(s, SIOCATMARK, NULL)));
+	say("SIOCATMARK on UDP: %s\n", rs(ioctl(u, SIOCATMARK, &n)));
+	struct ifconf ifc = { .ifc_len = 0, .ifc_buf = NULL };
+	r = ioctl(u, SIOCGIFCONF, &ifc);
+	say("SIOCGIFCONF length query: %s, whole ifreqs: %s\n", rs(r),
+	    yesno(ifc.ifc_len >= (int)sizeof(struct ifreq) && ifc.ifc_len % (int)sizeof(struct ifreq) == 0));
+	struct ifreq reqs[64];
+	ifc = (struct ifconf){ .ifc_len = sizeof(reqs), .ifc_req = reqs };
+	r = ioctl(u, SIOCGIFCONF, &ifc);
+	int lo = 0;
+	for (int i = 0; r == 0 && i < ifc.ifc_len / (int)sizeof(struct ifreq); i++)
+		lo |= !strcmp(reqs[i].ifr_name, "lo") &&
+		      ((struct sockaddr_in *)&reqs[i].ifr_addr)->sin_addr.s_addr == htonl(INADDR_LOOPBACK);
+	say("SIOCGIFCONF: %s, lo 127.0.0.1 listed: %s, buffer pointer kept: %s\n", rs(r), yesno(lo),
+	    yesno(ifc.ifc_req == reqs));
+	ifc = (struct ifconf){ .ifc_len = sizeof(struct ifreq), .ifc_req = reqs };
+	r = ioctl(u, SIOCGIFCONF, &ifc);
+	say("SIOCGIFCONF room for one: %s, length %d\n", rs(r), ifc.ifc_len);
+	ifc = (struct ifconf){ .ifc_len = sizeof(reqs), .ifc_buf = (char *)8 };
+	say("SIOCGIFCONF bad buffer: %s\n", rs(ioctl(u, SIOCGIFCONF, &ifc)));
+	say("SIOCGIFCONF bad ifconf: %s\n", rs(ioctl(u, SIOCGIFCONF, (void *)8)));
 	return 0;
 }
 

@@ -134,6 +134,23 @@ static int mode_errors(void)
 	say("FUTEX_WAIT(bad timeout pointer) = %s\n", res(r, errno));
 	r = futex_op2(&words[0], FUTEX_CMP_REQUEUE, 1, -1, &words[1], 0);
 	say("FUTEX_CMP_REQUEUE(nr_requeue=-1) = %s\n", res(r, errno));
+	/* a shared futex's key is its page: unreadable words are EFAULT; a private key is only the address */
+	int *gone = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	munmap(gone, 4096);
+	int *none = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	r = futex_wake(gone, FUTEX_WAKE, 1);
+	say("FUTEX_WAKE(unmapped) = %s\n", res(r, errno));
+	r = futex_wake(none, FUTEX_WAKE, 1);
+	say("FUTEX_WAKE(PROT_NONE) = %s\n", res(r, errno));
+	r = futex_wake(gone, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, 1);
+	say("FUTEX_WAKE_PRIVATE(unmapped) = %s\n", res(r, errno));
+	words[0] = 0;
+	r = futex_op2(&words[0], FUTEX_CMP_REQUEUE, 1, 1, gone, 0);
+	say("FUTEX_CMP_REQUEUE(uaddr2 unmapped) = %s\n", res(r, errno));
+	r = futex_op2(&words[0], FUTEX_CMP_REQUEUE, 1, 1, none, 0);
+	say("FUTEX_CMP_REQUEUE(uaddr2 PROT_NONE) = %s\n", res(r, errno));
+	r = futex_op2(none, FUTEX_REQUEUE, 1, 1, &words[0], 0);
+	say("FUTEX_REQUEUE(uaddr PROT_NONE) = %s\n", res(r, errno));
 	return 0;
 }
 

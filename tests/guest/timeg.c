@@ -46,6 +46,8 @@ int main(void)
 	/* clock_nanosleep returns the error number, it does not set errno */
 	r = syscall(SYS_clock_nanosleep, 12345, 0, &req, NULL);
 	printf("clock_nanosleep bad clock = %ld %s\n", r, errno == EINVAL ? "EINVAL" : "");
+	r = syscall(SYS_clock_nanosleep, CLOCK_THREAD_CPUTIME_ID, 0, &req, NULL);
+	printf("clock_nanosleep THREAD_CPUTIME = %ld %s\n", r, errno == EOPNOTSUPP ? "EOPNOTSUPP" : errno == EINVAL ? "EINVAL" : "");
 
 	/* realtime, gettimeofday and time agree (time() is tick-coarse: it may lag by one second) */
 	r = syscall(SYS_clock_gettime, CLOCK_REALTIME, &rt);

@@ -157,6 +157,28 @@ int main(int argc, char **argv)
 		timer_settime(id, TIMER_ABSTIME, &its, NULL);
 		sigwaitinfo(&s, &si);
 		say("a deadline in the past fires at once: yes\n");
+		/* 10 s in the past with a 1 ms interval: the periods missed are the first signal's overruns */
+		clock_gettime(CLOCK_REALTIME, &its.it_value);
+		its.it_value.tv_sec -= 10;
+		its.it_interval.tv_nsec = 1000000;
+		timer_settime(id, TIMER_ABSTIME, &its, NULL);
+		sigwaitinfo(&s, &si);
+		say("10 s past, 1 ms interval: si_overrun about 10000: %s\n", yesno(si.si_overrun >= 9900 && si.si_overrun < 20000));
+		/* disarmed, and a signal of the 1 ms period that came meanwhile taken, so the next one is the new arming's */
+		struct itimerspec stop = { { 0, 0 }, { 0, 0 } };
+		timer_settime(id, 0, &stop, NULL);
+		struct timespec zero = { 0, 0 };
+		while (sigtimedwait(&s, &si, &zero) == SIGUSR1)
+			;
+		/* 5 s in the past with a 1 ns interval: more than INT_MAX missed, the count saturates */
+		clock_gettime(CLOCK_REALTIME, &its.it_value);
+		its.it_value.tv_sec -= 5;
+		its.it_interval.tv_nsec = 1;
+		timer_settime(id, TIMER_ABSTIME, &its, NULL);
+		sigwaitinfo(&s, &si);
+		struct itimerspec off = { { 0, 0 }, { 0, 0 } };
+		timer_settime(id, 0, &off, NULL);
+		say("5 s past, 1 ns interval: si_overrun is INT_MAX: %s\n", yesno(si.si_overrun == 0x7fffffff));
 		return 0;
 	}
 	if (!strcmp(m, "thread")) {
