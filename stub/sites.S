@@ -24,16 +24,26 @@ stub_syscall_gadget:
 	syscall
 	int3
 
-/* ptrace: clone; the parent stops at int3, the child idles in pause() until seized */
+/*
+ * ptrace: clone; the parent stops at int3, the child idles in pause() until
+ * seized. A child process (fork by the host) is a child of the sentry
+ * (CLONE_PARENT) but no parent-death signal is inherited: it asks for one
+ * first, so it never outlives the sentry before its tracer has it (then
+ * PTRACE_O_EXITKILL does, and the tracer clears this). Harmless in a thread.
+ */
 	.org STUB_OFF_CLONE_GADGET, 0xcc
 stub_clone_gadget:
 	syscall
 	test %rax, %rax
 	jz 1f
 	int3
-1:	mov $34, %eax
+1:	mov $157, %eax				/* prctl(PR_SET_PDEATHSIG, SIGKILL) */
+	mov $1, %edi
+	mov $9, %esi
 	syscall
-	jmp 1b
+2:	mov $34, %eax
+	syscall
+	jmp 2b
 
 /* long stub_sc(long nr, long a0, ..., long a5): the syscall of all the stub's C code */
 	.org STUB_OFF_SC, 0xcc
