@@ -17,6 +17,7 @@
 #include "pvx/kernel.h"
 #include "pvx/log.h"
 #include "pvx/rusage.h"
+#include "pvx/sigframe.h"
 #include "pvx/path.h"
 #include "sentry/platform/platform.h"
 #include "sentry/kernel/task_run.h"
@@ -288,6 +289,9 @@ static long do_fork(struct task *t, unsigned long flags, uint64_t stack, uint64_
 	c->fork_as = fas;
 	if (!fas && (r = mm_fork_prepare(t->mm, false)) < 0)
 		pr_debug("fork: cannot open up unreadable memory: %ld", r);
+	/* A new stub starts with the initial FPU state: the child's thread loads ours (fork_fpu_copy). */
+	if (!fas && t->proc->as->ops->fpu_get && (c->fork_fpu = aligned_alloc(64, K_FPSTATE_MAX)))
+		c->fork_fpu_len = t->proc->as->ops->fpu_get(t->ctx, c->fork_fpu, K_FPSTATE_MAX);
 	t->fork_done = false;
 	t->fork_result = 0;
 	c->fork_parent = t;
@@ -306,6 +310,8 @@ static long do_fork(struct task *t, unsigned long flags, uint64_t stack, uint64_
 			fas->ops->as_release(fas);
 			c->fork_as = NULL;
 		}
+		free(c->fork_fpu);
+		c->fork_fpu = NULL;
 		if (!fas && mm_fork_prepare(t->mm, true) < 0)
 			pr_warn("fork: could not restore protections in the parent");
 		process_unclone(c);

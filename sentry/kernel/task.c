@@ -166,7 +166,13 @@ void *task_thread(void *arg)
 			}
 			if (!r)
 				r = mm_copy(t->mm, parent->mm);
+			/* The parent's FPU state (a forked stub has it from the host). */
+			if (!r && t->fork_fpu && t->fork_fpu_len > 0 &&
+			    t->proc->as->ops->fpu_set(t->ctx, t->fork_fpu, (size_t)t->fork_fpu_len) < 0)
+				pr_debug("fork: the child's FPU state could not be set");
 		}
+		free(t->fork_fpu);
+		t->fork_fpu = NULL;
 		/* schedule_tail(): the child's tid is in its memory before it runs (glibc caches it there). */
 		if (!r && t->set_child_tid && copy_to_guest(t->mm, t->set_child_tid, &t->tid, sizeof(int32_t)))
 			pr_debug("clone: bad child_tid pointer");
