@@ -151,6 +151,8 @@ long mm_fork(struct mm *child, struct mm *parent, struct addr_space **out)
 	if (!ops->as_fork || !mm_fork_by_host())
 		return 1;
 	long r = ops->as_fork(parent->as, &as);
+	if (r == -ESRCH)
+		return r;	/* the parent's stub is gone (killed): nothing to copy from either */
 	if (r < 0) {
 		pr_debug("fork: the host fork of stub %d failed (%s): copying", parent->as->pid, strerror((int)-r));
 		return 1;
