@@ -140,7 +140,14 @@ static long ptrace_as_new(struct addr_space **out)
 		pr_err("stub image has no syscall gadget at %#lx", STUB_SYSCALL_GADGET);
 		goto fail;
 	}
-	char clone_gadget[5];
+	char clone_gadget[5], fork_gadget[5];
+	struct iovec fl = { fork_gadget, sizeof(fork_gadget) };
+	struct iovec fr = { (void *)STUB_FORK_GADGET, sizeof(fork_gadget) };
+	if (process_vm_readv(pid, &fl, 1, &fr, 1, 0) != sizeof(fork_gadget) ||
+	    memcmp(fork_gadget, STUB_CLONE_GADGET_BYTES, sizeof(fork_gadget))) {
+		pr_err("stub image has no fork gadget at %#lx", STUB_FORK_GADGET);
+		goto fail;
+	}
 	struct iovec cl = { clone_gadget, sizeof(clone_gadget) };
 	struct iovec cr = { (void *)STUB_CLONE_GADGET, sizeof(clone_gadget) };
 	if (process_vm_readv(pid, &cl, 1, &cr, 1, 0) != sizeof(clone_gadget) ||
@@ -169,7 +176,7 @@ fail:
 
 /*
  * fork(2) by the host: the calling thread's stub thread runs
- * clone(CLONE_PARENT | SIGCHLD) at the clone gadget. The child (a child of
+ * clone(CLONE_PARENT | SIGCHLD) at the fork gadget. The child (a child of
  * the sentry, so ours to wait for) has the parent's memory copy-on-write
  * and idles in pause() until the child's sentry thread seizes it
  * (ctx_start); it gets its registers from the sentry at its first run.
@@ -189,7 +196,7 @@ static long ptrace_as_fork(struct addr_space *parent, struct addr_space **out)
 		free(first);
 		return -ENOMEM;
 	}
-	long pid = gadget_syscall(to_pctx(c), STUB_CLONE_GADGET, SYS_clone, a);
+	long pid = gadget_syscall(to_pctx(c), STUB_FORK_GADGET, SYS_clone, a);
 	if (pid <= 0) {
 		free(pas);
 		free(first);
@@ -326,11 +333,16 @@ static long ptrace_ctx_start(struct platform_ctx *ctx)
 		if (ptrace(PTRACE_CONT, tid, 0, 0) < 0)
 			return neg_errno();
 	}
-	/* A forked stub: from now on it dies with its tracer (EXITKILL), not with the sentry thread that made its parent. */
+	/*
+	 * A forked stub (sites.S, stub_fork_gadget): from now on it dies with
+	 * its tracer (EXITKILL), not with the sentry thread that made its
+	 * parent, nor by its alarm.
+	 */
 	if (ctx->first) {
-		const long a[6] = { PR_SET_PDEATHSIG, 0 };
+		const long a[6] = { PR_SET_PDEATHSIG, 0 }, none[6] = { 0 };
 		ctx->as->creator = pthread_self();
-		return gadget_syscall(to_pctx(ctx), STUB_SYSCALL_GADGET, SYS_prctl, a);
+		long r = gadget_syscall(to_pctx(ctx), STUB_SYSCALL_GADGET, SYS_prctl, a);
+		return r < 0 ? r : gadget_syscall(to_pctx(ctx), STUB_SYSCALL_GADGET, SYS_alarm, none) < 0 ? -EIO : 0;
 	}
 	return 0;
 }
