@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fork(2) for address spaces: the child's stub gets every VMA of the
+ * fork(2) for address spaces, two ways. Where the platform can (as_fork),
+ * the parent's stub forks itself and the host shares every private page
+ * copy-on-write, as Linux's dup_mmap() does; the child's mm only records
+ * the VMAs (mm_inherit). Otherwise (PVX_FORK=copy, or the host fork
+ * failed) the copy below: the child's stub gets every VMA of the
  * parent, and the pages the parent has touched are copied into it. Shared
  * mappings (files and shared anonymous memory, which is a memfd) are mapped
  * again, so they stay shared; private memory becomes a copy, which is what
@@ -10,6 +14,7 @@
  */
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -96,6 +101,74 @@ static long copy_vma(struct mm *child, struct mm *parent, int pagemap, const str
 	return r < 0 ? r : 0;
 }
 
+/* The brk, stack and environment bounds the child has as the parent does. */
+static void copy_bounds(struct mm *child, const struct mm *parent)
+{
+	child->brk_start = parent->brk_start;
+	child->brk_cur = parent->brk_cur;
+	child->mmap_base = parent->mmap_base;
+	child->stack_top = parent->stack_top;
+	child->env_start = parent->env_start;
+	child->env_end = parent->env_end;
+}
+
+bool mm_fork_by_host(void)
+{
+	static int mode = -1;
+
+	if (mode < 0) {
+		const char *env = getenv("PVX_FORK");
+		mode = !(env && !strcmp(env, "copy"));
+	}
+	return mode;
+}
+
+long mm_inherit(struct mm *child, struct mm *parent)
+{
+	copy_bounds(child, parent);
+	vma_for_each(v, &parent->vmas) {
+		uint64_t charge = vma_charge(v->prot, v->flags, v->file, v->end - v->start);
+		long r = mm_charge(charge);	/* the child's pages are its own commitment, as dup_mmap() charges */
+		if (r)
+			return r;
+		/* "Memory locks are not inherited by a child" */
+		r = vma_insert(&child->vmas, v->start, v->end, v->prot, v->flags & ~(VMA_LOCKED | VMA_LOCKONFAULT),
+			       v->file, v->off);
+		if (r < 0) {
+			mm_uncharge(charge);
+			return r;
+		}
+	}
+	return 0;
+}
+
+long mm_fork(struct mm *child, struct mm *parent, struct addr_space **out)
+{
+	struct addr_space *as = NULL;
+	const struct platform_ops *ops = parent->as->ops;
+
+	*out = NULL;
+	if (!ops->as_fork || !mm_fork_by_host())
+		return 1;
+	long r = ops->as_fork(parent->as, &as);
+	if (r == -ESRCH)
+		return r;	/* the parent's stub is gone (killed): nothing to copy from either */
+	if (r < 0) {
+		pr_debug("fork: the host fork of stub %d failed (%s): copying", parent->as->pid, strerror((int)-r));
+		return 1;
+	}
+	r = mm_init(child, as);
+	if (!r)
+		r = mm_inherit(child, parent);
+	if (r < 0) {
+		mm_release(child);
+		ops->as_release(as);
+		return r;
+	}
+	*out = as;
+	return 0;
+}
+
 long mm_copy(struct mm *child, struct mm *parent)
 {
 	char path[64];
@@ -106,12 +179,7 @@ long mm_copy(struct mm *child, struct mm *parent)
 		pr_warn("fork: the new stub's vDSO is at %#lx, the parent's at %#lx", child->as->vdso, parent->as->vdso);
 		return -ENOMEM;
 	}
-	child->brk_start = parent->brk_start;
-	child->brk_cur = parent->brk_cur;
-	child->mmap_base = parent->mmap_base;
-	child->stack_top = parent->stack_top;
-	child->env_start = parent->env_start;
-	child->env_end = parent->env_end;
+	copy_bounds(child, parent);
 	snprintf(path, sizeof(path), "/proc/%d/pagemap", parent->as->pid);
 	int pagemap = open_privileged(path, O_RDONLY | O_CLOEXEC);	/* 0400 root: not nobody's */
 	for (const struct vma *v = vma_first(&parent->vmas); v && !r; v = vma_next(&parent->vmas, v))

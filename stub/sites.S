@@ -137,4 +137,30 @@ k_child:
 	mov $STUB_EXIT_THREAD_FILTER, %edi
 	jmp stub_site_generic
 
+/*
+ * ptrace: fork of the stub by the host (clone(CLONE_PARENT | SIGCHLD)); the
+ * parent stops at int3, the child idles in pause() until its sentry thread
+ * seizes it. The child inherits no parent-death signal: it asks for one
+ * first, so it never outlives the sentry before its tracer has it (then
+ * PTRACE_O_EXITKILL does). And an alarm: a child whose parent was killed
+ * between the clone and the int3 is one the sentry never heard of, and
+ * goes by itself. The tracer clears both (ptrace.c).
+ */
+	.org STUB_OFF_FORK_GADGET, 0xcc
+stub_fork_gadget:
+	syscall
+	test %rax, %rax
+	jz 1f
+	int3
+1:	mov $157, %eax				/* prctl(PR_SET_PDEATHSIG, SIGKILL) */
+	mov $1, %edi
+	mov $9, %esi
+	syscall
+	mov $37, %eax				/* alarm(STUB_FORK_SEIZE_S) */
+	mov $STUB_FORK_SEIZE_S, %edi
+	syscall
+2:	mov $34, %eax
+	syscall
+	jmp 2b
+
 	.section .note.GNU-stack,"",@progbits

@@ -17,6 +17,7 @@
 #include "pvx/kernel.h"
 #include "pvx/log.h"
 #include "pvx/rusage.h"
+#include "pvx/sigframe.h"
 #include "pvx/path.h"
 #include "pvx/ptrace.h"
 #include "sentry/platform/platform.h"
@@ -282,9 +283,24 @@ static long do_fork(struct task *t, unsigned long flags, uint64_t stack, uint64_
 		return pidfd;
 	}
 
-	/* The child's thread builds its stub and copies our memory while we sleep. */
-	if ((r = mm_fork_prepare(t->mm, false)) < 0)
+	/*
+	 * Our stub forks itself, here, so the child's memory is our memory of
+	 * now (mm_fork); or else the child's thread builds its stub and copies
+	 * our memory while we sleep.
+	 */
+	struct addr_space *fas = NULL;
+	if ((r = mm_fork(c->mm, t->mm, &fas)) < 0) {
+		process_unclone(c);
+		if (flags & CLONE_PIDFD)
+			(void)!fd_close(t->files, (int)pidfd);
+		return r;
+	}
+	c->fork_as = fas;
+	if (!fas && (r = mm_fork_prepare(t->mm, false)) < 0)
 		pr_debug("fork: cannot open up unreadable memory: %ld", r);
+	/* A new stub starts with the initial FPU state: the child's thread loads ours (fork_fpu_copy). */
+	if (!fas && t->proc->as->ops->fpu_get && (c->fork_fpu = aligned_alloc(64, K_FPSTATE_MAX)))
+		c->fork_fpu_len = t->proc->as->ops->fpu_get(t->ctx, c->fork_fpu, K_FPSTATE_MAX);
 	t->fork_done = false;
 	t->fork_result = 0;
 	c->fork_parent = t;
@@ -300,7 +316,13 @@ static long do_fork(struct task *t, unsigned long flags, uint64_t stack, uint64_
 	r = task_start(c, task_thread);
 	if (r < 0) {
 		t->in_vfork = 0;
-		if (mm_fork_prepare(t->mm, true) < 0)
+		if (fas) {	/* its VMAs go with its mm (process_unclone) */
+			fas->ops->as_release(fas);
+			c->fork_as = NULL;
+		}
+		free(c->fork_fpu);
+		c->fork_fpu = NULL;
+		if (!fas && mm_fork_prepare(t->mm, true) < 0)
 			pr_warn("fork: could not restore protections in the parent");
 		process_unclone(c);
 		if (flags & CLONE_PIDFD)
@@ -309,7 +331,7 @@ static long do_fork(struct task *t, unsigned long flags, uint64_t stack, uint64_
 	}
 	while (!t->fork_done)
 		sentry_wait_busy();
-	if (mm_fork_prepare(t->mm, true) < 0)
+	if (!fas && mm_fork_prepare(t->mm, true) < 0)
 		pr_warn("fork: could not restore protections in the parent");
 	if (t->fork_result < 0) {
 		pr_warn("fork: setting up the child failed: %s", strerror((int)-t->fork_result));

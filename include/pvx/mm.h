@@ -158,6 +158,20 @@ long mm_remap_file_pages(struct mm *mm, uint64_t start, uint64_t size, uint64_t 
 void mm_populate(struct mm *mm, uint64_t start, uint64_t end);
 /* Bytes of locked VMAs (VmLck). */
 uint64_t mm_locked_bytes(const struct mm *mm);
+/*
+ * fork(2) by the host (platform as_fork): the child's stub has parent's
+ * memory already; record parent's VMAs in child (a fresh mm) and charge them.
+ */
+long mm_inherit(struct mm *child, struct mm *parent) __must_check;
+/*
+ * fork(2) by the host where the platform can: parent's stub forks itself
+ * (called by the forking thread) and child (a fresh mm) records its VMAs.
+ * 0 and the child's stub in *as (its first context for the child's thread
+ * to ctx_start), 1 when it is not done so (mm_copy is the way), or -errno.
+ */
+long mm_fork(struct mm *child, struct mm *parent, struct addr_space **as) __must_check;
+/* Is fork done by the host where the platform can (not PVX_FORK=copy)? */
+bool mm_fork_by_host(void);
 /* fork(2): give child (a fresh mm) a copy of parent's memory (mm/fork.c). */
 long mm_copy(struct mm *child, struct mm *parent) __must_check;
 /* Make parent's private memory readable for mm_copy (undo = false), and back (true). */

@@ -35,6 +35,9 @@ _Static_assert(STUB_BASE_ADDR == PVX_STUB_BASE, "stub_layout.h and guest_layout.
 #define STUB_CLONE_GADGET ((uint64_t)STUB_TEXT_ADDR + STUB_OFF_CLONE_GADGET)
 #define STUB_CLONE_GADGET_BYTES "\x0f\x05\x48\x85\xc0"
 
+/* "syscall; test rax; jz; int3; ..." (ptrace): a fork whose child waits for its tracer (sites.S). */
+#define STUB_FORK_GADGET ((uint64_t)STUB_TEXT_ADDR + STUB_OFF_FORK_GADGET)
+
 /* The seccomp stub's syscall instructions ("sites"): a syscall made there reports this instruction_pointer. */
 #define STUB_SITE_IP(off) ((uint64_t)STUB_TEXT_ADDR + (off) + 2)
 

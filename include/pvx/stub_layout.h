@@ -28,6 +28,8 @@
 #define STUB_OFF_SITE_CLONE 0x120	/* K: clone of a stub thread */
 #define STUB_OFF_SITE_REPORT 0x160	/* K: write(2) of its result to the sentry */
 #define STUB_OFF_SITE_SECCOMP 0x1a0	/* a new thread: the filter that denies it K's sites */
+#define STUB_OFF_FORK_GADGET 0x200	/* ptrace: a fork of the stub; the child waits in pause() */
+#define STUB_FORK_SEIZE_S 60		/* ... and exits (SIGALRM) unless its tracer has it by then */
 
 /* The control page: written by the sentry only, mapped read-only (and sealed) in the stub. */
 #define STUB_CTL_ADDR (STUB_BASE_ADDR + 0x80000)

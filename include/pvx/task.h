@@ -196,6 +196,9 @@ struct task {
 	pid_t host_tid;			/* its host tid: vmexec runs guest code on it */
 	struct guest_usage usage_exec;	/* what this thread ran in stubs it left by execve */
 	struct task *fork_parent;	/* set while the child copies the parent's memory */
+	struct addr_space *fork_as;	/* fork by the host: the stub the parent's forked, for the child to start */
+	void *fork_fpu;			/* fork by copying: the parent's FPU state for the child's new stub */
+	long fork_fpu_len;
 	long fork_result;		/* set by the forked child for its parent: 0 or -errno */
 	bool fork_done;			/* ... and set when the child is done copying */
 	int in_vfork;			/* sleeping in vfork until this child (pid) execs or exits; 0: not */

@@ -10,7 +10,8 @@
  * A stub dies with the sentry thread that made it (stub_exec's parent-death
  * signal, and ptrace's PTRACE_O_EXITKILL for its main thread): that thread
  * stays, once its task is done, until no process runs in the stub any more
- * (mm_linger).
+ * (mm_linger); so does the thread that made a stub whose fork by the host
+ * (platform as_fork) still runs, as the forked stub is that thread's child too.
  */
 #include <signal.h>
 #include <stdlib.h>
@@ -99,12 +100,19 @@ struct mm *mm_exited(void)
 	return &exited_mm;
 }
 
-/* Does a process still run in a stub the calling thread made (its first context)? */
+/*
+ * Does a process still run in a stub that dies with the calling thread:
+ * one it made (its first context), or one forked by the host from such a
+ * stub (a child of this thread too)?
+ */
 static bool holds_stub(void)
 {
+	pthread_t me = pthread_self();
+
 	for (struct task *o = task_next(NULL); o; o = task_next(o)) {
-		struct platform_ctx *c = o->proc ? ctx_self(o->proc->as) : NULL;
-		if (c && c->first)
+		struct addr_space *as = o->proc ? o->proc->as : NULL;
+		struct platform_ctx *c = ctx_self(as);
+		if ((c && c->first) || (as && pthread_equal(as->creator, me)))
 			return true;
 	}
 	return false;

@@ -171,13 +171,28 @@ void *task_thread(void *arg)
 	} else if (t->fork_parent) {
 		/* fork: the parent sleeps in do_fork until fork_done; see syscalls/sys_process.c. */
 		struct task *parent = t->fork_parent;
-		long r = sandbox.platform->as_new(&t->proc->as);
-		if (!r) {
-			t->ctx = t->proc->as->ctxs;	/* the first context, ours */
-			r = mm_init(t->mm, t->proc->as);
+		long r;
+		if (t->fork_as) {
+			/* The parent's stub forked itself (mm_fork): its first context becomes ours. */
+			t->proc->as = t->fork_as;
+			t->fork_as = NULL;
+			t->ctx = t->proc->as->ctxs;
+			r = t->proc->as->ops->ctx_start(t->ctx);
+		} else {
+			r = sandbox.platform->as_new(&t->proc->as);
+			if (!r) {
+				t->ctx = t->proc->as->ctxs;	/* the first context, ours */
+				r = mm_init(t->mm, t->proc->as);
+			}
+			if (!r)
+				r = mm_copy(t->mm, parent->mm);
+			/* The parent's FPU state (a forked stub has it from the host). */
+			if (!r && t->fork_fpu && t->fork_fpu_len > 0 &&
+			    t->proc->as->ops->fpu_set(t->ctx, t->fork_fpu, (size_t)t->fork_fpu_len) < 0)
+				pr_debug("fork: the child's FPU state could not be set");
 		}
-		if (!r)
-			r = mm_copy(t->mm, parent->mm);
+		free(t->fork_fpu);
+		t->fork_fpu = NULL;
 		/* schedule_tail(): the child's tid is in its memory before it runs (glibc caches it there). */
 		if (!r && t->set_child_tid && copy_to_guest(t->mm, t->set_child_tid, &t->tid, sizeof(int32_t)))
 			pr_debug("clone: bad child_tid pointer");

@@ -33,6 +33,14 @@ struct platform_ops {
 	 * first context owned by the calling thread.
 	 */
 	long (*as_new)(struct addr_space **out);
+	/*
+	 * fork(2) by the host (NULL: the platform cannot): the stub of parent
+	 * forks itself, so the child's private memory is the parent's,
+	 * copy-on-write, and its shared mappings stay shared; nothing is
+	 * copied. Run by the calling thread's context in parent. The child's
+	 * first context is not owned: its own sentry thread calls ctx_start.
+	 */
+	long (*as_fork)(struct addr_space *parent, struct addr_space **out);
 	/* Kill the stub and free the address space and its contexts. */
 	void (*as_release)(struct addr_space *as);
 	/*
@@ -83,6 +91,12 @@ struct addr_space {
 	const struct platform_ops *ops;
 	pid_t pid;	/* the stub process: process_vm_readv/writev target */
 	uint64_t vdso;	/* the stub's host vDSO, mapped above the guest range for it to call; 0: none */
+	/*
+	 * The sentry thread whose exit kills the stub (its parent-death
+	 * signal): the thread that spawned it, or for a stub forked by
+	 * another stub, that stub's. It stays until the stub is gone (mm_linger).
+	 */
+	pthread_t creator;
 	struct platform_ctx *ctxs;	/* its contexts (changed under the sentry lock) */
 };
 

@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
@@ -104,6 +105,7 @@ static long ptrace_as_new(struct addr_space **out)
 		return -ENOMEM;
 	}
 	pas->as.ops = &platform_ptrace;
+	pas->as.creator = pthread_self();
 	pas->sentry_pidfd = -1;
 	first->ctx.first = true;
 	ctx_link(&pas->as, &first->ctx, true);
@@ -138,7 +140,14 @@ static long ptrace_as_new(struct addr_space **out)
 		pr_err("stub image has no syscall gadget at %#lx", STUB_SYSCALL_GADGET);
 		goto fail;
 	}
-	char clone_gadget[5];
+	char clone_gadget[5], fork_gadget[5];
+	struct iovec fl = { fork_gadget, sizeof(fork_gadget) };
+	struct iovec fr = { (void *)STUB_FORK_GADGET, sizeof(fork_gadget) };
+	if (process_vm_readv(pid, &fl, 1, &fr, 1, 0) != sizeof(fork_gadget) ||
+	    memcmp(fork_gadget, STUB_CLONE_GADGET_BYTES, sizeof(fork_gadget))) {
+		pr_err("stub image has no fork gadget at %#lx", STUB_FORK_GADGET);
+		goto fail;
+	}
 	struct iovec cl = { clone_gadget, sizeof(clone_gadget) };
 	struct iovec cr = { (void *)STUB_CLONE_GADGET, sizeof(clone_gadget) };
 	if (process_vm_readv(pid, &cl, 1, &cr, 1, 0) != sizeof(clone_gadget) ||
@@ -163,6 +172,47 @@ fail:
 	free(pas);
 	free(first);
 	return -ECHILD;
+}
+
+/*
+ * fork(2) by the host: the calling thread's stub thread runs
+ * clone(CLONE_PARENT | SIGCHLD) at the fork gadget. The child (a child of
+ * the sentry, so ours to wait for) has the parent's memory copy-on-write
+ * and idles in pause() until the child's sentry thread seizes it
+ * (ctx_start); it gets its registers from the sentry at its first run.
+ */
+static long ptrace_as_fork(struct addr_space *parent, struct addr_space **out)
+{
+	struct ptrace_as *pp = to_pas(parent);
+	struct platform_ctx *c = ctx_self(parent);
+	const long a[6] = { CLONE_PARENT | SIGCHLD, 0 };
+
+	if (!c)
+		return -ESRCH;
+	struct ptrace_as *pas = calloc(1, sizeof(*pas));
+	struct ptrace_ctx *first = calloc(1, sizeof(*first));
+	if (!pas || !first) {
+		free(pas);
+		free(first);
+		return -ENOMEM;
+	}
+	long pid = gadget_syscall(to_pctx(c), STUB_FORK_GADGET, SYS_clone, a);
+	if (pid <= 0) {
+		free(pas);
+		free(first);
+		return pid < 0 ? pid : -EIO;
+	}
+	stub_register((pid_t)pid);
+	pas->as.ops = &platform_ptrace;
+	pas->as.pid = (pid_t)pid;
+	pas->as.vdso = parent->vdso;
+	pas->tmpl = pp->tmpl;
+	pas->sentry_pidfd = pp->sentry_pidfd;	/* the fd table is a copy: the same number */
+	first->ctx.first = true;
+	first->ctx.tid = (pid_t)pid;
+	ctx_link(&pas->as, &first->ctx, false);	/* the child's thread owns it from ctx_start */
+	*out = &pas->as;
+	return 0;
 }
 
 static void ptrace_as_release(struct addr_space *as)
@@ -274,13 +324,27 @@ static long ptrace_ctx_start(struct platform_ctx *ctx)
 	}
 	for (;;) {
 		long sig = wait_stop(tid);
-		if (sig <= 0)
+		if (sig < 0)
 			return sig;
+		if (sig == 0)
+			break;
 		/* A signal that reached the idle thread first: keep it for the guest. */
 		to_pctx(ctx)->pending_sig = (int)sig;
 		if (ptrace(PTRACE_CONT, tid, 0, 0) < 0)
 			return neg_errno();
 	}
+	/*
+	 * A forked stub (sites.S, stub_fork_gadget): from now on it dies with
+	 * its tracer (EXITKILL), not with the sentry thread that made its
+	 * parent, nor by its alarm.
+	 */
+	if (ctx->first) {
+		const long a[6] = { PR_SET_PDEATHSIG, 0 }, none[6] = { 0 };
+		ctx->as->creator = pthread_self();
+		long r = gadget_syscall(to_pctx(ctx), STUB_SYSCALL_GADGET, SYS_prctl, a);
+		return r < 0 ? r : gadget_syscall(to_pctx(ctx), STUB_SYSCALL_GADGET, SYS_alarm, none) < 0 ? -EIO : 0;
+	}
+	return 0;
 }
 
 /*
@@ -431,6 +495,7 @@ const struct platform_ops platform_ptrace = {
 	.name = "ptrace",
 	.probe = ptrace_probe,
 	.as_new = ptrace_as_new,
+	.as_fork = ptrace_as_fork,
 	.as_release = ptrace_as_release,
 	.ctx_new = ptrace_ctx_new,
 	.ctx_start = ptrace_ctx_start,

@@ -178,6 +178,7 @@ static long seccomp_as_new(struct addr_space **out)
 		return -ENOMEM;
 	}
 	sas->as.ops = &platform_seccomp;
+	sas->as.creator = pthread_self();
 	sas->as.pid = -1;
 	sas->sock = sas->taskdir = -1;
 	first->ctx.first = true;

@@ -166,6 +166,7 @@ static long vmexec_as_new(struct addr_space **out)
 		return -ENOMEM;
 	}
 	as->ops = &platform_vmexec;
+	as->creator = pthread_self();
 	first->ctx.first = true;
 	ctx_link(as, &first->ctx, true);
 	pid_t pid = fork();
