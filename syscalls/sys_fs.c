@@ -24,6 +24,12 @@ long sys_openat(struct task *t, const long a[6])
 
 	if (hfd < 0)
 		return hfd;
+	/* do_dentry_open's break_lease: the holders of leases it conflicts with are told, and it waits */
+	long r = lease_break(t, (int)hfd, flags);
+	if (r < 0) {
+		close((int)hfd);
+		return r;
+	}
 	struct file *f = file_new((int)hfd, flags & ~O_CLOEXEC, kind);
 	if (!f) {
 		close((int)hfd);
