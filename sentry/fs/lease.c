@@ -148,8 +148,13 @@ long lease_set(struct task *t, struct file *f, int fd, int arg)
 	if (sandbox.uid != 0 && st.st_uid != sandbox.uid)
 		return -EACCES;
 	if (arg == F_UNLCK) {
-		if (l)
-			lease_free(l);
+		if (!l)
+			return -EAGAIN;	/* generic_delete_lease found none */
+		/* lease_modify: f_delown, and the signal back to SIGIO */
+		f->owner_id = 0;
+		f->owner_type = F_OWNER_TID;
+		f->signum = 0;
+		lease_free(l);
 		return 0;
 	}
 	if ((r = conflicting_open(f, &st, arg)) < 0)
