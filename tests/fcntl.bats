@@ -56,11 +56,12 @@ setup() {
 	grep -qx "F_GETLEASE after 3 s: F_WRLCK" out
 }
 
-@test "fd errnos: dup3(fd, fd) EINVAL first, O_PATH fds EBADF (ioctl, f*xattr, fcntl), ESPIPE before EBADF" {
+@test "fd errnos: dup3(fd, fd) EINVAL first, O_PATH fds EBADF (ioctl, f*xattr, fcntl), ESPIPE before EBADF; F_GETLK" {
 	echo data > f
 	chmod 644 f
 	compare_flavours 0 fd_errnos f
 	has "dup3(closed, closed, 0): -1 EINVAL" "ioctl FIOCLEX on O_PATH: -1 EBADF" \
 		"fgetxattr on O_PATH, bad name: -1 EBADF" "fcntl F_GETSIG on O_PATH: -1 EBADF" \
-		"pwritev2 on a pipe's read end: -1 ESPIPE" "pwritev2 at -1 on a pipe's read end: -1 EBADF"
+		"pwritev2 on a pipe's read end: -1 ESPIPE" "pwritev2 at -1 on a pipe's read end: -1 EBADF" \
+		"F_GETLK wrote only l_type: type F_UNLCK, whence 1, pid 12345"
 }

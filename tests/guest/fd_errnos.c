@@ -63,5 +63,9 @@ int main(int argc, char **argv)
 	SHOW("pwritev on a pipe's read end", pwritev(p[0], &iov, 1, 0));
 	SHOW("pwritev2 at -1 on a pipe's read end", pwritev2(p[0], &iov, 1, -1, 0));
 	SHOW("preadv on O_PATH", preadv(path, &iov, 1, 0));
+	struct flock fl = { .l_type = F_RDLCK, .l_whence = SEEK_CUR, .l_start = 0, .l_len = 0, .l_pid = 12345 };
+	SHOW("F_GETLK, nothing in the way", fcntl(fd, F_GETLK, &fl));
+	printf("F_GETLK wrote only l_type: type %s, whence %d, pid %d\n", fl.l_type == F_UNLCK ? "F_UNLCK" : "?",
+	       fl.l_whence, fl.l_pid);
 	return 0;
 }
