@@ -32,6 +32,7 @@
 #include <unistd.h>
 #include <utime.h>
 
+#include "pvx/exec.h"
 #include "pvx/path.h"
 #include "pvx/policy.h"
 #include "pvx/cred.h"
@@ -530,6 +531,8 @@ long sys_truncate(struct task *t, const long a[6])
 		return -EROFS;
 	if (a[1] > st.st_size && (r = cred_fsize_check(t, (uint64_t)a[1] - 1, NULL)) < 0)
 		return r;	/* inode_newsize_ok(): growing past RLIMIT_FSIZE */
+	if (exec_running(hfd))
+		return -ETXTBSY;	/* vfs_truncate's get_write_access */
 	if ((r = lease_break(t, hfd, O_WRONLY)) < 0)
 		return r;	/* vfs_truncate: break_lease(inode, O_WRONLY) */
 	proc_fd_path(proc, sizeof(proc), hfd);

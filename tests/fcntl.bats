@@ -65,3 +65,11 @@ setup() {
 		"pwritev2 on a pipe's read end: -1 ESPIPE" "pwritev2 at -1 on a pipe's read end: -1 EBADF" \
 		"F_GETLK wrote only l_type: type F_UNLCK, whence 1, pid 12345"
 }
+
+@test "ETXTBSY: a program a guest runs is not opened for writing, truncated or creat'ed; one open for writing is not run" {
+	PVX_OPTS=(--rw)
+	compare_flavours 0 txtbsy
+	has "open O_WRONLY while it runs: ETXTBSY" "open O_RDONLY|O_TRUNC while it runs: ETXTBSY" \
+		"creat while it runs: ETXTBSY" "truncate while it runs: ETXTBSY" "still whole: yes" \
+		"child: execve of a program open for writing: ETXTBSY" "execve once closed: ran"
+}
