@@ -10,6 +10,13 @@
 #include <limits.h>
 
 #include "pvx/kernel.h"
+
+#ifndef F_DUPFD_QUERY
+#define F_DUPFD_QUERY 1027	/* Linux 6.10: do two fds refer to one open file description? */
+#endif
+#ifndef F_CREATED_QUERY
+#define F_CREATED_QUERY 1028	/* Linux 6.12: did this fd's open create the file? */
+#endif
 #include "syscalls/syscalls.h"
 
 /* find_vpid(): a guest thread (F_OWNER_TID, F_OWNER_PID) or a process group with that id exists. */
@@ -81,7 +88,7 @@ long sys_fcntl(struct task *t, const long a[6])
 		return -EBADF;
 	/* check_fcntl_cmd(): an O_PATH fd has only these */
 	if ((f->flags & O_PATH) && cmd != F_DUPFD && cmd != F_DUPFD_CLOEXEC && cmd != F_GETFD && cmd != F_SETFD &&
-	    cmd != F_GETFL)
+	    cmd != F_GETFL && cmd != F_DUPFD_QUERY && cmd != F_CREATED_QUERY)
 		return -EBADF;
 	switch (cmd) {
 	case F_DUPFD:
@@ -94,6 +101,12 @@ long sys_fcntl(struct task *t, const long a[6])
 		return 0;
 	case F_GETFL:
 		return file_getfl(f);
+	case F_DUPFD_QUERY: {
+		struct file *o = fd_lookup(t->files, (int)a[2]);
+		return o ? o == f : -EBADF;
+	}
+	case F_CREATED_QUERY:
+		return f->created;
 	case F_SETFL:
 		return file_setfl(f, (int)a[2]);
 	case F_GETLK:

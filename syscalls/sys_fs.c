@@ -15,22 +15,30 @@
 #include "syscalls/syscalls.h"
 
 /*
- * An O_TRUNC open is checked on the object before the host's open
- * truncates it: ETXTBSY for a program a guest runs, and the leases on it
+ * An O_CREAT open looks its name up first, to know whether it creates the
+ * file (FMODE_CREATED). An O_TRUNC open is checked on the object before
+ * the host's open truncates it: ETXTBSY for a program a guest runs, and the leases on it
  * broken first (handle_truncate comes after do_dentry_open's break_lease).
  * A name that does not resolve yet is left to the open itself.
  */
-static long open_trunc_check(struct task *t, const long a[6], int flags)
+static long open_trunc_check(struct task *t, const long a[6], int flags, bool *created)
 {
 	char path[PVX_PATH_MAX];
 	cleanup_close int hfd = -1;
 
-	if (!(flags & O_TRUNC) || (flags & O_PATH) || strncpy_from_guest(t->mm, path, (uint64_t)a[1], sizeof(path)) < 0)
+	/* F_CREATED_QUERY's answer: O_EXCL always creates; O_CREAT alone when the name does not resolve yet */
+	*created = (flags & O_CREAT) && (flags & O_EXCL);
+	if (!(flags & (O_TRUNC | O_CREAT)) || (flags & (O_PATH | O_EXCL)) ||
+	    strncpy_from_guest(t->mm, path, (uint64_t)a[1], sizeof(path)) < 0)
 		return 0;
 	long r = path_lookup(t, (int)a[0], path, flags & O_NOFOLLOW ? AT_SYMLINK_NOFOLLOW : 0);
-	if (r < 0)
+	if (r < 0) {
+		*created = r == -ENOENT && (flags & O_CREAT);
 		return 0;
+	}
 	hfd = (int)r;
+	if (!(flags & O_TRUNC))
+		return 0;
 	if (exec_running(hfd))
 		return -ETXTBSY;
 	return lease_break(t, hfd, flags | O_WRONLY);
@@ -40,7 +48,8 @@ static long open_trunc_check(struct task *t, const long a[6], int flags)
 long sys_openat(struct task *t, const long a[6])
 {
 	int flags = (int)a[2];
-	long r = open_trunc_check(t, a, flags);
+	bool created;
+	long r = open_trunc_check(t, a, flags, &created);
 
 	if (r < 0)
 		return r;
@@ -64,6 +73,7 @@ long sys_openat(struct task *t, const long a[6])
 		close((int)hfd);
 		return -ENOMEM;
 	}
+	f->created = created;
 	long fd = fd_install(t->files, f, flags & O_CLOEXEC, 0);
 	file_put(f);
 	return fd;

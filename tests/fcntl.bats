@@ -56,14 +56,17 @@ setup() {
 	grep -qx "F_GETLEASE after 3 s: F_WRLCK" out
 }
 
-@test "fd errnos: dup3(fd, fd) EINVAL first, O_PATH fds EBADF (ioctl, f*xattr, fcntl), ESPIPE before EBADF; F_GETLK" {
+@test "fd errnos: dup3(fd, fd) EINVAL first, O_PATH fds EBADF (ioctl, f*xattr, fcntl), ESPIPE before EBADF; F_GETLK; F_CREATED_QUERY, F_DUPFD_QUERY" {
 	echo data > f
 	chmod 644 f
+	PVX_OPTS=(--rw)
 	compare_flavours 0 fd_errnos f
 	has "dup3(closed, closed, 0): -1 EINVAL" "ioctl FIOCLEX on O_PATH: -1 EBADF" \
 		"fgetxattr on O_PATH, bad name: -1 EBADF" "fcntl F_GETSIG on O_PATH: -1 EBADF" \
 		"pwritev2 on a pipe's read end: -1 ESPIPE" "pwritev2 at -1 on a pipe's read end: -1 EBADF" \
-		"F_GETLK wrote only l_type: type F_UNLCK, whence 1, pid 12345"
+		"F_GETLK wrote only l_type: type F_UNLCK, whence 1, pid 12345" \
+		"F_CREATED_QUERY, O_CREAT of a new name: 1 " "F_CREATED_QUERY, O_CREAT of an existing one: 0 " \
+		"F_DUPFD_QUERY, a dup: 1 " "F_DUPFD_QUERY, a bad fd: -1 EBADF"
 }
 
 @test "ETXTBSY: a program a guest runs is not opened for writing, truncated or creat'ed; one open for writing is not run" {

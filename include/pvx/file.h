@@ -142,6 +142,7 @@ struct file {
 	int owner_type, owner_id;
 	int signum;		/* F_SETSIG: 0 is SIGIO without siginfo */
 	bool leased;		/* holds a lease (sentry/fs/lease.c), dropped when the file goes */
+	bool created;		/* its open created the file (F_CREATED_QUERY) */
 	struct file *all_prev, *all_next;	/* every open file of the sandbox (file_next) */
 };
 

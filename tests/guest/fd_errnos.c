@@ -67,5 +67,17 @@ int main(int argc, char **argv)
 	SHOW("F_GETLK, nothing in the way", fcntl(fd, F_GETLK, &fl));
 	printf("F_GETLK wrote only l_type: type %s, whence %d, pid %d\n", fl.l_type == F_UNLCK ? "F_UNLCK" : "?",
 	       fl.l_whence, fl.l_pid);
+	int c1 = open("created.tmp", O_CREAT | O_RDWR, 0644), c2 = open("created.tmp", O_CREAT | O_RDWR, 0644);
+	int c3 = open("created.tmp", O_RDONLY), c4 = open("created2.tmp", O_CREAT | O_EXCL | O_WRONLY, 0644);
+	SHOW("F_CREATED_QUERY, O_CREAT of a new name", fcntl(c1, 1028 /* F_CREATED_QUERY */, 0));
+	SHOW("F_CREATED_QUERY, O_CREAT of an existing one", fcntl(c2, 1028, 0));
+	SHOW("F_CREATED_QUERY, no O_CREAT", fcntl(c3, 1028, 0));
+	SHOW("F_CREATED_QUERY, O_CREAT|O_EXCL", fcntl(c4, 1028, 0));
+	SHOW("F_CREATED_QUERY of its dup", fcntl(dup(c1), 1028, 0));
+	SHOW("F_DUPFD_QUERY, a dup", fcntl(c1, 1027 /* F_DUPFD_QUERY */, dup(c1)));
+	SHOW("F_DUPFD_QUERY, another open", fcntl(c1, 1027, c2));
+	SHOW("F_DUPFD_QUERY, a bad fd", fcntl(c1, 1027, 900));
+	unlink("created.tmp");
+	unlink("created2.tmp");
 	return 0;
 }
