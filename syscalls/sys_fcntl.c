@@ -108,6 +108,8 @@ long sys_fcntl(struct task *t, const long a[6])
 	case F_CREATED_QUERY:
 		return f->created;
 	case F_SETFL:
+		if ((a[2] & O_ASYNC) && !(f->flags & O_ASYNC))
+			f->async_fd = fd;	/* fasync_helper(fd, ...) */
 		return file_setfl(f, (int)a[2]);
 	case F_GETLK:
 	case F_SETLK:

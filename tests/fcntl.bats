@@ -56,6 +56,15 @@ setup() {
 	grep -qx "F_GETLEASE after 3 s: F_WRLCK" out
 }
 
+@test "fcntl O_ASYNC on a pipe: a write signals the read end's owner (a process, a group) with F_SETSIG's signal or SIGIO" {
+	compare_flavours 0 leases async
+	has "F_GETFL has O_ASYNC: yes" \
+		"round 0: SIGUSR1, si_fd the read end: yes, si_code POLL_IN: yes, si_band has POLLIN: yes" \
+		"round 1: SIGIO, si_code SI_KERNEL: yes" \
+		"round 2: SIGUSR1, si_fd the read end: yes, si_code POLL_IN: yes, si_band has POLLIN: yes" \
+		"after O_ASYNC is cleared: no signal"
+}
+
 @test "fd errnos: dup3(fd, fd) EINVAL first, O_PATH fds EBADF (ioctl, f*xattr, fcntl), ESPIPE before EBADF; F_GETLK; F_CREATED_QUERY, F_DUPFD_QUERY" {
 	echo data > f
 	chmod 644 f

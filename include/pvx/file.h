@@ -143,6 +143,7 @@ struct file {
 	int signum;		/* F_SETSIG: 0 is SIGIO without siginfo */
 	bool leased;		/* holds a lease (sentry/fs/lease.c), dropped when the file goes */
 	bool created;		/* its open created the file (F_CREATED_QUERY) */
+	int async_fd;		/* O_ASYNC: the guest fd F_SETFL set it through (si_fd of its SIGIO) */
 	struct file *all_prev, *all_next;	/* every open file of the sandbox (file_next) */
 };
 
@@ -172,6 +173,9 @@ struct fd_entry {
 	struct file *file;
 	bool cloexec;
 };
+
+/* O_ASYNC was set on some file: writes to pipes look for readers to signal (sentry/fs/pipe.c). */
+extern bool file_async_any;
 
 /* The most an unprivileged F_SETPIPE_SZ may ask for: the host's fs.pipe-max-size (/proc/sys/fs). */
 unsigned long pipe_max_size(void);

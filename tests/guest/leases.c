@@ -1,11 +1,12 @@
 /* leases: fcntl(2) F_SETLEASE/F_GETLEASE, F_SETSIG, F_SETOWN(_EX), run the same natively and in the sandbox.
  * The holder is told by its F_SETSIG signal (si_fd, si_code) when another process opens the file; the opener
  * waits until the lease is released or downgraded, is cut short by a signal, or ends when killed; a holder
- * that exits releases its lease. usage: leases [exit-while-waiting | hold] (in a writable directory) */
+ * that exits releases its lease. usage: leases [exit-while-waiting | hold | async] (in a writable directory) */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -202,6 +203,59 @@ static int exit_while_waiting(void)
 	return 0;
 }
 
+/* O_ASYNC on a pipe's read end: a write by another process signals the owner (F_SETSIG's, else SIGIO). */
+static int async_pipe(void)
+{
+	int p[2];
+	sigset_t s;
+	siginfo_t si;
+	struct timespec to = { 20, 0 };
+
+	sigemptyset(&s);
+	sigaddset(&s, SIGUSR1);
+	sigaddset(&s, SIGIO);
+	sigprocmask(SIG_BLOCK, &s, NULL);
+	setpgid(0, 0);	/* a group of its own: round 2 signals the whole group */
+	pipe(p);
+	SHOW("F_SETFL O_ASYNC", fcntl(p[0], F_SETFL, O_ASYNC));
+	printf("F_GETFL has O_ASYNC: %s\n", fcntl(p[0], F_GETFL) & O_ASYNC ? "yes" : "no");
+	SHOW("F_SETOWN me", fcntl(p[0], F_SETOWN, getpid()));
+	SHOW("F_SETSIG SIGUSR1", fcntl(p[0], F_SETSIG, SIGUSR1));
+	for (int round = 0; round < 3; round++) {
+		if (round == 1)
+			fcntl(p[0], F_SETSIG, 0);
+		if (round == 2) {
+			fcntl(p[0], F_SETSIG, SIGUSR1);
+			fcntl(p[0], F_SETOWN, -getpgrp());
+		}
+		pid_t c = fork();
+		if (!c) {
+			write(p[1], "x", 1);
+			_exit(0);
+		}
+		int sig = sigtimedwait(&s, &si, &to);
+		char x;
+		read(p[0], &x, 1);
+		waitpid(c, NULL, 0);
+		if (sig == SIGUSR1)
+			printf("round %d: SIGUSR1, si_fd the read end: %s, si_code POLL_IN: %s, si_band has POLLIN: %s\n",
+			       round, si.si_fd == p[0] ? "yes" : "no", si.si_code == POLL_IN ? "yes" : "no",
+			       si.si_band & POLLIN ? "yes" : "no");
+		else
+			printf("round %d: %s, si_code SI_KERNEL: %s\n", round, sig == SIGIO ? "SIGIO" : "none",
+			       si.si_code == SI_KERNEL ? "yes" : "no");
+	}
+	fcntl(p[0], F_SETFL, 0);
+	if (!fork()) {
+		write(p[1], "x", 1);
+		_exit(0);
+	}
+	wait(NULL);
+	struct timespec short_to = { 0, 200000000 };
+	printf("after O_ASYNC is cleared: %s\n", sigtimedwait(&s, &si, &short_to) < 0 ? "no signal" : "a signal");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	sigset_t s;
@@ -210,6 +264,8 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IONBF, 0);	/* no buffered line printed again by a forked child */
 	if (argc > 1 && !strcmp(argv[1], "exit-while-waiting"))
 		return exit_while_waiting();
+	if (argc > 1 && !strcmp(argv[1], "async"))
+		return async_pipe();
 	if (argc > 1 && !strcmp(argv[1], "hold")) {	/* a write lease on F for 3 s */
 		int fd = open(F, O_RDONLY | O_CREAT, 0666);
 		fchmod(fd, 0666);
