@@ -9,14 +9,50 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 
+#include "pvx/exec.h"
 #include "pvx/path.h"
 #include "sentry/kernel/procfs.h"
 #include "syscalls/syscalls.h"
+
+/*
+ * An O_CREAT open looks its name up first, to know whether it creates the
+ * file (FMODE_CREATED). An O_TRUNC open is checked on the object before
+ * the host's open truncates it: ETXTBSY for a program a guest runs, and the leases on it
+ * broken first (handle_truncate comes after do_dentry_open's break_lease).
+ * A name that does not resolve yet is left to the open itself.
+ */
+static long open_trunc_check(struct task *t, const long a[6], int flags, bool *created)
+{
+	char path[PVX_PATH_MAX];
+	cleanup_close int hfd = -1;
+
+	/* F_CREATED_QUERY's answer: O_EXCL always creates; O_CREAT alone when the name does not resolve yet */
+	*created = (flags & O_CREAT) && (flags & O_EXCL);
+	if (!(flags & (O_TRUNC | O_CREAT)) || (flags & (O_PATH | O_EXCL)) ||
+	    strncpy_from_guest(t->mm, path, (uint64_t)a[1], sizeof(path)) < 0)
+		return 0;
+	long r = path_lookup(t, (int)a[0], path, flags & O_NOFOLLOW ? AT_SYMLINK_NOFOLLOW : 0);
+	if (r < 0) {
+		*created = r == -ENOENT && (flags & O_CREAT);
+		return 0;
+	}
+	hfd = (int)r;
+	if (!(flags & O_TRUNC))
+		return 0;
+	if (exec_running(hfd))
+		return -ETXTBSY;
+	return lease_break(t, hfd, flags | O_WRONLY);
+}
 
 /* open(2)/openat(2): the new fd is the lowest free guest fd. */
 long sys_openat(struct task *t, const long a[6])
 {
 	int flags = (int)a[2];
+	bool created;
+	long r = open_trunc_check(t, a, flags, &created);
+
+	if (r < 0)
+		return r;
 	/* open(2): "the mode of the created file is (mode & ~umask)" */
 	const struct file_ops *kind;
 	long hfd = path_open_user_kind(t, (int)a[0], (uint64_t)a[1], flags, (int)(a[3] & ~(long)t->proc->umask),
@@ -24,11 +60,20 @@ long sys_openat(struct task *t, const long a[6])
 
 	if (hfd < 0)
 		return hfd;
+	/* get_write_access: ETXTBSY; then do_dentry_open's break_lease: the lease holders are told, it waits */
+	r = (flags & O_ACCMODE) != O_RDONLY && !(flags & O_PATH) && exec_running((int)hfd) ? -ETXTBSY : 0;
+	if (r == 0)
+		r = lease_break(t, (int)hfd, flags);
+	if (r < 0) {
+		close((int)hfd);
+		return r;
+	}
 	struct file *f = file_new((int)hfd, flags & ~O_CLOEXEC, kind);
 	if (!f) {
 		close((int)hfd);
 		return -ENOMEM;
 	}
+	f->created = created;
 	long fd = fd_install(t->files, f, flags & O_CLOEXEC, 0);
 	file_put(f);
 	return fd;

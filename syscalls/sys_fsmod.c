@@ -32,6 +32,7 @@
 #include <unistd.h>
 #include <utime.h>
 
+#include "pvx/exec.h"
 #include "pvx/path.h"
 #include "pvx/policy.h"
 #include "pvx/cred.h"
@@ -530,6 +531,10 @@ long sys_truncate(struct task *t, const long a[6])
 		return -EROFS;
 	if (a[1] > st.st_size && (r = cred_fsize_check(t, (uint64_t)a[1] - 1, NULL)) < 0)
 		return r;	/* inode_newsize_ok(): growing past RLIMIT_FSIZE */
+	if (exec_running(hfd))
+		return -ETXTBSY;	/* vfs_truncate's get_write_access */
+	if ((r = lease_break(t, hfd, O_WRONLY)) < 0)
+		return r;	/* vfs_truncate: break_lease(inode, O_WRONLY) */
 	proc_fd_path(proc, sizeof(proc), hfd);
 	return truncate(proc, (off_t)a[1]) < 0 ? neg_errno() : 0;
 }
@@ -720,14 +725,24 @@ static long xattr_object(struct task *t, const long a[6], int how, long proc_err
 	return d < 0 ? neg_errno() : d;
 }
 
+/* The f* calls look the fd up (fdget: EBADF, O_PATH too) before the name is read. */
+static bool xattr_bad_fd(struct task *t, const long a[6], int how)
+{
+	struct file *f = how == 'f' ? fd_lookup(t->files, (int)a[0]) : NULL;
+
+	return how == 'f' && (!f || (f->flags & O_PATH));
+}
+
 /* getxattr(2) family: a[1] name, a[2] value, a[3] size (0: how big it is). */
 static long xattr_get(struct task *t, const long a[6], int how)
 {
 	char name[PVX_XATTR_NAME_MAX + 1], proc[64];
 	cleanup_close int hfd = -1;
 	size_t size = MIN((uint64_t)a[3], PVX_XATTR_SIZE_MAX);
-	long r = xattr_name(t, (uint64_t)a[1], name, false);
 
+	if (xattr_bad_fd(t, a, how))
+		return -EBADF;
+	long r = xattr_name(t, (uint64_t)a[1], name, false);
 	if (r < 0 && r != -ENODATA)
 		return r;
 	long o = xattr_object(t, a, how, -EOPNOTSUPP);
@@ -793,6 +808,8 @@ static long xattr_set(struct task *t, const long a[6], int how, bool remove)
 
 	if (!remove && (a[4] & ~(long)(XATTR_CREATE | XATTR_REPLACE)))
 		return -EINVAL;
+	if (xattr_bad_fd(t, a, how))
+		return -EBADF;
 	long nr = xattr_name(t, (uint64_t)a[1], name, true);
 	if (nr == -ERANGE || nr == -EFAULT)
 		return nr;

@@ -270,6 +270,18 @@ size_t iov_move(struct task *t, const struct iovec *iov, size_t n, size_t pos, c
 }
 
 /*
+ * A positional call on a file without a position (a pipe, a socket):
+ * ESPIPE, before the access mode is looked at (do_preadv tests FMODE_PREAD
+ * first: pwritev2 on a pipe's read end is ESPIPE, not EBADF).
+ */
+static bool no_position(struct task *t, int fd, off_t off)
+{
+	struct file *f = fd_lookup(t->files, fd);
+
+	return off != -1 && f && !(f->flags & O_PATH) && file_seek(f, 0, SEEK_CUR) == -ESPIPE;
+}
+
+/*
  * readv, preadv, preadv2: scatter reads of up to IO_CHUNK into the guest's
  * iovecs, each the kind's read of the iovecs gathered into one buffer (off
  * -1: the file position).
@@ -281,6 +293,8 @@ static long do_readv(struct task *t, int fd, uint64_t uiov, long cnt, off_t off,
 	long total = get_iov(t, uiov, cnt, &iov);
 	size_t done = 0;
 
+	if (no_position(t, fd, off))
+		return -ESPIPE;
 	if (!f)
 		return -EBADF;
 	if (total < 0)
@@ -323,6 +337,8 @@ static long do_writev(struct task *t, int fd, uint64_t uiov, long cnt, off_t off
 	long total = get_iov(t, uiov, cnt, &iov);
 	size_t done = 0;
 
+	if (no_position(t, fd, off))
+		return -ESPIPE;
 	if (!f)
 		return -EBADF;
 	if (total < 0)
@@ -393,13 +409,16 @@ long sys_pwritev2(struct task *t, const long a[6])
 	return do_writev(t, (int)a[0], (uint64_t)a[1], a[2], (off_t)a[3], (int)a[5]);
 }
 
-/* ioctl(2): FIOCLEX and FIONCLEX are the fd table's; the rest is the file's (pvx/file.h). */
+/*
+ * ioctl(2): FIOCLEX and FIONCLEX are the fd table's; the rest is the
+ * file's (pvx/file.h). An O_PATH fd is EBADF for all (fdget finds none).
+ */
 long sys_ioctl(struct task *t, const long a[6])
 {
 	struct file *f = fd_lookup(t->files, (int)a[0]);
 	unsigned long cmd = (unsigned long)a[1];
 
-	if (!f)
+	if (!f || (f->flags & O_PATH))
 		return -EBADF;
 	if (cmd == FIOCLEX || cmd == FIONCLEX) {
 		t->files->fds[a[0]].cloexec = cmd == FIOCLEX;
@@ -415,17 +434,18 @@ long sys_dup(struct task *t, const long a[6])
 	return f ? fd_install(t->files, f, false, 0) : -EBADF;
 }
 
-/* dup3(2): "EINVAL oldfd was equal to newfd" (dup2 returns newfd instead). */
+/*
+ * dup3(2): "EINVAL oldfd was equal to newfd" (dup2 returns newfd instead),
+ * checked first as ksys_dup3 does, whether or not the fd is open.
+ */
 long sys_dup3(struct task *t, const long a[6])
 {
 	struct file *f = fd_lookup(t->files, (int)a[0]);
 
-	if (a[2] & ~O_CLOEXEC)
+	if ((a[2] & ~O_CLOEXEC) || (int)a[0] == (int)a[1])
 		return -EINVAL;
-	if (!f || a[1] < 0 || (unsigned long)a[1] >= MIN(t->files->nofile, PVX_NR_OPEN))
+	if (!f || (int)a[1] < 0 || (unsigned)a[1] >= MIN(t->files->nofile, PVX_NR_OPEN))
 		return -EBADF;	/* dup2(2): "newfd is out of the allowed range" (RLIMIT_NOFILE) */
-	if (a[0] == a[1])
-		return -EINVAL;
 	return fd_install_at(t->files, (int)a[1], f, a[2] & O_CLOEXEC);
 }
 
@@ -436,36 +456,4 @@ long sys_dup2(struct task *t, const long a[6])
 	if (a[0] == a[1])
 		return fd_lookup(t->files, (int)a[0]) ? a[1] : -EBADF;
 	return sys_dup3(t, b);
-}
-
-long sys_fcntl(struct task *t, const long a[6])
-{
-	struct file *f = fd_lookup(t->files, (int)a[0]);
-	int fd = (int)a[0], cmd = (int)a[1];
-
-	if (!f)
-		return -EBADF;
-	switch (cmd) {
-	case F_DUPFD:
-	case F_DUPFD_CLOEXEC:
-		return fd_install(t->files, f, cmd == F_DUPFD_CLOEXEC, (int)a[2]);
-	case F_GETFD:
-		return t->files->fds[fd].cloexec ? FD_CLOEXEC : 0;
-	case F_SETFD:
-		t->files->fds[fd].cloexec = a[2] & FD_CLOEXEC;
-		return 0;
-	case F_GETFL:
-		return file_getfl(f);
-	case F_SETFL:
-		return file_setfl(f, (int)a[2]);
-	case F_GETLK:
-	case F_SETLK:
-	case F_SETLKW:
-	case F_OFD_GETLK:
-	case F_OFD_SETLK:
-	case F_OFD_SETLKW:
-		return plock_fcntl(t, f, cmd, (uint64_t)a[2]);
-	}
-	/* The kind's commands (seals, pipe sizes); EINVAL for those no kind has. */
-	return file_fcntl(t, f, cmd, (unsigned long)a[2]);
 }

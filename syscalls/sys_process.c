@@ -154,6 +154,8 @@ static struct task *process_clone(struct task *t, unsigned long flags, uint64_t 
 	}
 	memcpy(c->proc->sigactions, t->proc->sigactions, sizeof(c->proc->sigactions));
 	c->proc->exe = t->proc->exe ? strdup(t->proc->exe) : NULL;
+	c->proc->exe_dev = t->proc->exe_dev;
+	c->proc->exe_ino = t->proc->exe_ino;
 	c->proc->cmdline = t->proc->cmdline ? malloc(t->proc->cmdline_len + 1) : NULL;
 	c->proc->cmdline_len = c->proc->cmdline ? t->proc->cmdline_len : 0;
 	if (c->proc->cmdline)

@@ -20,4 +20,11 @@ long task_exec(struct task *t, const char *path, char *const argv[], char *const
 long task_execveat(struct task *t, int dirfd, const char *path, int at_flags, char *const argv[],
 		   char *const envp[], const char **why) __must_check;
 
+/*
+ * ETXTBSY, both ways (deny_write_access): a file some guest process runs
+ * cannot be opened for writing or truncated (exec_running: is host_fd's
+ * object such a file), and one a guest has open for writing cannot be run.
+ */
+bool exec_running(int host_fd);
+
 #endif

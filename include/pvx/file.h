@@ -138,6 +138,13 @@ struct file {
 	const struct file_ops *ops;
 	void *priv;
 	unsigned epoll_regs;	/* registrations in epolls (sentry/fs/epoll.c), dropped when the file goes */
+	/* F_SETOWN_EX: whom SIGIO (or signum) goes to: F_OWNER_TID/PID/PGRP and a guest id (0: nobody) */
+	int owner_type, owner_id;
+	int signum;		/* F_SETSIG: 0 is SIGIO without siginfo */
+	bool leased;		/* holds a lease (sentry/fs/lease.c), dropped when the file goes */
+	bool created;		/* its open created the file (F_CREATED_QUERY) */
+	int async_fd;		/* O_ASYNC: the guest fd F_SETFL set it through (si_fd of its SIGIO) */
+	struct file *all_prev, *all_next;	/* every open file of the sandbox (file_next) */
 };
 
 /* The kinds of sentry/fs/ (see struct file_ops). */
@@ -167,6 +174,9 @@ struct fd_entry {
 	bool cloexec;
 };
 
+/* O_ASYNC was set on some file: writes to pipes look for readers to signal (sentry/fs/pipe.c). */
+extern bool file_async_any;
+
 /* The most an unprivileged F_SETPIPE_SZ may ask for: the host's fs.pipe-max-size (/proc/sys/fs). */
 unsigned long pipe_max_size(void);
 
@@ -192,6 +202,9 @@ struct file *file_new(int host_fd, int flags, const struct file_ops *ops);
 struct file *file_get(struct file *f);
 void file_put(struct file *f);
 
+/* Iterate over every open file of the sandbox: the next after prev (NULL: the first). */
+struct file *file_next(struct file *prev);
+
 struct file *fd_lookup(struct fdtable *t, int fd);
 long fd_install(struct fdtable *t, struct file *f, bool cloexec, int min_fd) __must_check;
 long fd_install_at(struct fdtable *t, int fd, struct file *f, bool cloexec) __must_check;
@@ -209,6 +222,19 @@ void fdtable_release(struct fdtable *t);
 long plock_fcntl(struct task *t, struct file *f, int cmd, uint64_t arg) __must_check;
 void plock_closed(struct fdtable *owner, struct file *f);
 void plock_release_all(struct fdtable *owner);
+
+/*
+ * Leases, fcntl(2) F_SETLEASE and F_GETLEASE (sentry/fs/lease.c): arg an
+ * F_RDLCK, F_WRLCK or F_UNLCK; fd the guest fd it was set through (the
+ * si_fd of the break signal). lease_break: an open of the object host_fd
+ * with flags (truncate(2): O_WRONLY) breaks the leases it conflicts with,
+ * waiting for their holders (the lock dropped, interruptible) up to
+ * fs.lease-break-time; -EWOULDBLOCK with O_NONBLOCK.
+ */
+long lease_set(struct task *t, struct file *f, int fd, int arg) __must_check;
+long lease_get(struct file *f) __must_check;
+long lease_break(struct task *t, int host_fd, int flags) __must_check;
+void lease_file_gone(struct file *f);
 
 /*
  * SCM_RIGHTS for files the host cannot carry (sentry/fs/fd_pass.c).

@@ -74,6 +74,9 @@ int sentry_wait_all(void);
 long signal_queue(struct task *target, int sig, const struct sig_info *info);
 /* Queue sig for the process: the first thread that does not block it takes it. Returns as signal_queue. */
 long signal_queue_process(struct process *p, int sig, const struct sig_info *info);
+/* f's F_SETSIG signal to its F_SETOWN owner (send_sigio): si_fd fd, si_code code, si_band band. */
+struct file;
+void signal_sigio(struct file *f, int fd, int code, long band);
 /* sigaction(2) set sig's action: if it now ignores sig, its pending instances go. */
 void signal_action_changed(struct process *p, int sig);
 /* A pending signal the guest does not block: a wait should end (-ERESTARTSYS). */

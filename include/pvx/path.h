@@ -29,6 +29,11 @@ struct fs_kernel_ops {
 	/* io_block of pvx/kernel.h: the same for I/O on files in and out (either may be NULL). */
 	long (*block_io)(struct task *t, struct addr_space *as, struct file *in, struct file *out, long nr,
 			 const long a[6]);
+	/*
+	 * send_sigio(): f's F_SETSIG signal (0: SIGIO) to its F_SETOWN owner,
+	 * with si_fd fd, si_code code (POLL_*) and si_band band.
+	 */
+	void (*sigio)(struct file *f, int fd, int code, long band);
 	/* proc_open that also says the file kind of the fd it made (NULL: a host object, file_kind_of's). */
 	long (*proc_open_kind)(struct task *t, const char *rel, int flags, const struct file_ops **kind);
 };

@@ -86,6 +86,8 @@ struct process {
 	struct mm *mm;		/* shared with a vfork child until it execs or exits (mm->users) */
 	struct fdtable *files;
 	char *exe;		/* guest path of the running program (/proc/self/exe) */
+	dev_t exe_dev;		/* and its object, which no guest may open for writing (ETXTBSY) */
+	ino_t exe_ino;
 	char *cmdline;		/* argv, NUL-separated (/proc/self/cmdline) */
 	size_t cmdline_len;
 	int cwd_fd;		/* host O_PATH fd of the working directory (inside the root) */

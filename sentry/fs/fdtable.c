@@ -12,6 +12,9 @@
 #include "pvx/mm.h"
 
 /* See pvx/file.h. */
+/* Every open file of the sandbox (under the sentry lock): leases count the opens of an object. */
+static struct file *all_files;
+
 struct file *file_new(int host_fd, int flags, const struct file_ops *ops)
 {
 	struct file *f = calloc(1, sizeof(*f));
@@ -22,7 +25,16 @@ struct file *file_new(int host_fd, int flags, const struct file_ops *ops)
 	f->host_fd = host_fd;
 	f->flags = flags;
 	f->ops = ops;
+	f->all_next = all_files;
+	if (all_files)
+		all_files->all_prev = f;
+	all_files = f;
 	return f;
+}
+
+struct file *file_next(struct file *prev)
+{
+	return prev ? prev->all_next : all_files;
 }
 
 struct file *file_get(struct file *f)
@@ -37,6 +49,14 @@ void file_put(struct file *f)
 		return;
 	if (f->epoll_regs)
 		epoll_file_gone(f);	/* Linux's eventpoll_release: out of every epoll, before its host fd closes */
+	if (f->leased)
+		lease_file_gone(f);	/* locks_remove_file: its lease goes with it, its breakers go on */
+	if (f->all_prev)
+		f->all_prev->all_next = f->all_next;
+	else
+		all_files = f->all_next;
+	if (f->all_next)
+		f->all_next->all_prev = f->all_prev;
 	f->ops->release(f);
 	free(f);
 }

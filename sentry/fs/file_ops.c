@@ -81,19 +81,29 @@ long file_fcntl(struct task *t, struct file *f, int cmd, unsigned long arg)
 /* F_GETFL: the kind's, or the guest's open flags pvx keeps. */
 long file_getfl(struct file *f)
 {
-	return f->ops->getfl ? f->ops->getfl(f) : f->flags & ~O_CLOEXEC;
+	long r = f->ops->getfl ? f->ops->getfl(f) : f->flags & ~O_CLOEXEC;
+
+	return r < 0 ? r : r | (f->flags & O_ASYNC);	/* the guest's own: never set on the host fd */
 }
+
+bool file_async_any;
 
 #define SETFL_MASK (O_APPEND | O_NONBLOCK | O_NOATIME | O_DIRECT)
 
-/* F_SETFL: "the file access mode and the file creation flags are ignored"; pvx keeps O_APPEND and O_NONBLOCK. */
+/*
+ * F_SETFL: "the file access mode and the file creation flags are ignored";
+ * pvx keeps O_APPEND and O_NONBLOCK, and O_ASYNC for itself (a host fd
+ * with O_ASYNC would signal the sentry): pipes signal their readers.
+ */
 long file_setfl(struct file *f, int flags)
 {
 	long r = f->ops->setfl ? f->ops->setfl(f, flags & SETFL_MASK) : 0;
 
 	if (r < 0)
 		return r;
-	f->flags = (f->flags & ~(O_APPEND | O_NONBLOCK)) | (flags & (O_APPEND | O_NONBLOCK));
+	f->flags = (f->flags & ~(O_APPEND | O_NONBLOCK | O_ASYNC)) | (flags & (O_APPEND | O_NONBLOCK | O_ASYNC));
+	if (flags & O_ASYNC)
+		file_async_any = true;
 	return 0;
 }
 

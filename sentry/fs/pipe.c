@@ -5,10 +5,14 @@
  * the pipe's own (its size, FIONREAD, no seek or mmap) is answered here.
  */
 #include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 
 #include "pvx/file.h"
+#include "pvx/path.h"
 #include "sentry/fs/host_file.h"
 
 #define PIPE_PAGE 4096UL
@@ -86,16 +90,63 @@ static long pipe_ioctl(struct task *t, struct file *f, unsigned long cmd, uint64
 	return cmd == FIONREAD ? host_fionread(t, f, arg) : -ENOTTY;
 }
 
+/*
+ * pipe_write's kill_fasync(&pipe->fasync_readers, SIGIO, POLL_IN): the
+ * read ends of this pipe with O_ASYNC signal their owners. Only writes
+ * made in the sandbox are seen (a host process's write to a FIFO is not).
+ */
+static void pipe_wrote(struct file *f)
+{
+	struct stat st, rst;
+
+	if (!file_async_any || fstat(f->host_fd, &st) < 0)
+		return;
+	for (struct file *r = file_next(NULL); r; r = file_next(r)) {
+		if (r->ops != &pipe_file_ops || !(r->flags & O_ASYNC) || (r->flags & O_ACCMODE) == O_WRONLY ||
+		    fstat(r->host_fd, &rst) < 0 || rst.st_ino != st.st_ino || rst.st_dev != st.st_dev)
+			continue;
+		fs_kernel->sigio(r, r->async_fd, POLL_IN, POLLIN | POLLRDNORM);
+	}
+}
+
+static long pipe_write(struct task *t, struct file *f, const void *buf, size_t count, off_t off, bool positional)
+{
+	long r = host_write(t, f, buf, count, off, positional);
+
+	if (r > 0)
+		pipe_wrote(f);
+	return r;
+}
+
+static long pipe_rw_in_guest_mm(struct task *t, struct file *f, bool write, uint64_t ubuf, size_t count, off_t off,
+				bool positional)
+{
+	long r = host_rw_in_guest_mm(t, f, write, ubuf, count, off, positional);
+
+	if (r > 0 && write)
+		pipe_wrote(f);
+	return r;
+}
+
+static long pipe_rw_vec(struct task *t, struct file *f, bool write, void *buf, size_t count, off_t off, int rwf)
+{
+	long r = host_rw_vec(t, f, write, buf, count, off, rwf);
+
+	if (r > 0 && write)
+		pipe_wrote(f);
+	return r;
+}
+
 /* No seek (ESPIPE), mmap (ENODEV) or getdents (ENOTDIR): the helpers' answers for a NULL op. */
 const struct file_ops pipe_file_ops = {
 	.read = host_read,
-	.write = host_write,
-	.rw_in_guest_mm = host_rw_in_guest_mm,
+	.write = pipe_write,
+	.rw_in_guest_mm = pipe_rw_in_guest_mm,
 	.release = host_release,
 	.stat = host_stat,
 	.poll = host_poll,
 	.ioctl = pipe_ioctl,
-	.rw_vec = host_rw_vec,
+	.rw_vec = pipe_rw_vec,
 	.fcntl = pipe_fcntl,
 	.getfl = host_getfl,
 	.setfl = host_setfl,

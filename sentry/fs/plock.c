@@ -151,6 +151,7 @@ long plock_fcntl(struct task *t, struct file *f, int cmd, uint64_t arg)
 		return -EBADF;
 	if ((r = copy_from_guest(t->mm, &fl, arg, sizeof(fl))) < 0)
 		return r;
+	struct flock asked = fl;
 	if (fl.l_type != F_RDLCK && fl.l_type != F_WRLCK && fl.l_type != F_UNLCK)
 		return -EINVAL;
 	if (fl.l_whence != SEEK_SET && fl.l_whence != SEEK_CUR && fl.l_whence != SEEK_END)
@@ -191,6 +192,11 @@ long plock_fcntl(struct task *t, struct file *f, int cmd, uint64_t arg)
 	if (get) {
 		if (fcntl(lfd, F_OFD_GETLK, &fl) < 0)
 			return neg_errno();
+		if (fl.l_type == F_UNLCK) {
+			/* fcntl_getlk: only l_type is written back when nothing conflicts ("leaves the other fields") */
+			asked.l_type = F_UNLCK;
+			return copy_to_guest(t->mm, arg, &asked, sizeof(asked));
+		}
 		if (fl.l_type != F_UNLCK) {
 			const struct plock_holder *o = conflict_owner(h, st.st_dev, st.st_ino, &req, &fl);
 			/* a guest process's, an OFD lock (-1), or a host process's (its pid is no guest's: 0) */

@@ -227,6 +227,9 @@ static long exec_elf(struct task *t, int fd, const char *path, char *const argv[
 		return r;
 	free(t->proc->exe);
 	t->proc->exe = path_of_fd(fd, exe, sizeof(exe)) >= 0 ? strdup(exe) : NULL;
+	struct stat st;
+	if (fstat(fd, &st) == 0)
+		t->proc->exe_dev = st.st_dev, t->proc->exe_ino = st.st_ino;
 	set_cmdline(t, argv);
 	const char *base = strrchr(path, '/');
 	/* __set_task_comm at exec: the file name, cut to 15 bytes. */
@@ -280,6 +283,34 @@ static long exec_open(struct task *t, int dirfd, const char *path, int at_flags,
 	return r;
 }
 
+/* Does a guest file open for writing refer to st's object? */
+static bool open_for_write(const struct stat *st)
+{
+	for (struct file *f = file_next(NULL); f; f = file_next(f)) {
+		struct stat fst;
+		if ((f->flags & O_PATH) || (f->flags & O_ACCMODE) == O_RDONLY || f->ops->stat(f, &fst) < 0)
+			continue;
+		if (fst.st_dev == st->st_dev && fst.st_ino == st->st_ino && S_ISREG(fst.st_mode))
+			return true;
+	}
+	return false;
+}
+
+bool exec_running(int host_fd)
+{
+	struct stat st;
+
+	if (fstat(host_fd, &st) < 0 || !S_ISREG(st.st_mode))
+		return false;
+	for (struct task *p = task_next(NULL); p; p = task_next(p)) {
+		if (!p->proc || p->state == TASK_ZOMBIE || p->exited)
+			continue;
+		if (p->proc->exe_dev == st.st_dev && p->proc->exe_ino == st.st_ino)
+			return true;
+	}
+	return false;
+}
+
 long task_exec(struct task *t, const char *path, char *const argv[], char *const envp[], const char **why)
 {
 	return task_execveat(t, AT_FDCWD, path, 0, argv, envp, why);
@@ -308,6 +339,8 @@ long task_execveat(struct task *t, int dirfd, const char *path, int at_flags, ch
 			r = -EACCES;
 		else if (syscall(SYS_faccessat2, (int)fd, "", X_OK, AT_EMPTY_PATH) < 0)
 			r = neg_errno();
+		else if (open_for_write(&st))
+			r = -ETXTBSY;	/* do_open_execat's deny_write_access */
 		else
 			r = parse_shebang((int)fd, interp, sizeof(interp), arg, sizeof(arg));
 		if (r == 0)

@@ -755,4 +755,5 @@ const struct fs_kernel_ops kernel_fs_ops = {
 	.block = task_block,
 	.block_io = io_block,
 	.proc_open_kind = procfs_open_kind,
+	.sigio = signal_sigio,
 };

@@ -13,9 +13,11 @@
  * aligned, in the XSAVE signal-frame format) and rt_sigreturn loads it
  * back, so a handler that interrupts floating-point code does not clobber it.
  */
+#include <fcntl.h>
 #include <signal.h>
 #include <string.h>
 
+#include "pvx/file.h"
 #include "pvx/kernel.h"
 #include "pvx/log.h"
 #include "pvx/mm.h"
@@ -113,6 +115,38 @@ long signal_queue_process(struct process *p, int sig, const struct sig_info *inf
 		task_interrupt(to, false);
 	}
 	return 0;
+}
+
+/*
+ * send_sigio(): the file's F_SETSIG signal to its F_SETOWN owner, a thread
+ * (F_OWNER_TID), a process or every process of a group. Signal 0 is SIGIO
+ * "without extra information" (SEND_SIG_PRIV: si_code SI_KERNEL); another
+ * carries si_fd and si_band, so a handler knows which file it is about.
+ */
+void signal_sigio(struct file *f, int fd, int code, long band)
+{
+	struct sig_info info = { .code = 0x80 /* SI_KERNEL */ };
+	int sig = f->signum ? f->signum : SIGIO;
+
+	if (f->owner_id <= 0)
+		return;
+	if (f->signum) {
+		info = (struct sig_info){ .code = code, .raw = true };
+		info.fields[0] = (uint64_t)band;
+		info.fields[1] = (uint32_t)fd;	/* si_fd, after si_band */
+	}
+	if (f->owner_type == F_OWNER_TID) {
+		struct task *to = task_find(f->owner_id);
+		if (to && to->proc)
+			(void)signal_queue(to, sig, &info);
+		return;
+	}
+	for (struct task *p = task_next(NULL); p; p = task_next(p)) {
+		if (!p->proc || p->proc->leader != p || p->state == TASK_ZOMBIE)
+			continue;
+		if (f->owner_type == F_OWNER_PGRP ? p->proc->pgid == f->owner_id : p->proc->pid == f->owner_id)
+			(void)signal_queue_process(p->proc, sig, &info);
+	}
 }
 
 /*
