@@ -60,10 +60,26 @@ struct policy_obj {
 	 * host is asked for the path (a readlink of /proc/self/fd/N).
 	 */
 	bool not_sys;
+	/* A guest's statx answered by policy_stat's own host call (path_lookup_statx): asked with x_mask, x_sync. */
+	struct statx *x;
+	unsigned x_mask;
+	int x_sync;
+	bool x_done;	/* *x holds that answer */
 };
 
-/* Fill o for host fd fd (one statx; not_sys false). */
+/*
+ * Fill o for host fd fd (one statx; not_sys false). With o->x, the guest's
+ * statx is answered by the same call (o->x_done); o->x, x_mask and x_sync
+ * are the caller's, the rest is filled here.
+ */
 long policy_stat(int fd, struct policy_obj *o) __must_check;
+
+/*
+ * After a lookup whose policy_stat answered a guest's statx (o->x_done, fd
+ * the object's): make *o->x what the guest's own statx with mask gives
+ * (the old mount id unless it asked for the unique one).
+ */
+long policy_statx_answer(int fd, const struct policy_obj *o, unsigned mask) __must_check;
 
 /* policy_check of an object policy_stat (and perhaps its lookup) described. */
 long policy_check_obj(int fd, const struct policy_obj *o, int flags, int held) __must_check;

@@ -34,10 +34,16 @@
 static struct {
 	uint64_t mnt;	/* 0: empty */
 	unsigned long type;
+	uint64_t old_id;	/* its STATX_MNT_ID, when asked (statx of a guest that did not ask for the unique id) */
+	bool have_type, have_old;
 } mnt_cache[MNT_CACHE];
 static pthread_mutex_t mnt_lock = PTHREAD_MUTEX_INITIALIZER;	/* path calls may run outside the sentry lock */
 
-/* The struct stat fstat(2) would give, from a statx with STATX_BASIC_STATS (the kernel fills both alike). */
+/*
+ * The struct stat fstat(2) would give, from a statx with STATX_BASIC_STATS
+ * (the kernel fills both alike). A statx with a guest's smaller mask still
+ * has the type and device numbers the policy reads: an inode's own.
+ */
 static void stat_of_statx(const struct statx *x, struct stat *st)
 {
 	memset(st, 0, sizeof(*st));
@@ -57,14 +63,52 @@ static void stat_of_statx(const struct statx *x, struct stat *st)
 }
 
 /* See sentry/fs/fs_kind.h. */
+long obj_statx(int fd, unsigned mask, int sync, struct statx *x, struct stat *st, uint64_t *mnt)
+{
+	if (statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW | sync, mask | STATX_MNT_ID_UNIQUE, x) < 0)
+		return neg_errno();
+	stat_of_statx(x, st);
+	*mnt = x->stx_mask & STATX_MNT_ID_UNIQUE ? x->stx_mnt_id : 0;
+	return 0;
+}
+
+/* See sentry/fs/fs_kind.h. */
 long obj_stat(int fd, struct stat *st, uint64_t *mnt)
 {
 	struct statx x;
 
-	if (statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS | STATX_MNT_ID_UNIQUE, &x) < 0)
-		return neg_errno();
-	stat_of_statx(&x, st);
-	*mnt = x.stx_mask & STATX_MNT_ID_UNIQUE ? x.stx_mnt_id : 0;
+	return obj_statx(fd, STATX_BASIC_STATS, 0, &x, st, mnt);
+}
+
+/* See sentry/fs/fs_kind.h. */
+long statx_as_asked(int fd, uint64_t mnt, unsigned mask, struct statx *x)
+{
+	size_t slot = (size_t)(mnt % MNT_CACHE);
+	struct statx old;
+	bool hit = false;
+
+	if (!mnt || (mask & STATX_MNT_ID_UNIQUE))
+		return 0;	/* what the guest asked for, or a kernel without unique ids: the answer is as it is */
+	pthread_mutex_lock(&mnt_lock);
+	if (mnt_cache[slot].mnt == mnt && mnt_cache[slot].have_old) {
+		x->stx_mnt_id = mnt_cache[slot].old_id;
+		hit = true;
+	}
+	pthread_mutex_unlock(&mnt_lock);
+	if (!hit) {
+		if (statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_MNT_ID, &old) < 0)
+			return neg_errno();
+		if (!(old.stx_mask & STATX_MNT_ID))
+			return -EIO;
+		x->stx_mnt_id = old.stx_mnt_id;
+		pthread_mutex_lock(&mnt_lock);
+		if (mnt_cache[slot].mnt != mnt)
+			mnt_cache[slot] = (typeof(mnt_cache[0])){ .mnt = mnt };
+		mnt_cache[slot].old_id = old.stx_mnt_id;
+		mnt_cache[slot].have_old = true;
+		pthread_mutex_unlock(&mnt_lock);
+	}
+	x->stx_mask = (x->stx_mask & ~STATX_MNT_ID_UNIQUE) | STATX_MNT_ID;
 	return 0;
 }
 
@@ -107,7 +151,7 @@ long fs_type_of(int fd, uint64_t mnt, unsigned long *type)
 
 	if (mnt) {
 		pthread_mutex_lock(&mnt_lock);
-		if (mnt_cache[slot].mnt == mnt) {
+		if (mnt_cache[slot].mnt == mnt && mnt_cache[slot].have_type) {
 			*type = mnt_cache[slot].type;
 			hit = true;
 		}
@@ -119,8 +163,10 @@ long fs_type_of(int fd, uint64_t mnt, unsigned long *type)
 	if (r < 0 || !mnt)
 		return r;
 	pthread_mutex_lock(&mnt_lock);
-	mnt_cache[slot].mnt = mnt;
+	if (mnt_cache[slot].mnt != mnt)
+		mnt_cache[slot] = (typeof(mnt_cache[0])){ .mnt = mnt };
 	mnt_cache[slot].type = *type;
+	mnt_cache[slot].have_type = true;
 	pthread_mutex_unlock(&mnt_lock);
 	return 0;
 }

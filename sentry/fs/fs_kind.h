@@ -7,6 +7,7 @@
 #define PVX_FS_FS_KIND_H
 
 #include <stdint.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 
 #include "pvx/common.h"
@@ -17,6 +18,21 @@
  * without STATX_MNT_ID_UNIQUE): one host call.
  */
 long obj_stat(int fd, struct stat *st, uint64_t *mnt) __must_check;
+
+/*
+ * obj_stat that also answers a guest's statx: the one statx asks for mask
+ * (and the unique mount id) with the guest's
+ * AT_STATX_SYNC_* flags sync, into *x; statx_as_asked then makes *x what
+ * the guest's own call would have given.
+ */
+long obj_statx(int fd, unsigned mask, int sync, struct statx *x, struct stat *st, uint64_t *mnt) __must_check;
+
+/*
+ * A guest that did not ask for STATX_MNT_ID_UNIQUE gets STATX_MNT_ID, the
+ * old id of the mount (mnt, obj_statx's), as Linux answers: from the cache,
+ * else one statx of fd asking for it.
+ */
+long statx_as_asked(int fd, uint64_t mnt, unsigned mask, struct statx *x) __must_check;
 
 /*
  * f_type of the file system of fd's object. With mnt (obj_stat's id for

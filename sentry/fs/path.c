@@ -294,9 +294,9 @@ static long open_flags(int *flags)
 
 /*
  * An O_PATH fd found by the lookup (o: its policy_stat): the guest gets it
- * as it is, if the policy allows; its stat is left in *st when st is given.
+ * as it is, if the policy allows; o is copied to *found when found is given.
  */
-static long keep_opath(int fd, const struct policy_obj *o, int flags, struct stat *st)
+static long keep_opath(int fd, const struct policy_obj *o, int flags, struct policy_obj *found)
 {
 	long r = policy_check_obj(fd, o, flags, -1);
 
@@ -304,15 +304,15 @@ static long keep_opath(int fd, const struct policy_obj *o, int flags, struct sta
 		close(fd);
 		return r;
 	}
-	if (st)
-		*st = o->st;
+	if (found)
+		*found = *o;
 	return fd;
 }
 
 /* keep_opath of an fd not yet described. */
 static long keep_opath_fd(int fd, int flags)
 {
-	struct policy_obj o;
+	struct policy_obj o = { .x = NULL };
 	long r = policy_stat(fd, &o);
 
 	if (r < 0) {
@@ -452,16 +452,18 @@ static long create_file(const char *abs, int flags, int mode)
  * meets a dangling symlink, abs becomes its target and *again is set.
  * A FIFO's open waits for t with the sentry lock dropped (policy_reopen).
  * What was opened is the object looked up (but for O_TMPFILE): its kind is
- * left in *kind, and for O_PATH its stat in *st (when st is given).
+ * left in *kind, and for O_PATH its policy_obj in *found (when found is
+ * given: its x, x_mask and x_sync ask for a guest's statx on the way).
  */
 static long open_checked(struct task *t, char *abs, size_t size, int flags, int mode, bool *again,
-			 const struct file_ops **kind, struct stat *st)
+			 const struct file_ops **kind, struct policy_obj *found)
 {
 	bool excl = (flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL);
 	int look = O_PATH | (flags & O_DIRECTORY) | (excl || (flags & O_NOFOLLOW) ? O_NOFOLLOW : 0);
 
 	for (int tries = 0; tries < CREATE_TRIES; tries++) {
-		struct policy_obj o;
+		struct policy_obj o = { .x = found ? found->x : NULL, .x_mask = found ? found->x_mask : 0,
+					.x_sync = found ? found->x_sync : 0 };
 		bool not_sys;
 		long fd = lookup_in_root(abs, look, &not_sys);
 		if (fd >= 0) {
@@ -474,7 +476,7 @@ static long open_checked(struct task *t, char *abs, size_t size, int flags, int 
 			if (!(flags & PVX_O_TMPFILE_BIT))
 				*kind = file_kind_of_mode(o.st.st_mode);
 			if (flags & O_PATH)
-				return keep_opath((int)fd, &o, flags, st);
+				return keep_opath((int)fd, &o, flags, found);
 			r = policy_reopen_obj(t, (int)fd, &o, flags, mode, -1);
 			close((int)fd);
 			return r;
@@ -529,12 +531,12 @@ static long open_std_device(const char *abs, int flags)
 
 /*
  * path_open, and the kind of the file it opened: /proc's own or the host
- * object's when known, else NULL (file_kind_of's to find). st, when given,
- * gets an O_PATH lookup's stat of what it found, or st_mode 0 when there is
- * none (the caller asks the host).
+ * object's when known, else NULL (file_kind_of's to find). found, when
+ * given, gets an O_PATH lookup's policy_obj of what it found, or st_mode 0
+ * and no x_done when there is none (the caller asks the host).
  */
 static long path_open_kind(struct task *t, int dirfd, const char *path, int flags, int mode,
-			   const struct file_ops **kind, struct stat *st)
+			   const struct file_ops **kind, struct policy_obj *found)
 {
 	char abs[PVX_PATH_MAX];
 	bool again = false;
@@ -544,15 +546,17 @@ static long path_open_kind(struct task *t, int dirfd, const char *path, int flag
 		return r;
 	if (!path[0])
 		return -ENOENT;
-	if (st)
-		st->st_mode = 0;
+	if (found) {
+		found->st.st_mode = 0;
+		found->x_done = false;
+	}
 	r = path_absolute(t, dirfd, path, abs, sizeof(abs));
 	for (int links = 0; r >= 0 && links <= MAX_CREATE_LINKS; links++) {
 		/* The guest's /proc is the sentry's own (sentry/kernel/procfs.c), never the host's. */
 		if (path_in_proc(abs))
 			return fs_kernel->proc_open_kind(t, abs + 5, flags, kind);
 		again = false;
-		r = open_checked(t, abs, sizeof(abs), flags, mode, &again, kind, st);
+		r = open_checked(t, abs, sizeof(abs), flags, mode, &again, kind, found);
 		if (!again)
 			break;
 		r = dev_fd_alias(abs, sizeof(abs));
@@ -563,8 +567,10 @@ static long path_open_kind(struct task *t, int dirfd, const char *path, int flag
 		long dev = open_std_device(abs, flags);
 		if (dev != -ENOENT) {
 			*kind = NULL;
-			if (st)
-				st->st_mode = 0;
+			if (found) {
+				found->st.st_mode = 0;
+				found->x_done = false;
+			}
 			return dev;
 		}
 	}
@@ -617,10 +623,21 @@ long path_lookup(struct task *t, int dirfd, const char *path, int at_flags)
 	return path_lookup_stat(t, dirfd, path, at_flags, &st);
 }
 
-/* See pvx/path.h: the policy's statx of the object is its stat, when the lookup made one; else an fstat. */
+/* See pvx/path.h. */
 long path_lookup_stat(struct task *t, int dirfd, const char *path, int at_flags, struct stat *st)
 {
+	struct policy_obj o = { .x = NULL };
+	long fd = path_lookup_obj(t, dirfd, path, at_flags, &o);
+
+	*st = o.st;
+	return fd;
+}
+
+/* See pvx/path.h: the policy's statx of the object is its stat, when the lookup made one; else an fstat. */
+long path_lookup_obj(struct task *t, int dirfd, const char *path, int at_flags, struct policy_obj *found)
+{
 	const struct file_ops *kind = NULL;
+	struct stat *st = &found->st;
 	long fd;
 
 	if (!path[0] && (at_flags & AT_EMPTY_PATH)) {
@@ -638,9 +655,10 @@ long path_lookup_stat(struct task *t, int dirfd, const char *path, int at_flags,
 		if (fd < 0)
 			return neg_errno();
 		st->st_mode = 0;
+		found->x_done = false;
 	} else {
 		fd = path_open_kind(t, dirfd, path, O_PATH | (at_flags & AT_SYMLINK_NOFOLLOW ? O_NOFOLLOW : 0), 0,
-				    &kind, st);
+				    &kind, found);
 		if (fd < 0)
 			return fd;
 	}

@@ -141,7 +141,7 @@ static long hidden(int fd, const struct policy_obj *o)
 
 long policy_check_dir(int fd)
 {
-	struct policy_obj o = { .mnt = 0 };
+	struct policy_obj o = { .x = NULL };
 	long r = hidden(fd, &o);
 
 	return r < 0 || r == HOST_PROC ? -ENOENT : 0;
@@ -165,7 +165,17 @@ long policy_check(int fd, const struct stat *st, int flags, int held)
 long policy_stat(int fd, struct policy_obj *o)
 {
 	o->not_sys = false;
-	return obj_stat(fd, &o->st, &o->mnt);
+	o->x_done = false;
+	if (!o->x)
+		return obj_stat(fd, &o->st, &o->mnt);
+	long r = obj_statx(fd, o->x_mask, o->x_sync, o->x, &o->st, &o->mnt);
+	o->x_done = r == 0;
+	return r;
+}
+
+long policy_statx_answer(int fd, const struct policy_obj *o, unsigned mask)
+{
+	return statx_as_asked(fd, o->mnt, mask, o->x);
 }
 
 long policy_check_obj(int fd, const struct policy_obj *o, int flags, int held)
@@ -208,7 +218,7 @@ long policy_check_obj(int fd, const struct policy_obj *o, int flags, int held)
 
 long policy_reopen(struct task *t, int fd, int flags, int mode, int held)
 {
-	struct policy_obj o;
+	struct policy_obj o = { .x = NULL };
 	long r = policy_stat(fd, &o);
 
 	return r < 0 ? r : policy_reopen_obj(t, fd, &o, flags, mode, held);
