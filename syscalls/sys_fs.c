@@ -91,20 +91,12 @@ long sys_close(struct task *t, const long a[6])
 	return fd_close(t->files, (int)a[0]);
 }
 
-static long put_stat(struct task *t, uint64_t ubuf, int host_fd)
-{
-	struct stat st;
-
-	if (fstat(host_fd, &st) < 0)
-		return neg_errno();
-	return copy_to_guest(t->mm, ubuf, &st, sizeof(st));
-}
-
 /*
  * Open what (dirfd, path, at_flags) names as an O_PATH host fd, honouring
- * AT_EMPTY_PATH and AT_SYMLINK_NOFOLLOW. The caller closes it.
+ * AT_EMPTY_PATH and AT_SYMLINK_NOFOLLOW; its stat (the one the file policy
+ * checked) in *st. The caller closes it.
  */
-static long open_at_path(struct task *t, int dirfd, uint64_t upath, int at_flags)
+static long open_at_path(struct task *t, int dirfd, uint64_t upath, int at_flags, struct stat *st)
 {
 	char path[PVX_PATH_MAX];
 	long n;
@@ -114,7 +106,7 @@ static long open_at_path(struct task *t, int dirfd, uint64_t upath, int at_flags
 	n = strncpy_from_guest(t->mm, path, upath, sizeof(path));
 	if (n < 0)
 		return n;
-	return path_lookup(t, dirfd, path, at_flags & (AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH));
+	return path_lookup_stat(t, dirfd, path, at_flags & (AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH), st);
 }
 
 /*
@@ -127,6 +119,7 @@ long sys_newfstatat(struct task *t, const long a[6])
 {
 	cleanup_close int hfd = -1;
 	int flags = (int)a[3] & ~AT_EACCESS;
+	struct stat st;
 	char c;
 
 	if ((flags & AT_EMPTY_PATH) && (int)a[0] != AT_FDCWD &&
@@ -135,12 +128,12 @@ long sys_newfstatat(struct task *t, const long a[6])
 		const long b[6] = { a[0], a[2] };
 		return sys_fstat(t, b);
 	}
-	long r = open_at_path(t, (int)a[0], (uint64_t)a[1], (int)a[3] & ~AT_EACCESS);
+	long r = open_at_path(t, (int)a[0], (uint64_t)a[1], (int)a[3] & ~AT_EACCESS, &st);
 
 	if (r < 0)
 		return r;
 	hfd = (int)r;
-	return put_stat(t, (uint64_t)a[2], hfd);
+	return copy_to_guest(t->mm, (uint64_t)a[2], &st, sizeof(st));
 }
 
 long sys_stat(struct task *t, const long a[6])
@@ -188,13 +181,13 @@ long sys_faccessat2(struct task *t, const long a[6])
 
 	if (mode & ~(R_OK | W_OK | X_OK))
 		return -EINVAL;
-	long r = open_at_path(t, (int)a[0], (uint64_t)a[1], flags);
+	long r = open_at_path(t, (int)a[0], (uint64_t)a[1], flags, &st);
 	if (r < 0)
 		return r;
 	hfd = (int)r;
 	if (syscall(SYS_faccessat2, hfd, "", mode, AT_EMPTY_PATH | (flags & AT_EACCESS)) < 0)
 		return neg_errno();
-	if ((mode & W_OK) && !sandbox.rw && fstat(hfd, &st) == 0 &&
+	if ((mode & W_OK) && !sandbox.rw &&
 	    (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode) || S_ISLNK(st.st_mode)))
 		return -EROFS;
 	return 0;
@@ -235,12 +228,12 @@ long sys_readlinkat(struct task *t, const long a[6])
 	}
 	/* An empty path reads dirfd itself when it is a symlink (O_PATH|O_NOFOLLOW), else ENOENT, as Linux. */
 	bool empty = r == 0;
-	r = open_at_path(t, (int)a[0], (uint64_t)a[1], AT_SYMLINK_NOFOLLOW | (empty ? AT_EMPTY_PATH : 0));
+	if (r < 0)
+		return r;
+	r = path_lookup_stat(t, (int)a[0], path, AT_SYMLINK_NOFOLLOW | (empty ? AT_EMPTY_PATH : 0), &st);
 	if (r < 0)
 		return empty && r != -EBADF ? -ENOENT : r;
 	hfd = (int)r;
-	if (fstat(hfd, &st) < 0)
-		return neg_errno();
 	if (!S_ISLNK(st.st_mode))
 		return empty ? -ENOENT : -EINVAL;
 	ssize_t n = readlinkat(hfd, "", target, sizeof(target));

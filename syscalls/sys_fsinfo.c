@@ -29,17 +29,23 @@ static long lookup_user(struct task *t, int dirfd, uint64_t upath, int at_flags)
  * The host fd statx looks at: "If pathname is an empty string (or NULL
  * since Linux 6.11) and the AT_EMPTY_PATH flag is specified", the file of
  * dirfd (its host object, borrowed; FILE_CALL_DONE for a kind without
- * one); else what the path names, an O_PATH fd left in *owned.
+ * one); else what the path names, an O_PATH fd left in *owned, whose
+ * lookup may have answered the statx already (o->x_done).
  */
-static long statx_target(struct task *t, int dirfd, uint64_t upath, int flags, int *owned)
+static long statx_target(struct task *t, int dirfd, uint64_t upath, int flags, int *owned, struct policy_obj *o)
 {
+	char path[PVX_PATH_MAX] = "";
 	char c = 0;
+	long r;
 
 	if ((flags & AT_EMPTY_PATH) && dirfd != AT_FDCWD && (!upath || (!copy_from_guest(t->mm, &c, upath, 1) && !c)))
 		return fd_object(t, dirfd, FILE_STATX);
-	long r = !upath && (flags & AT_EMPTY_PATH)
-			 ? path_lookup(t, dirfd, "", flags)
-			 : lookup_user(t, dirfd, upath, flags & (AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH));
+	if (upath || !(flags & AT_EMPTY_PATH)) {
+		r = strncpy_from_guest(t->mm, path, upath, sizeof(path));
+		if (r < 0)
+			return r;
+	}
+	r = path_lookup_obj(t, dirfd, path, flags & (AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH), o);
 	if (r >= 0)
 		*owned = (int)r;
 	return r;
@@ -85,19 +91,27 @@ long sys_statx(struct task *t, const long a[6])
 	struct statx stx;
 	int flags = (int)a[2];
 	unsigned mask = (unsigned)a[3];
+	struct policy_obj o = { .x = &stx, .x_mask = mask, .x_sync = flags & AT_STATX_SYNC_TYPE };
 
 	if (flags & ~(AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT | AT_EMPTY_PATH | AT_STATX_SYNC_TYPE))
 		return -EINVAL;
 	if ((flags & AT_STATX_SYNC_TYPE) == AT_STATX_SYNC_TYPE || (mask & STATX__RESERVED))
 		return -EINVAL;
-	long hfd = statx_target(t, (int)a[0], (uint64_t)a[1], flags, &owned);
+	memset(&stx, 0, sizeof(stx));
+	long hfd = statx_target(t, (int)a[0], (uint64_t)a[1], flags, &owned, &o);
 	if (hfd == FILE_CALL_DONE)
 		return statx_of_kind(t, fd_lookup(t->files, (int)a[0]), (uint64_t)a[4]);
 	if (hfd < 0)
 		return hfd;
-	memset(&stx, 0, sizeof(stx));
-	if (syscall(SYS_statx, (int)hfd, "", AT_EMPTY_PATH | (flags & AT_STATX_SYNC_TYPE), mask, &stx) < 0)
-		return neg_errno();
+	if (o.x_done) {
+		long r = policy_statx_answer((int)hfd, &o, mask);
+		if (r < 0)
+			return r;
+	} else {
+		memset(&stx, 0, sizeof(stx));
+		if (syscall(SYS_statx, (int)hfd, "", AT_EMPTY_PATH | (flags & AT_STATX_SYNC_TYPE), mask, &stx) < 0)
+			return neg_errno();
+	}
 	return copy_to_guest(t->mm, (uint64_t)a[4], &stx, sizeof(stx));
 }
 

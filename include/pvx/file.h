@@ -153,6 +153,8 @@ extern const struct file_ops host_file_ops, dir_file_ops, pipe_file_ops, anon_fi
 
 /* The kind of a host fd opened by path or inherited (a pipe, a directory or a host file), by its fstat. */
 const struct file_ops *file_kind_of(int host_fd);
+/* The same, from the host object's st_mode when the caller has it. */
+const struct file_ops *file_kind_of_mode(mode_t mode);
 
 /* The optional ops with Linux's answer where a kind has none (sentry/fs/file_ops.c). */
 long file_rw_vec(struct task *t, struct file *f, bool write, void *buf, size_t count, off_t off, int rwf)

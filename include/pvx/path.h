@@ -7,6 +7,7 @@
 #ifndef PVX_PATH_H
 #define PVX_PATH_H
 
+#include "pvx/policy.h"
 #include "pvx/task.h"
 
 #define PVX_PATH_MAX 4096
@@ -83,6 +84,14 @@ long path_parent(struct task *t, int dirfd, const char *path, char *last, size_t
  * Other flags are the caller's to check.
  */
 long path_lookup(struct task *t, int dirfd, const char *path, int at_flags) __must_check;
+/* path_lookup, and the fd's stat in *st (the one the policy checked: no second host call). */
+long path_lookup_stat(struct task *t, int dirfd, const char *path, int at_flags, struct stat *st) __must_check;
+/*
+ * path_lookup that fills found (pvx/policy.h: set its x, x_mask and x_sync,
+ * or x NULL): found->st always, found->x_done when the policy's own statx
+ * answered the guest's.
+ */
+long path_lookup_obj(struct task *t, int dirfd, const char *path, int at_flags, struct policy_obj *found) __must_check;
 
 /* The host fd of guest fd if it is a directory (EBADF, ENOTDIR): a dirfd, fchdir. */
 long path_dir_fd(struct task *t, int fd) __must_check;

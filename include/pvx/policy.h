@@ -9,6 +9,7 @@
 #define PVX_POLICY_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/stat.h>
 
 #include "pvx/common.h"
@@ -44,6 +45,45 @@ void policy_init(void);
  */
 long policy_check(int fd, const struct stat *st, int flags, int held) __must_check;
 
+/*
+ * The object behind a host fd as the policy sees it: its stat, its mount
+ * (the unique id: its file system type is asked once per mount,
+ * sentry/fs/fs_kind.c) and what the lookup that found it proved.
+ */
+struct policy_obj {
+	struct stat st;
+	uint64_t mnt;	/* STATX_MNT_ID_UNIQUE of the fd, 0 unknown */
+	/*
+	 * Its guest path is not under /sys: set by a lookup of a path whose
+	 * first component is not "sys", with no ".." and no symlink followed
+	 * (RESOLVE_NO_SYMLINKS), so the path walked is the object's. Else the
+	 * host is asked for the path (a readlink of /proc/self/fd/N).
+	 */
+	bool not_sys;
+	/* A guest's statx answered by policy_stat's own host call (path_lookup_statx): asked with x_mask, x_sync. */
+	struct statx *x;
+	unsigned x_mask;
+	int x_sync;
+	bool x_done;	/* *x holds that answer */
+};
+
+/*
+ * Fill o for host fd fd (one statx; not_sys false). With o->x, the guest's
+ * statx is answered by the same call (o->x_done); o->x, x_mask and x_sync
+ * are the caller's, the rest is filled here.
+ */
+long policy_stat(int fd, struct policy_obj *o) __must_check;
+
+/*
+ * After a lookup whose policy_stat answered a guest's statx (o->x_done, fd
+ * the object's): make *o->x what the guest's own statx with mask gives
+ * (the old mount id unless it asked for the unique one).
+ */
+long policy_statx_answer(int fd, const struct policy_obj *o, unsigned mask) __must_check;
+
+/* policy_check of an object policy_stat (and perhaps its lookup) described. */
+long policy_check_obj(int fd, const struct policy_obj *o, int flags, int held) __must_check;
+
 /* The check for a directory on the way to a name (mkdir, unlink... in it): ENOENT when hidden. */
 long policy_check_dir(int fd) __must_check;
 
@@ -55,5 +95,8 @@ long policy_check_dir(int fd) __must_check;
  * (the caller checked it is not a FIFO).
  */
 long policy_reopen(struct task *t, int fd, int flags, int mode, int held) __must_check;
+/* policy_reopen of an object already described by policy_stat (o is fd's, made just before). */
+long policy_reopen_obj(struct task *t, int fd, const struct policy_obj *o, int flags, int mode,
+		       int held) __must_check;
 
 #endif

@@ -163,9 +163,15 @@ const struct file_ops *file_kind_of(int host_fd)
 
 	if (fstat(host_fd, &st) < 0)
 		return &host_file_ops;
-	if (S_ISFIFO(st.st_mode))
+	return file_kind_of_mode(st.st_mode);
+}
+
+/* See pvx/file.h. */
+const struct file_ops *file_kind_of_mode(mode_t mode)
+{
+	if (S_ISFIFO(mode))
 		return &pipe_file_ops;
-	if (S_ISDIR(st.st_mode))
+	if (S_ISDIR(mode))
 		return &dir_file_ops;
 	return &host_file_ops;
 }

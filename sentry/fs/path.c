@@ -223,6 +223,54 @@ static long open_in_root(const char *abs, int flags, int mode)
 }
 
 /*
+ * Would a walk of abs without symlinks reach an object whose guest path is
+ * outside /sys? Yes when no component is ".." and the first one that is
+ * not "." is not "sys": the path walked is then the object's own.
+ */
+static bool walk_outside_sys(const char *abs)
+{
+	bool first = true;
+
+	for (const char *p = abs; *p;) {
+		while (*p == '/')
+			p++;
+		size_t n = strcspn(p, "/");
+		if (n == 2 && p[0] == '.' && p[1] == '.')
+			return false;
+		if (n && !(n == 1 && p[0] == '.')) {
+			if (first && n == 3 && !strncmp(p, "sys", 3))
+				return false;
+			first = false;
+		}
+		p += n;
+	}
+	return true;
+}
+
+/*
+ * The O_PATH lookup of abs (open_in_root), first without following any
+ * symlink when walk_outside_sys(abs): if that finds the object, *not_sys
+ * says its path is outside /sys and the policy need not ask the host for
+ * it. A path through a symlink (ELOOP) is looked up again, following it.
+ */
+static long lookup_in_root(const char *abs, int flags, bool *not_sys)
+{
+	*not_sys = false;
+	if (walk_outside_sys(abs)) {
+		struct open_how how = {
+			.flags = (uint64_t)(flags | O_CLOEXEC),
+			.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_SYMLINKS,
+		};
+		long fd = syscall(SYS_openat2, sandbox.rootfd, abs, &how, sizeof(how));
+		if (fd >= 0 || errno != ELOOP) {
+			*not_sys = fd >= 0;
+			return fd < 0 ? neg_errno() : fd;
+		}
+	}
+	return open_in_root(abs, flags, 0);
+}
+
+/*
  * open(2)'s own checks of flags, made before any lookup: "EINVAL O_TMPFILE
  * was specified in flags, but neither O_WRONLY nor O_RDWR was specified",
  * O_CREAT with O_DIRECTORY (Linux 6.4 and later). O_PATH drops every flag
@@ -244,17 +292,34 @@ static long open_flags(int *flags)
 	return 0;
 }
 
-/* An O_PATH fd found by the lookup: the guest gets it as it is, if the policy allows. */
-static long keep_opath(int fd, int flags)
+/*
+ * An O_PATH fd found by the lookup (o: its policy_stat): the guest gets it
+ * as it is, if the policy allows; o is copied to *found when found is given.
+ */
+static long keep_opath(int fd, const struct policy_obj *o, int flags, struct policy_obj *found)
 {
-	struct stat st;
-	long r = fstat(fd, &st) < 0 ? neg_errno() : policy_check(fd, &st, flags, -1);
+	long r = policy_check_obj(fd, o, flags, -1);
 
 	if (r < 0) {
 		close(fd);
 		return r;
 	}
+	if (found)
+		*found = *o;
 	return fd;
+}
+
+/* keep_opath of an fd not yet described. */
+static long keep_opath_fd(int fd, int flags)
+{
+	struct policy_obj o = { .x = NULL };
+	long r = policy_stat(fd, &o);
+
+	if (r < 0) {
+		close(fd);
+		return r;
+	}
+	return keep_opath(fd, &o, flags, NULL);
 }
 
 /*
@@ -386,22 +451,33 @@ static long create_file(const char *abs, int flags, int mode)
  * O_EXCL: nothing that appears meanwhile is opened unchecked). When O_CREAT
  * meets a dangling symlink, abs becomes its target and *again is set.
  * A FIFO's open waits for t with the sentry lock dropped (policy_reopen).
+ * What was opened is the object looked up (but for O_TMPFILE): its kind is
+ * left in *kind, and for O_PATH its policy_obj in *found (when found is
+ * given: its x, x_mask and x_sync ask for a guest's statx on the way).
  */
-static long open_checked(struct task *t, char *abs, size_t size, int flags, int mode, bool *again)
+static long open_checked(struct task *t, char *abs, size_t size, int flags, int mode, bool *again,
+			 const struct file_ops **kind, struct policy_obj *found)
 {
 	bool excl = (flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL);
 	int look = O_PATH | (flags & O_DIRECTORY) | (excl || (flags & O_NOFOLLOW) ? O_NOFOLLOW : 0);
 
 	for (int tries = 0; tries < CREATE_TRIES; tries++) {
-		long fd = open_in_root(abs, look, 0);
+		struct policy_obj o = { .x = found ? found->x : NULL, .x_mask = found ? found->x_mask : 0,
+					.x_sync = found ? found->x_sync : 0 };
+		bool not_sys;
+		long fd = lookup_in_root(abs, look, &not_sys);
 		if (fd >= 0) {
-			if (excl) {
+			long r = excl ? -EEXIST : policy_stat((int)fd, &o);
+			if (r < 0) {
 				close((int)fd);
-				return -EEXIST;
+				return r;
 			}
+			o.not_sys = not_sys;
+			if (!(flags & PVX_O_TMPFILE_BIT))
+				*kind = file_kind_of_mode(o.st.st_mode);
 			if (flags & O_PATH)
-				return keep_opath((int)fd, flags);
-			long r = policy_reopen(t, (int)fd, flags, mode, -1);
+				return keep_opath((int)fd, &o, flags, found);
+			r = policy_reopen_obj(t, (int)fd, &o, flags, mode, -1);
 			close((int)fd);
 			return r;
 		}
@@ -443,7 +519,7 @@ static long open_std_device(const char *abs, int flags)
 		if (fd < 0)
 			return neg_errno();
 		if (flags & O_PATH)
-			return keep_opath(fd, flags);
+			return keep_opath_fd(fd, flags);
 		long r = policy_reopen(NULL, fd, flags & ~(O_CREAT | O_EXCL | O_TRUNC), 0, -1);
 		close(fd);
 		return r;
@@ -453,9 +529,14 @@ static long open_std_device(const char *abs, int flags)
 
 #define MAX_CREATE_LINKS 40	/* MAXSYMLINKS */
 
-/* path_open, and the kind of the file it opened: /proc's own, else NULL (the host object's). */
+/*
+ * path_open, and the kind of the file it opened: /proc's own or the host
+ * object's when known, else NULL (file_kind_of's to find). found, when
+ * given, gets an O_PATH lookup's policy_obj of what it found, or st_mode 0
+ * and no x_done when there is none (the caller asks the host).
+ */
 static long path_open_kind(struct task *t, int dirfd, const char *path, int flags, int mode,
-			   const struct file_ops **kind)
+			   const struct file_ops **kind, struct policy_obj *found)
 {
 	char abs[PVX_PATH_MAX];
 	bool again = false;
@@ -465,13 +546,17 @@ static long path_open_kind(struct task *t, int dirfd, const char *path, int flag
 		return r;
 	if (!path[0])
 		return -ENOENT;
+	if (found) {
+		found->st.st_mode = 0;
+		found->x_done = false;
+	}
 	r = path_absolute(t, dirfd, path, abs, sizeof(abs));
 	for (int links = 0; r >= 0 && links <= MAX_CREATE_LINKS; links++) {
 		/* The guest's /proc is the sentry's own (sentry/kernel/procfs.c), never the host's. */
 		if (path_in_proc(abs))
 			return fs_kernel->proc_open_kind(t, abs + 5, flags, kind);
 		again = false;
-		r = open_checked(t, abs, sizeof(abs), flags, mode, &again);
+		r = open_checked(t, abs, sizeof(abs), flags, mode, &again, kind, found);
 		if (!again)
 			break;
 		r = dev_fd_alias(abs, sizeof(abs));
@@ -480,8 +565,14 @@ static long path_open_kind(struct task *t, int dirfd, const char *path, int flag
 		return -ELOOP;
 	if (r == -ENOENT || r == -EROFS) {	/* EROFS: the O_CREAT of a /dev/null the root lacks */
 		long dev = open_std_device(abs, flags);
-		if (dev != -ENOENT)
+		if (dev != -ENOENT) {
+			*kind = NULL;
+			if (found) {
+				found->st.st_mode = 0;
+				found->x_done = false;
+			}
 			return dev;
+		}
 	}
 	return r;
 }
@@ -490,7 +581,7 @@ long path_open(struct task *t, int dirfd, const char *path, int flags, int mode)
 {
 	const struct file_ops *kind = NULL;
 
-	return path_open_kind(t, dirfd, path, flags, mode, &kind);
+	return path_open_kind(t, dirfd, path, flags, mode, &kind, NULL);
 }
 
 long path_open_user(struct task *t, int dirfd, uint64_t upath, int flags, int mode)
@@ -509,7 +600,7 @@ long path_open_user_kind(struct task *t, int dirfd, uint64_t upath, int flags, i
 	*kind = NULL;
 	if (n < 0)
 		return n;
-	long fd = path_open_kind(t, dirfd, path, flags, mode, kind);
+	long fd = path_open_kind(t, dirfd, path, flags, mode, kind, NULL);
 	if (fd >= 0 && !*kind)
 		*kind = file_kind_of((int)fd);
 	return fd;
@@ -527,6 +618,28 @@ long path_parent(struct task *t, int dirfd, const char *path, char *last, size_t
 
 long path_lookup(struct task *t, int dirfd, const char *path, int at_flags)
 {
+	struct stat st;
+
+	return path_lookup_stat(t, dirfd, path, at_flags, &st);
+}
+
+/* See pvx/path.h. */
+long path_lookup_stat(struct task *t, int dirfd, const char *path, int at_flags, struct stat *st)
+{
+	struct policy_obj o = { .x = NULL };
+	long fd = path_lookup_obj(t, dirfd, path, at_flags, &o);
+
+	*st = o.st;
+	return fd;
+}
+
+/* See pvx/path.h: the policy's statx of the object is its stat, when the lookup made one; else an fstat. */
+long path_lookup_obj(struct task *t, int dirfd, const char *path, int at_flags, struct policy_obj *found)
+{
+	const struct file_ops *kind = NULL;
+	struct stat *st = &found->st;
+	long fd;
+
 	if (!path[0] && (at_flags & AT_EMPTY_PATH)) {
 		int hfd = t->proc->cwd_fd;
 		if (dirfd != AT_FDCWD) {
@@ -538,8 +651,21 @@ long path_lookup(struct task *t, int dirfd, const char *path, int at_flags)
 				return obj == FILE_CALL_DONE ? -EPERM : obj;
 			hfd = (int)obj;
 		}
-		int dup = fcntl(hfd, F_DUPFD_CLOEXEC, 3);
-		return dup < 0 ? neg_errno() : dup;
+		fd = fcntl(hfd, F_DUPFD_CLOEXEC, 3);
+		if (fd < 0)
+			return neg_errno();
+		st->st_mode = 0;
+		found->x_done = false;
+	} else {
+		fd = path_open_kind(t, dirfd, path, O_PATH | (at_flags & AT_SYMLINK_NOFOLLOW ? O_NOFOLLOW : 0), 0,
+				    &kind, found);
+		if (fd < 0)
+			return fd;
 	}
-	return path_open(t, dirfd, path, O_PATH | (at_flags & AT_SYMLINK_NOFOLLOW ? O_NOFOLLOW : 0), 0);
+	if (!st->st_mode && fstat((int)fd, st) < 0) {
+		long err = neg_errno();
+		close((int)fd);
+		return err;
+	}
+	return fd;
 }

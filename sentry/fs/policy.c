@@ -21,6 +21,7 @@
 #include "pvx/open_block.h"
 #include "pvx/path.h"
 #include "pvx/policy.h"
+#include "sentry/fs/fs_kind.h"
 
 #ifndef CONFIGFS_MAGIC
 #define CONFIGFS_MAGIC 0x62656570
@@ -95,37 +96,6 @@ static bool hidden_fs(long type)
 	return false;
 }
 
-/*
- * The type of the file system fd's object is on. fstatfs of an O_PATH fd of
- * a symlink fails on 9p (the test VM's root: QEMU's server resolves the link
- * and finds nothing, or the wrong thing), yet a symlink lives on its
- * directory's file system: take the directory's, if it is on the link's
- * device (a rename meanwhile cannot lend the link another file system).
- */
-static long fs_type(int fd, unsigned long *type)
-{
-	char proc[64], dir[PVX_PATH_MAX];
-	struct stat st, dst;
-	struct statfs sfs;
-
-	if (fstatfs(fd, &sfs) == 0) {
-		*type = (unsigned long)sfs.f_type;
-		return 0;
-	}
-	long err = neg_errno();
-	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
-	ssize_t n = readlink(proc, dir, sizeof(dir) - 1);
-	if (fstat(fd, &st) < 0 || !S_ISLNK(st.st_mode) || n <= 0 || dir[0] != '/')
-		return err;
-	dir[n] = 0;
-	*strrchr(dir, '/') = 0;
-	int dfd cleanup_close = open(dir[0] ? dir : "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0 || fstat(dfd, &dst) < 0 || dst.st_dev != st.st_dev || fstatfs(dfd, &sfs) < 0)
-		return err;
-	*type = (unsigned long)sfs.f_type;
-	return 0;
-}
-
 /* Is s one of the n strings of list? */
 static bool in_list(const char *s, const char *const list[], size_t n)
 {
@@ -143,9 +113,10 @@ enum { SHOWN, SYS_FILE, SYS_DIR, HOST_PROC };
  * a file of the host's /proc (procfs.c hands out a few, read-only);
  * SHOWN for everything else. Whatever lies under the guest's /sys or on a
  * pseudo file system of the host is hidden, whichever name led there (a
- * symlink, "..", a bind mount).
+ * symlink, "..", a bind mount). The guest path is read back from the
+ * host (path_of_fd) unless the lookup proved it is not under /sys (o).
  */
-static long hidden(int fd)
+static long hidden(int fd, const struct policy_obj *o)
 {
 	static const char *const files[] = { "/sys/devices/system/cpu/online", "/sys/devices/system/cpu/possible",
 					     "/sys/devices/system/cpu/present" };
@@ -153,11 +124,11 @@ static long hidden(int fd)
 	char path[PVX_PATH_MAX];
 	unsigned long type = 0;
 	bool sys = false;
-	long r = fs_type(fd, &type);
+	long r = fs_type_of(fd, o->mnt, &type);
 
 	if (r < 0)
 		return r;
-	if (path_of_fd(fd, path, sizeof(path)) >= 0)
+	if (!o->not_sys && path_of_fd(fd, path, sizeof(path)) >= 0)
 		sys = !strncmp(path, "/sys", 4) && (path[4] == '/' || !path[4]);
 	if (!sys && !hidden_fs((long)type))
 		return SHOWN;
@@ -170,7 +141,8 @@ static long hidden(int fd)
 
 long policy_check_dir(int fd)
 {
-	long r = hidden(fd);
+	struct policy_obj o = { .x = NULL };
+	long r = hidden(fd, &o);
 
 	return r < 0 || r == HOST_PROC ? -ENOENT : 0;
 }
@@ -185,10 +157,34 @@ static bool in_root(int fd)
 
 long policy_check(int fd, const struct stat *st, int flags, int held)
 {
+	struct policy_obj o = { .st = *st };
+
+	return policy_check_obj(fd, &o, flags, held);
+}
+
+long policy_stat(int fd, struct policy_obj *o)
+{
+	o->not_sys = false;
+	o->x_done = false;
+	if (!o->x)
+		return obj_stat(fd, &o->st, &o->mnt);
+	long r = obj_statx(fd, o->x_mask, o->x_sync, o->x, &o->st, &o->mnt);
+	o->x_done = r == 0;
+	return r;
+}
+
+long policy_statx_answer(int fd, const struct policy_obj *o, unsigned mask)
+{
+	return statx_as_asked(fd, o->mnt, mask, o->x);
+}
+
+long policy_check_obj(int fd, const struct policy_obj *o, int flags, int held)
+{
+	const struct stat *st = &o->st;
 	bool opath = flags & O_PATH, tmpfile = !opath && (flags & PVX_O_TMPFILE_BIT);
 	bool writes = !opath && ((flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC) || tmpfile);
 	bool held_writable = held >= 0 && !(held & O_PATH) && (held & O_ACCMODE) != O_RDONLY;
-	long h = hidden(fd);
+	long h = hidden(fd, o);
 
 	if (h < 0 || (h == HOST_PROC && (held < 0 || writes)))
 		return -ENOENT;	/* a guest can only hold what procfs.c gave it, and reread it */
@@ -222,14 +218,20 @@ long policy_check(int fd, const struct stat *st, int flags, int held)
 
 long policy_reopen(struct task *t, int fd, int flags, int mode, int held)
 {
+	struct policy_obj o = { .x = NULL };
+	long r = policy_stat(fd, &o);
+
+	return r < 0 ? r : policy_reopen_obj(t, fd, &o, flags, mode, held);
+}
+
+long policy_reopen_obj(struct task *t, int fd, const struct policy_obj *o, int flags, int mode, int held)
+{
+	const struct stat st = o->st;
 	char proc[64];
-	struct stat st;
 
 	if (flags & O_PATH)	/* open(2) ignores other flags with O_PATH */
 		flags &= O_PATH | O_DIRECTORY | O_NOFOLLOW;
-	if (fstat(fd, &st) < 0)
-		return neg_errno();
-	long r = policy_check(fd, &st, flags & ~O_NOFOLLOW, held);
+	long r = policy_check_obj(fd, o, flags & ~O_NOFOLLOW, held);
 	if (r < 0)
 		return r;
 	if ((flags & O_DIRECTORY) && !S_ISDIR(st.st_mode))

@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Hostile path walks for tests/path_walk.bats (issue 16: path calls at one
+ * host call must stay confined to the root).
+ *   path_race swap N    in the cwd: a thread swaps "d" between a real
+ *                       directory (holding "inside") and a symlink to "/"
+ *                       or to "..", N times, while this thread stats, lstats,
+ *                       statx's, accesses, readlinks and opens "d/secret",
+ *                       "d/inside" and "d/marker". Prints how many of those
+ *                       found "secret" (only outside the root: must be 0)
+ *                       and whether both shapes of d were seen.
+ *   path_race probe P...  for each path: stat, lstat, access, open, readlink
+ *                       results as "P: ok" or the errno name
+ *   path_race statloop P N  stat P N times (host calls per stat are counted outside)
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static atomic_int stop;
+static int rounds;
+
+/* The swapping thread: d is a directory, then a symlink to "/", then one to "..", and again. */
+static void *swapper(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < rounds && !stop; i++) {
+		rename("d", "d.real");
+		symlink(i & 1 ? "/" : "..", "d");
+		rename("d", "d.link");	/* d gone for a moment, as a rename race would have it */
+		rename("d.link", "d");
+		unlink("d");
+		rename("d.real", "d");
+	}
+	stop = 1;
+	return NULL;
+}
+
+/* One round of every path call on path; returns how many found it. */
+static int try_all(const char *path)
+{
+	struct stat st;
+	char buf[256], stx[256];
+	int found = 0;
+
+	found += stat(path, &st) == 0;
+	found += lstat(path, &st) == 0;
+	found += syscall(SYS_statx, AT_FDCWD, path, 0, 0x7ff, stx) == 0;
+	found += access(path, F_OK) == 0;
+	found += readlink(path, buf, sizeof(buf)) >= 0 || errno == EINVAL;
+	int fd = open(path, O_RDONLY);
+	if (fd >= 0) {
+		found++;
+		close(fd);
+	}
+	fd = open(path, O_PATH);
+	if (fd >= 0) {
+		found++;
+		close(fd);
+	}
+	return found;
+}
+
+static int swap(int n)
+{
+	pthread_t th;
+	long secret = 0, inside = 0, marker = 0;
+
+	rounds = n;
+	if (mkdir("d", 0755) && errno != EEXIST)
+		return perror("mkdir"), 1;
+	close(open("d/inside", O_CREAT | O_WRONLY, 0644));
+	if (pthread_create(&th, NULL, swapper, NULL))
+		return 1;
+	while (!stop) {
+		secret += try_all("d/secret");
+		secret += try_all("d/../secret");
+		inside += try_all("d/inside") > 0;
+		marker += try_all("d/marker") > 0;
+	}
+	pthread_join(th, NULL);
+	printf("secret found: %ld\n", secret);
+	printf("saw the directory: %s\n", inside ? "yes" : "no");
+	printf("saw the symlink: %s\n", marker ? "yes" : "no");
+	return 0;
+}
+
+/* errno names, the same in musl and glibc builds. */
+static const char *ename(int e)
+{
+	switch (e) {
+	case 0: return "ok";
+	case ENOENT: return "ENOENT";
+	case EACCES: return "EACCES";
+	case EINVAL: return "EINVAL";
+	case ENOTDIR: return "ENOTDIR";
+	case ELOOP: return "ELOOP";
+	case EXDEV: return "EXDEV";
+	case EISDIR: return "EISDIR";
+	case EPERM: return "EPERM";
+	default: return "E?";
+	}
+}
+
+static void probe(const char *path)
+{
+	struct stat st;
+	char buf[256];
+	const char *name[] = { "stat", "lstat", "access", "open", "opath", "readlink" };
+	int r[6];
+
+	r[0] = stat(path, &st) ? errno : 0;
+	r[1] = lstat(path, &st) ? errno : 0;
+	r[2] = access(path, R_OK) ? errno : 0;
+	int fd = open(path, O_RDONLY);
+	r[3] = fd < 0 ? errno : 0;
+	if (fd >= 0)
+		close(fd);
+	fd = open(path, O_PATH);
+	r[4] = fd < 0 ? errno : 0;
+	if (fd >= 0)
+		close(fd);
+	r[5] = readlink(path, buf, sizeof(buf)) < 0 ? errno : 0;
+	printf("%s:", path);
+	for (int i = 0; i < 6; i++)
+		printf(" %s=%s", name[i], ename(r[i]));
+	printf("\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 3 && !strcmp(argv[1], "swap"))
+		return swap(atoi(argv[2]));
+	if (argc >= 2 && !strcmp(argv[1], "probe")) {
+		for (int i = 2; i < argc; i++)
+			probe(argv[i]);
+		return 0;
+	}
+	if (argc == 4 && !strcmp(argv[1], "statloop")) {
+		struct stat st;
+		int ok = 0;
+		for (int i = atoi(argv[3]); i > 0; i--)
+			ok += stat(argv[2], &st) == 0;
+		printf("%d\n", ok);
+		return 0;
+	}
+	fprintf(stderr, "usage: path_race swap N | probe PATH... | statloop PATH N\n");
+	return 2;
+}

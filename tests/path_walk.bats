@@ -1,0 +1,158 @@
+#!/usr/bin/env bats
+# Issue 16, path calls at one host call: a stat, access, readlink or open is an openat2 inside the root and one
+# statx, the file system type is asked once per mount (by its unique id) and /sys's readlink only for paths
+# that could lead there. These are the hostile cases of that shortcut: a directory swapped for a symlink to "/"
+# mid-walk, ".." above the root, /sys reached by every spelling and by symlinks, mounts replaced under a running
+# sandbox (a tmpfs by the host's /proc or sysfs), and the host calls a stat costs.
+
+load helpers
+bats_require_minimum_version 1.5.0
+
+setup() {
+	require_pvx
+	cd "$BATS_TEST_TMPDIR"
+	G=$(guest path_race)
+	# R: a --root inside T, with "secret" outside it (only an escape finds it) and "marker" inside.
+	T=$BATS_TEST_TMPDIR
+	R=$T/root
+	mkdir -p "$R/bin" "$R/w"
+	cp "$G" "$R/path_race"
+	cp "$BUSYBOX" "$R/bin/busybox"
+	echo secret >"$T/secret"
+	echo marker >"$R/marker"
+	echo marker >"$R/w/marker"
+	chmod -R a+rwX "$R"
+}
+
+# probe ARGS: path_race probe in R, read-only; one line per path in $output.
+probe() {
+	PVX_OPTS=(--root "$R")
+	pvx_run_split /path_race probe "$@"
+	echo "status=$status"$'\n'"$output"$'\n'"stderr: $PVX_STDERR_TEXT" >&2
+	assert_status 0
+}
+
+@test "a directory swapped for a symlink to / or .. while another task walks through it never leads out of the root" {
+	PVX_OPTS=(--root "$R" --rw)
+	# The guest's cwd is /w: d/secret, d/../secret would be T/secret if ".." or "/" were the host's.
+	pvx_run_split /bin/busybox sh -c 'cd /w && /path_race swap 1500'
+	echo "status=$status"$'\n'"$output"$'\n'"stderr: $PVX_STDERR_TEXT" >&2
+	assert_status 0
+	assert_contains "$output" "secret found: 0"
+	assert_contains "$output" "saw the directory: yes"
+	assert_contains "$output" "saw the symlink: yes"	# the race was run, not missed
+}
+
+@test "\"..\" above the root, from / and from a directory, stays at the root for stat, lstat, access, open, readlink" {
+	probe /../secret /../../../secret ../secret /w/../../secret /marker/.. /../marker /w/../../../marker
+	assert_contains "$output" "/../secret: stat=ENOENT lstat=ENOENT access=ENOENT open=ENOENT opath=ENOENT readlink=ENOENT"
+	assert_contains "$output" "/../../../secret: stat=ENOENT lstat=ENOENT access=ENOENT open=ENOENT opath=ENOENT"
+	assert_contains "$output" "../secret: stat=ENOENT lstat=ENOENT access=ENOENT open=ENOENT opath=ENOENT"
+	assert_contains "$output" "/w/../../secret: stat=ENOENT lstat=ENOENT access=ENOENT open=ENOENT"
+	assert_contains "$output" "/marker/..: stat=ENOTDIR"
+	assert_contains "$output" "/../marker: stat=ok lstat=ok access=ok open=ok opath=ok readlink=EINVAL"
+	assert_contains "$output" "/w/../../../marker: stat=ok lstat=ok access=ok open=ok"
+}
+
+@test "a root's own /sys stays hidden by every spelling, by .. and through symlinks; names that only start with sys do not" {
+	mkdir -p "$R/sys/devices" "$R/sysx" "$R/x"
+	echo s >"$R/sys/hidden"
+	echo v >"$R/sysx/a"
+	echo v >"$R/sys.d"
+	ln -s sys "$R/link"
+	ln -s /sys/hidden "$R/flink"
+	ln -s ../sys "$R/x/up"
+	chmod -R a+rwX "$R"
+	probe /sys/hidden //sys/hidden /./sys/hidden /x/../sys/hidden x/../sys/hidden /link/hidden /x/up/hidden \
+		/flink /sys/devices /x/../sys/devices /sysx/a /sys.d /./sysx/a
+	for p in /sys/hidden //sys/hidden /./sys/hidden /x/../sys/hidden x/../sys/hidden /link/hidden /x/up/hidden; do
+		assert_contains "$output" "$p: stat=ENOENT lstat=ENOENT access=ENOENT open=ENOENT opath=ENOENT readlink=ENOENT"
+	done
+	assert_contains "$output" "/flink: stat=ENOENT lstat=ok access=ENOENT open=ENOENT opath=ENOENT readlink=ok"
+	# the directories on the way to /sys/devices/system/cpu/online: found, not listed
+	assert_contains "$output" "/sys/devices: stat=ok lstat=ok access=ok open=EACCES opath=ok"
+	assert_contains "$output" "/x/../sys/devices: stat=ok lstat=ok access=ok open=EACCES opath=ok"
+	assert_contains "$output" "/sysx/a: stat=ok lstat=ok access=ok open=ok opath=ok readlink=EINVAL"
+	assert_contains "$output" "/sys.d: stat=ok lstat=ok access=ok open=ok opath=ok readlink=EINVAL"
+	assert_contains "$output" "/./sysx/a: stat=ok lstat=ok access=ok open=ok"
+}
+
+@test "the host's /sys and /proc reached through a symlink or .. from the host's root are still hidden" {
+	[[ -d /sys/kernel && -e /proc/version ]] || skip "no host /sys or /proc"
+	ln -s /sys "$T/syslink"
+	ln -s /proc "$T/proclink"
+	chmod o+rx "$T"
+	PVX_OPTS=()
+	pvx_run_split "$G" probe "$T/syslink/kernel" /usr/../sys/kernel "$T/proclink/version" /usr/../sys/devices/system/cpu/online
+	echo "status=$status"$'\n'"$output"$'\n'"stderr: $PVX_STDERR_TEXT" >&2
+	assert_status 0
+	assert_contains "$output" "$T/syslink/kernel: stat=ENOENT lstat=ENOENT access=ENOENT open=ENOENT opath=ENOENT"
+	assert_contains "$output" "/usr/../sys/kernel: stat=ENOENT lstat=ENOENT access=ENOENT open=ENOENT opath=ENOENT"
+	# the guest's /proc is pvx's own: the host's, by another name, is not there
+	assert_contains "$output" "$T/proclink/version: stat=ENOENT lstat=ENOENT access=ENOENT open=ENOENT opath=ENOENT"
+	assert_contains "$output" "/usr/../sys/devices/system/cpu/online: stat=ok lstat=ok access=ok open=ok"
+}
+
+# mount_swap: run in a private mount namespace (as root): mount over R/m while a sandbox runs in R and probes
+# it between the host's changes (a file in the root says when).
+@test "a mount replaced under a running sandbox is judged anew: tmpfs, then /proc, then sysfs, then tmpfs; a device bound over a file" {
+	[[ $EUID == 0 ]] || skip "needs root (mounts in a private mount namespace)"
+	command -v unshare >/dev/null || skip "no unshare"
+	unshare -m true 2>/dev/null || skip "unshare -m not permitted here"
+	mkdir -p "$R/m"
+	echo plain >"$R/kf"
+	chmod -R a+rwX "$R"
+	cat >"$T/swap.sh" <<-'EOF'
+		set -e
+		R=$1
+		shift
+		mount --make-rprivate /
+		wait_for() { for _ in $(seq 200); do [ -e "$R/$1" ] && return; sleep 0.05; done; echo "no $1" >&2; exit 1; }
+		mount -t tmpfs -o mode=0755 tmpfs "$R/m"
+		echo visible >"$R/m/f"
+		"$@" /bin/busybox sh -c '
+			p() { /path_race probe "$@"; }
+			w() { touch /ready$1; while [ ! -e /go$1 ]; do sleep 0.05; done; }
+			p /m/f /kf; w 1; p /m/version /m/self; w 2; p /m/kernel /m/devices; w 3; p /m/f /kf' &
+		wait_for ready1
+		umount "$R/m"; mount -t proc proc "$R/m"; touch "$R/go1"
+		wait_for ready2
+		umount "$R/m"; mount -t sysfs sysfs "$R/m"; touch "$R/go2"
+		wait_for ready3
+		umount "$R/m"; mount -t tmpfs -o mode=0755 tmpfs "$R/m"; echo again >"$R/m/f"
+		mount --bind /dev/kmsg "$R/kf"
+		touch "$R/go3"
+		wait
+	EOF
+	run timeout -k 5 120 unshare -m bash "$T/swap.sh" "$R" "$PVX" run --platform="$PVX_PLATFORM" --root "$R" --rw --
+	echo "status=$status"$'\n'"$output" >&2
+	assert_status 0
+	[[ $(grep -c '^/m/f: stat=ok lstat=ok access=ok open=ok' <<<"$output") == 2 ]]
+	assert_contains "$output" "/kf: stat=ok lstat=ok access=ok open=ok opath=ok"
+	assert_contains "$output" "/m/version: stat=ENOENT lstat=ENOENT access=ENOENT open=ENOENT opath=ENOENT"
+	assert_contains "$output" "/m/self: stat=ENOENT lstat=ENOENT access=ENOENT open=ENOENT opath=ENOENT"
+	assert_contains "$output" "/m/kernel: stat=ENOENT lstat=ENOENT access=ENOENT open=ENOENT opath=ENOENT"
+	assert_contains "$output" "/m/devices: stat=ENOENT lstat=ENOENT access=ENOENT open=ENOENT opath=ENOENT"
+	# /dev/kmsg bound over a file: a character device the policy refuses to open (found, not opened)
+	assert_contains "$output" "/kf: stat=ok lstat=ok access=ok open=EACCES opath=ok"
+}
+
+@test "a guest stat costs no readlink of /proc/self/fd and, with unique mount ids (Linux 6.8), no fstatfs on the host" {
+	[[ $PVX_PLATFORM == seccomp ]] || skip "strace -f of the sandbox: the ptrace platform's stubs are pvx's to trace"
+	command -v strace >/dev/null || skip "strace not installed"
+	local n=400
+	run timeout -k 5 120 strace -f -qq -e trace=readlink,fstatfs -o "$T/trace" "$PVX" run --platform=seccomp -- \
+		"$G" statloop /usr/bin "$n"
+	assert_status 0
+	assert_contains "$output" "$n"
+	local readlinks fstatfs
+	readlinks=$(grep -c 'readlink(' "$T/trace" || true)
+	fstatfs=$(grep -c 'fstatfs(' "$T/trace" || true)
+	echo "readlink: $readlinks fstatfs: $fstatfs for $n stats" >&2
+	((readlinks < n / 4))
+	local major minor
+	IFS=. read -r major minor _ <<<"$(uname -r)"
+	if ((major > 6 || (major == 6 && minor >= 8))); then
+		((fstatfs < n / 4))
+	fi
+}
