@@ -279,12 +279,19 @@ static long do_readv(struct task *t, int fd, uint64_t uiov, long cnt, off_t off,
 	cleanup_free struct iovec *iov = NULL;
 	struct file *f = io_file(t, fd, O_RDONLY);
 	long total = get_iov(t, uiov, cnt, &iov);
-	size_t done = 0;
 
 	if (!f)
 		return -EBADF;
 	if (total < 0)
 		return total;
+	return io_rw_iov(t, f, false, iov, (size_t)cnt, (size_t)total, off, flags);
+}
+
+/* The reading half of io_rw_iov. */
+static long readv_file(struct task *t, struct file *f, const struct iovec *iov, size_t cnt, long total, off_t off,
+		       int flags)
+{
+	size_t done = 0;
 	size_t want = (size_t)total;
 	long lim = write_limit(t, f, off, off != -1, &want);
 	if (lim < 0)
@@ -298,7 +305,7 @@ static long do_readv(struct task *t, int fd, uint64_t uiov, long cnt, off_t off,
 		ssize_t n = file_rw_vec(t, f, false, buf, chunk, off == -1 ? -1 : off + (off_t)done, flags);
 		if (n < 0)
 			return done ? (long)done : io_error(t, n);
-		size_t copied = iov_move(t, iov, (size_t)cnt, done, buf, (size_t)n, true);
+		size_t copied = iov_move(t, iov, cnt, done, buf, (size_t)n, true);
 		/* As do_read: a short copy moves the file position by what was copied. */
 		if (copied < (size_t)n && off == -1)
 			(void)!file_seek(f, (off_t)copied - n, SEEK_CUR);
@@ -316,17 +323,10 @@ static long do_readv(struct task *t, int fd, uint64_t uiov, long cnt, off_t off,
  * IO_CHUNK, so a pipe sees up to that atomically; only a regular file gets
  * more than one.
  */
-static long do_writev(struct task *t, int fd, uint64_t uiov, long cnt, off_t off, int flags)
+static long writev_file(struct task *t, struct file *f, const struct iovec *iov, size_t cnt, long total, off_t off,
+			int flags)
 {
-	cleanup_free struct iovec *iov = NULL;
-	struct file *f = io_file(t, fd, O_WRONLY);
-	long total = get_iov(t, uiov, cnt, &iov);
 	size_t done = 0;
-
-	if (!f)
-		return -EBADF;
-	if (total < 0)
-		return total;
 	size_t want = (size_t)total;
 	long lim = write_limit(t, f, off, off != -1, &want);
 	if (lim < 0)
@@ -337,7 +337,7 @@ static long do_writev(struct task *t, int fd, uint64_t uiov, long cnt, off_t off
 		return -ENOMEM;
 	do {
 		size_t chunk = MIN((size_t)total - done, IO_CHUNK);
-		if (iov_move(t, iov, (size_t)cnt, done, buf, chunk, false) < chunk)
+		if (iov_move(t, iov, cnt, done, buf, chunk, false) < chunk)
 			return done ? (long)done : -EFAULT;
 		ssize_t n = file_rw_vec(t, f, true, buf, chunk, off == -1 ? -1 : off + (off_t)done, flags);
 		if (n < 0)
@@ -347,6 +347,27 @@ static long do_writev(struct task *t, int fd, uint64_t uiov, long cnt, off_t off
 			break;
 	} while (more_io(t, f, done, (size_t)total));
 	return (long)done;
+}
+
+/* See syscalls.h. */
+long io_rw_iov(struct task *t, struct file *f, bool write, const struct iovec *iov, size_t cnt, size_t total,
+	       off_t off, int rwf)
+{
+	return write ? writev_file(t, f, iov, cnt, (long)total, off, rwf)
+		     : readv_file(t, f, iov, cnt, (long)total, off, rwf);
+}
+
+static long do_writev(struct task *t, int fd, uint64_t uiov, long cnt, off_t off, int flags)
+{
+	cleanup_free struct iovec *iov = NULL;
+	struct file *f = io_file(t, fd, O_WRONLY);
+	long total = get_iov(t, uiov, cnt, &iov);
+
+	if (!f)
+		return -EBADF;
+	if (total < 0)
+		return total;
+	return io_rw_iov(t, f, true, iov, (size_t)cnt, (size_t)total, off, flags);
 }
 
 long sys_readv(struct task *t, const long a[6])

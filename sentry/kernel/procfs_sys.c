@@ -19,6 +19,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "pvx/aio.h"
 #include "pvx/events.h"
 #include "pvx/file.h"
 #include "pvx/guest_layout.h"
@@ -131,7 +132,15 @@ static long gen_ipc(const struct sysctl *s, char *buf, size_t size)
 	return r;
 }
 
+static long gen_aio_nr(const struct sysctl *s __unused, char *buf, size_t size)
+{
+	snprintf(buf, size, "%lu\n", aio_nr());
+	return 0;
+}
+
 static const struct sysctl sysctls[] = {
+	{ "fs/aio-max-nr", gen_number, PVX_AIO_MAX_NR },	/* sentry/kernel/aio.c */
+	{ "fs/aio-nr", gen_aio_nr, 0 },
 	{ "fs/file-max", gen_host, 0 },	/* the host's: pvx keeps no count of its own */
 	{ "fs/inotify/max_queued_events", gen_host, 0 },	/* per instance: the host's queue */
 	{ "fs/inotify/max_user_instances", gen_number, PVX_INOTIFY_INSTANCES },
