@@ -25,6 +25,7 @@
 #include "pvx/guest_layout.h"
 #include "pvx/kernel.h"
 #include "pvx/mm.h"
+#include "pvx/mqueue.h"
 #include "pvx/uts.h"
 #include "pvx/ipc.h"
 #include "sentry/kernel/procfs.h"
@@ -145,6 +146,11 @@ static const struct sysctl sysctls[] = {
 	{ "fs/inotify/max_queued_events", gen_host, 0 },	/* per instance: the host's queue */
 	{ "fs/inotify/max_user_instances", gen_number, PVX_INOTIFY_INSTANCES },
 	{ "fs/inotify/max_user_watches", gen_number, PVX_INOTIFY_WATCHES },
+	{ "fs/mqueue/msg_default", gen_number, PVX_MQ_MSG_DEFAULT },	/* sentry/kernel/mqueue.c */
+	{ "fs/mqueue/msg_max", gen_number, PVX_MQ_MSG_MAX },
+	{ "fs/mqueue/msgsize_default", gen_number, PVX_MQ_MSGSIZE_DEFAULT },
+	{ "fs/mqueue/msgsize_max", gen_number, PVX_MQ_MSGSIZE_MAX },
+	{ "fs/mqueue/queues_max", gen_number, PVX_MQ_QUEUES_MAX },
 	{ "fs/nr_open", gen_number, PVX_NR_OPEN },	/* the fd table's size: RLIMIT_NOFILE's cap */
 	{ "fs/pipe-max-size", gen_pipe_max, 0 },
 	{ "kernel/dmesg_restrict", gen_number, 1 },	/* syslog(2) is EPERM for every guest */
