@@ -90,10 +90,9 @@ long sys_mq_timedsend(struct task *t, const long a[6])
 		return r;
 	if ((unsigned long)a[3] >= PVX_MQ_PRIO_MAX)
 		return -EINVAL;
-	struct pvx_mq_attr at;
-	if ((r = mq_attr(t, (int)a[0], NULL, &at)))
+	if ((r = mq_msgsize(t, (int)a[0])) < 0)
 		return r;
-	if (len > (uint64_t)at.mq_msgsize)
+	if (len > (uint64_t)r)
 		return -EMSGSIZE;
 	cleanup_free char *msg = malloc(len + 1);
 	if (!msg)

@@ -46,6 +46,13 @@ aio() { compare_flavours 0 aio "$1"; }
 	done
 }
 
+@test "aio hostile: io_destroy while another thread's io_submit waits in a pipe read" {
+	pvx_run "$(guest aio)" busy
+	echo "$output"
+	[[ $status == 0 ]]
+	[[ $output == $'destroy under a busy submit: 0\nbusy submit: 1\ngetevents on it: EINVAL\ndestroy it again: EINVAL' ]]
+}
+
 @test "aio: /proc/config.gz says CONFIG_AIO=y" {
 	pvx_run "$BUSYBOX" sh -c 'zcat /proc/config.gz | grep -x CONFIG_AIO=y'
 	[[ $status == 0 ]]

@@ -33,6 +33,8 @@ long mq_unlink_name(struct task *t, const char *name) __must_check;
  * (until: CLOCK_MONOTONIC ns, 0: none) and the message: waiting with the
  * sentry lock dropped, ETIMEDOUT at until, ERESTARTSYS at a signal.
  */
+/* The mq_msgsize of fd's queue if fd may send (mq_timedsend's EBADF before EMSGSIZE), else -EBADF. */
+long mq_msgsize(struct task *t, int fd) __must_check;
 long mq_send(struct task *t, int fd, const char *msg, size_t len, unsigned prio, uint64_t until) __must_check;
 long mq_receive(struct task *t, int fd, uint64_t umsg, size_t len, uint64_t uprio, uint64_t until) __must_check;
 /* mq_notify(2) after the sigevent's checks: notify is SIGEV_NONE or SIGEV_SIGNAL; unset: remove ours. */

@@ -52,6 +52,7 @@ unsigned long aio_nr(void)
 
 static void ctx_free(struct aio_ctx *c)
 {
+	mm_uncharge((uint64_t)c->cap * sizeof(struct io_event));
 	free(c->ev);
 	free(c);
 }
@@ -178,9 +179,12 @@ void aio_complete(struct aio_ctx *c, const struct io_event *ev)
 		return;
 	if (c->count == c->cap) {
 		unsigned cap = MAX(c->cap * 2, 8u);
-		struct io_event *n = malloc(cap * sizeof(*n));
+		struct io_event *n = NULL;
+		/* charged to the sandbox's memory bound, as Linux's ring pages are its memory */
+		if (mm_charge((uint64_t)(cap - c->cap) * sizeof(*n)) == 0 && !(n = malloc(cap * sizeof(*n))))
+			mm_uncharge((uint64_t)(cap - c->cap) * sizeof(*n));
 		if (!n) {
-			c->in_use--;	/* the event is lost: the sentry is out of memory */
+			c->in_use--;	/* the event is lost: the sandbox is out of memory */
 			return;
 		}
 		for (unsigned i = 0; i < c->count; i++)

@@ -291,6 +291,13 @@ static void notify(struct task *t, struct mq_queue *q)
 	q->notify_pid = 0;
 }
 
+long mq_msgsize(struct task *t, int fd)
+{
+	struct file *f = mq_fd(t, fd, O_WRONLY);
+
+	return f ? q_of(f)->msgsize : -EBADF;
+}
+
 long mq_send(struct task *t, int fd, const char *msg, size_t len, unsigned prio, uint64_t until)
 {
 	struct file *f = mq_fd(t, fd, O_WRONLY);

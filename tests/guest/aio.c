@@ -6,7 +6,7 @@
  * fields, io_getevents' ranges, timeouts and signals, io_pgetevents' mask,
  * and hostile input: forged contexts, bad iocb arrays and buffers, huge nr,
  * io_destroy while a thread waits. Output never shows addresses.
- *   aio basic | notify | hostile | wait | ring
+ *   aio basic | notify | hostile | wait | ring | busy
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -386,6 +386,43 @@ static void wait_tests(void)
 	io_destroy(c);
 }
 
+static int busy_pipe[2];
+static long busy_ret = -2;
+
+static void *busy_submitter(void *arg)
+{
+	struct iocb cb;
+	char buf[8];
+	(void)arg;
+	prep(&cb, IOCB_CMD_PREAD, busy_pipe[0], buf, sizeof(buf), 0);
+	busy_ret = submit1(waited, &cb);
+	return NULL;
+}
+
+/*
+ * Sandbox only (Linux's io_destroy would wait for the read): io_destroy while
+ * another thread's io_submit waits in a pipe read; the read completes into a
+ * context that is gone, and the sandbox stays whole.
+ */
+static void destroy_busy(void)
+{
+	pthread_t th;
+	struct io_event ev;
+	struct timespec zero = { 0, 0 };
+
+	if (io_setup(2, &waited) < 0 || pipe(busy_pipe) < 0)
+		_exit(1);
+	pthread_create(&th, NULL, busy_submitter, NULL);
+	usleep(200 * 1000);
+	show("destroy under a busy submit", io_destroy(waited));
+	if (write(busy_pipe[1], "data", 4) != 4)
+		_exit(1);
+	pthread_join(th, NULL);
+	say("busy submit: %ld\n", busy_ret);
+	show("getevents on it", io_getevents(waited, 0, 1, &ev, &zero));
+	show("destroy it again", io_destroy(waited));
+}
+
 static long sysctl_num(const char *path)
 {
 	char b[32] = "";
@@ -428,6 +465,8 @@ int main(int argc, char **argv)
 		wait_tests();
 	else if (!strcmp(m, "ring"))
 		ring();
+	else if (!strcmp(m, "busy"))
+		destroy_busy();
 	else
 		return 2;
 	return 0;

@@ -111,6 +111,7 @@ static void basic(void)
 	say("revents POLLIN %s\n", yesno(p.revents & POLLIN));
 	show("send too big", mq_send_(fd, "0123456789abcdefX", 17, 0, NULL));
 	show("send on read-only fd", mq_send_(fd2, "x", 1, 0, NULL));
+	show("send too big on read-only fd", mq_send_(fd2, "0123456789abcdefX", 17, 0, NULL));
 	char small[8];
 	show("receive short buffer", mq_recv_(fd2, small, sizeof(small), NULL, NULL));
 	for (int i = 0; i < 4; i++)
