@@ -2,9 +2,7 @@
 /*
  * POSIX message queues: mq_open, mq_unlink, mq_timedsend, mq_timedreceive,
  * mq_notify, mq_getsetattr (ipc/mqueue.c's syscalls): the copies in and
- * out, in Linux's order, over sentry/kernel/mqueue.c. mq_notify's
- * SIGEV_THREAD (glibc's form: a netlink socket that receives a cookie) is
- * EINVAL: pvx's netlink sockets carry only NETLINK_ROUTE's answers.
+ * out, in Linux's order, over sentry/kernel/mqueue.c.
  */
 #include <fcntl.h>
 #include <limits.h>
@@ -123,23 +121,35 @@ struct guest_sigevent {
 /*
  * mq_notify(2): "EINVAL sevp->sigev_notify is not one of the permitted
  * values; or ... SIGEV_SIGNAL and sevp->sigev_signo is not a valid signal
- * number", before the fd (EBADF); a NULL sevp removes our registration.
+ * number", then for SIGEV_THREAD the cookie (EFAULT) and the netlink
+ * socket's fd (EBADF; the host says ENOTSOCK or EINVAL for another kind),
+ * before the queue's fd (EBADF); a NULL sevp removes our registration.
  */
 long sys_mq_notify(struct task *t, const long a[6])
 {
 	struct guest_sigevent ev = { 0 };
+	struct mq_notify_req req = { 0 };
 
-	if (a[1]) {
-		if (copy_from_guest(t->mm, &ev, (uint64_t)a[1], sizeof(ev)))
+	if (!a[1])
+		return mq_set_notify(t, (int)a[0], NULL);
+	if (copy_from_guest(t->mm, &ev, (uint64_t)a[1], sizeof(ev)))
+		return -EFAULT;
+	if (ev.notify != SIGEV_NONE && ev.notify != SIGEV_SIGNAL && ev.notify != SIGEV_THREAD)
+		return -EINVAL;
+	if (ev.notify == SIGEV_SIGNAL && (ev.signo < 0 || ev.signo > GUEST_NSIG))
+		return -EINVAL;
+	if (ev.notify == SIGEV_THREAD) {
+		if (copy_from_guest(t->mm, req.cookie, ev.value, sizeof(req.cookie)))
 			return -EFAULT;
-		if (ev.notify != SIGEV_NONE && ev.notify != SIGEV_SIGNAL && ev.notify != SIGEV_THREAD)
-			return -EINVAL;
-		if (ev.notify == SIGEV_SIGNAL && (ev.signo < 0 || ev.signo > GUEST_NSIG))
-			return -EINVAL;
-		if (ev.notify == SIGEV_THREAD)
-			return -EINVAL;	/* see above */
+		struct file *sock = fd_lookup(t->files, ev.signo);
+		if (!sock)
+			return -EBADF;
+		req.host_sock = sock->host_fd;
 	}
-	return mq_set_notify(t, (int)a[0], !a[1], ev.notify, ev.signo, ev.value);
+	req.notify = ev.notify;
+	req.signo = ev.signo;
+	req.value = ev.value;
+	return mq_set_notify(t, (int)a[0], &req);
 }
 
 /* mq_getsetattr(2): "EINVAL newattr->mq_flags contained set bits other than O_NONBLOCK". */

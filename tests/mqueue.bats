@@ -21,10 +21,11 @@ mq() { compare_flavours 0 mqueue "$1"; }
 		"receive interrupted: EINTR" "send interrupted: EINTR"
 }
 
-@test "mqueue: mq_notify SIGEV_SIGNAL fires once with SI_MESGQ; EBUSY for another process; bad sigevents" {
+@test "mqueue: mq_notify SIGEV_SIGNAL fires once with SI_MESGQ; SIGEV_THREAD's netlink cookie; EBUSY; bad sigevents" {
 	mq notify
 	has "signal with SI_MESGQ, value, pid: yes" "second signal (registration gone): no" "child notify: busy: EBUSY" \
-		"bad signal: EINVAL"
+		"bad signal: EINVAL" "thread ran with the value: yes" "SIGEV_THREAD to stdin: ENOTSOCK" \
+		"SIGEV_THREAD bad cookie: EFAULT"
 }
 
 @test "mqueue hostile: bad names, pointers, timespecs, priorities and lengths; EFAULT loses the message" {

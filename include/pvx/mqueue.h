@@ -37,8 +37,15 @@ long mq_unlink_name(struct task *t, const char *name) __must_check;
 long mq_msgsize(struct task *t, int fd) __must_check;
 long mq_send(struct task *t, int fd, const char *msg, size_t len, unsigned prio, uint64_t until) __must_check;
 long mq_receive(struct task *t, int fd, uint64_t umsg, size_t len, uint64_t uprio, uint64_t until) __must_check;
-/* mq_notify(2) after the sigevent's checks: notify is SIGEV_NONE or SIGEV_SIGNAL; unset: remove ours. */
-long mq_set_notify(struct task *t, int fd, bool unset, int notify, int signo, uint64_t value) __must_check;
+/* mq_notify(2)'s registration, checked: SIGEV_NONE, SIGEV_SIGNAL (signo, value) or SIGEV_THREAD (the cookie for host_sock). */
+struct mq_notify_req {
+	int notify, signo;
+	uint64_t value;
+	int host_sock;		/* SIGEV_THREAD: the host fd of the guest's netlink socket */
+	unsigned char cookie[32];	/* NOTIFY_COOKIE_LEN */
+};
+/* mq_notify(2) after the sigevent's checks; req NULL: remove ours. */
+long mq_set_notify(struct task *t, int fd, const struct mq_notify_req *req) __must_check;
 /* mq_getsetattr(2): *old filled, then O_NONBLOCK from *new (NULL: none). */
 long mq_attr(struct task *t, int fd, const struct pvx_mq_attr *new, struct pvx_mq_attr *old) __must_check;
 /* The bytes a queue may hold that count against RLIMIT_MSGQUEUE (mqueue_get_inode's mq_bytes). */

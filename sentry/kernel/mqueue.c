@@ -22,6 +22,7 @@
 #include <sys/eventfd.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "pvx/kernel.h"
@@ -32,6 +33,7 @@
 
 #define HARD_MSGMAX 65536	/* with CAP_SYS_RESOURCE (uid 0 here) */
 #define HARD_MSGSIZEMAX (16 * 1024 * 1024)
+#define HARD_QUEUESMAX 1024	/* even uid 0's queues stop here: each holds a host eventfd of the sentry's */
 #define SI_MESGQ_CODE (-3)
 #define FILENT_SIZE 80
 
@@ -58,6 +60,7 @@ struct mq_queue {
 	int notify_pid;		/* 0: no registration */
 	int notify, signo;
 	uint64_t value;
+	int host_mq;		/* SIGEV_THREAD: the host queue whose notification carries the cookie, or -1 */
 };
 
 /* An open mqueue file: its queue and the position for read(2). */
@@ -65,6 +68,45 @@ struct mq_file {
 	struct mq_queue *q;
 	off_t pos;
 };
+
+/*
+ * SIGEV_THREAD as Linux does it for glibc: a 32-byte cookie sent to the
+ * guest's netlink socket when the notification fires (NOTIFY_WOKENUP in its
+ * last byte) or is removed (NOTIFY_REMOVED). pvx's netlink sockets are the
+ * host's, and only the host kernel may send to one, so the sentry registers
+ * the same notification on a private host queue of its own (unlinked at
+ * once) and fires it by sending that queue a byte; closing it is the
+ * removal. Without host mqueues (CONFIG_POSIX_MQUEUE off): EINVAL.
+ */
+static long host_thread_notify(int host_sock, const void *cookie)
+{
+	static unsigned seq;
+	struct { long flags, maxmsg, msgsize, curmsgs, pad[4]; } attr = { 0, 1, 1, 0, { 0 } };
+	char name[64];
+
+	snprintf(name, sizeof(name), "pvx-notify-%d-%u-%lx", (int)getpid(), seq++, (unsigned long)random());
+	long hmq = syscall(SYS_mq_open, name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NONBLOCK, 0600, &attr);
+	if (hmq < 0)
+		return errno == ENOSYS ? -EINVAL : neg_errno();
+	(void)!syscall(SYS_mq_unlink, name);
+	struct sigevent ev = { .sigev_notify = SIGEV_THREAD, .sigev_signo = host_sock };
+	ev.sigev_value.sival_ptr = (void *)cookie;
+	if (syscall(SYS_mq_notify, hmq, &ev) < 0) {
+		long r = neg_errno();
+		close((int)hmq);
+		return r;
+	}
+	return hmq;
+}
+
+/* The registration goes: the host queue's close is its NOTIFY_REMOVED. */
+static void notify_clear(struct mq_queue *q)
+{
+	if (q->host_mq >= 0)
+		close(q->host_mq);
+	q->host_mq = -1;
+	q->notify_pid = 0;
+}
 
 static struct mq_queue *queues;
 static int nqueues;
@@ -107,6 +149,7 @@ static void q_free(struct mq_queue *q)
 		free(m);
 	}
 	user_bytes -= q->charged;
+	notify_clear(q);
 	close(q->efd);
 	free(q);
 }
@@ -153,7 +196,7 @@ static long q_create(struct task *t, const char *name, unsigned mode, const stru
 	long maxmsg = PVX_MQ_MSG_DEFAULT, msgsize = PVX_MQ_MSGSIZE_DEFAULT;
 	bool cap = sandbox.uid == 0;
 
-	if (nqueues >= PVX_MQ_QUEUES_MAX && !cap)
+	if ((nqueues >= PVX_MQ_QUEUES_MAX && !cap) || nqueues >= HARD_QUEUESMAX)
 		return -ENOSPC;
 	if (attr) {
 		maxmsg = attr->mq_maxmsg;
@@ -176,6 +219,7 @@ static long q_create(struct task *t, const char *name, unsigned mode, const stru
 	}
 	snprintf(q->name, sizeof(q->name), "%s", name);
 	q->linked = true;
+	q->host_mq = -1;
 	q->mode = mode & 0777 & ~t->proc->umask;
 	q->uid = sandbox.uid;
 	q->gid = sandbox.gid;
@@ -288,7 +332,12 @@ static void notify(struct task *t, struct mq_queue *q)
 		info.fields[1] = q->value;	/* si_value */
 		(void)signal_queue_process(owner->proc, q->signo, &info);
 	}
-	q->notify_pid = 0;
+	if (q->notify == SIGEV_THREAD && q->host_mq >= 0 && owner && owner->proc->pid == q->notify_pid) {
+		(void)!syscall(SYS_mq_timedsend, q->host_mq, "", 1, 0, NULL);	/* the host sends the cookie */
+		close(q->host_mq);
+		q->host_mq = -1;	/* fired: no NOTIFY_REMOVED after */
+	}
+	notify_clear(q);
 }
 
 long mq_msgsize(struct task *t, int fd)
@@ -384,7 +433,7 @@ long mq_receive(struct task *t, int fd, uint64_t umsg, size_t len, uint64_t upri
 }
 
 /* do_mq_notify() after the sigevent's checks: EBUSY while another process is registered. */
-long mq_set_notify(struct task *t, int fd, bool unset, int how, int signo, uint64_t value)
+long mq_set_notify(struct task *t, int fd, const struct mq_notify_req *req)
 {
 	struct file *f = mq_fd(t, fd, -1);
 
@@ -392,18 +441,24 @@ long mq_set_notify(struct task *t, int fd, bool unset, int how, int signo, uint6
 		return -EBADF;
 	struct mq_queue *q = q_of(f);
 	if (q->notify_pid && !task_find(q->notify_pid))
-		q->notify_pid = 0;	/* its owner is gone: the registration with it */
-	if (unset) {
+		notify_clear(q);	/* its owner is gone: the registration with it */
+	if (!req) {
 		if (q->notify_pid == t->proc->pid)
-			q->notify_pid = 0;
+			notify_clear(q);
 		return 0;
 	}
 	if (q->notify_pid)
 		return -EBUSY;
+	if (req->notify == SIGEV_THREAD) {
+		long hmq = host_thread_notify(req->host_sock, req->cookie);
+		if (hmq < 0)
+			return hmq;
+		q->host_mq = (int)hmq;
+	}
 	q->notify_pid = t->proc->pid;
-	q->notify = how;
-	q->signo = signo;
-	q->value = value;
+	q->notify = req->notify;
+	q->signo = req->signo;
+	q->value = req->value;
 	return 0;
 }
 

@@ -11,6 +11,7 @@
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <limits.h>
+#include <mqueue.h>
 #include <poll.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -48,6 +49,7 @@ static const char *err(int e)
 	case EMSGSIZE: return "EMSGSIZE";
 	case ENAMETOOLONG: return "ENAMETOOLONG";
 	case ENOSPC: return "ENOSPC";
+	case ENOTSOCK: return "ENOTSOCK";
 	default: return errname(e);
 	}
 }
@@ -149,6 +151,8 @@ static void on_usr1(int sig, siginfo_t *si, void *uc)
 	usr1 = sig == SIGUSR1 && si->si_code == SI_MESGQ && si->si_value.sival_int == 4242 && si->si_pid == getpid();
 }
 static void on_alarm(int sig) { (void)sig; }
+static volatile int thread_val;
+static void on_thread(union sigval v) { thread_val = v.sival_int; }
 
 /* Waits: a receiver woken by another process's send, a sender by a receive, a timeout, a signal. */
 static void block(void)
@@ -218,6 +222,26 @@ static void notify(void)
 	show("notify after it fired", syscall(SYS_mq_notify, fd, &ev));
 	show("unregister", syscall(SYS_mq_notify, fd, NULL));
 	show("unregister twice", syscall(SYS_mq_notify, fd, NULL));
+	/* SIGEV_THREAD, the C library's: a netlink socket gets the kernel's cookie and starts the thread. */
+	char buf[8192];
+	while (mq_recv_(fd, buf, sizeof(buf), NULL, &(struct timespec){ 0, 0 }) >= 0)
+		;
+	struct sigevent te = { .sigev_notify = SIGEV_THREAD, .sigev_notify_function = on_thread };
+	te.sigev_value.sival_int = 777;
+	show("notify thread", mq_notify(fd, &te));
+	mq_send_(fd, "t", 1, 0, NULL);
+	for (int i = 0; i < 500 && !thread_val; i++)
+		usleep(10 * 1000);
+	say("thread ran with the value: %s\n", yesno(thread_val == 777));
+	show("notify thread again", mq_notify(fd, &te));
+	show("unregister the thread", mq_notify(fd, NULL));
+	struct sigevent raw = { .sigev_notify = SIGEV_THREAD, .sigev_signo = 0 };
+	raw.sigev_value.sival_ptr = buf;
+	show("SIGEV_THREAD to stdin", syscall(SYS_mq_notify, fd, &raw));
+	raw.sigev_signo = 999;
+	show("SIGEV_THREAD to no fd", syscall(SYS_mq_notify, fd, &raw));
+	raw.sigev_value.sival_ptr = (void *)8;
+	show("SIGEV_THREAD bad cookie", syscall(SYS_mq_notify, fd, &raw));
 	ev.sigev_notify = 77;
 	show("bad sigev_notify", syscall(SYS_mq_notify, fd, &ev));
 	ev.sigev_notify = SIGEV_SIGNAL;
