@@ -38,6 +38,10 @@ mq() { compare_flavours 0 mqueue "$1"; }
 	pvx_run "$(guest mqueue)" limit
 	echo "$output"
 	[[ $status == 0 && $output == "made 256, then ENOSPC" ]]
+	# unlinked queues still open count too (each holds host eventfds of the sentry's)
+	pvx_run "$(guest mqueue)" limit-unlinked
+	echo "$output"
+	[[ $status == 0 && $output == "made 256, then ENOSPC" ]]
 	pvx_run "$BUSYBOX" sh -c 'cat /proc/sys/fs/mqueue/msg_max /proc/sys/fs/mqueue/msgsize_max /proc/sys/fs/mqueue/queues_max; zcat /proc/config.gz | grep -x CONFIG_POSIX_MQUEUE=y'
 	echo "$output"
 	[[ $status == 0 && $output == $'10\n8192\n256\nCONFIG_POSIX_MQUEUE=y' ]]

@@ -149,6 +149,7 @@ static void q_free(struct mq_queue *q)
 		free(m);
 	}
 	user_bytes -= q->charged;
+	nqueues--;	/* mqueue_evict_inode(): an unlinked queue counts while an fd holds it */
 	notify_clear(q);
 	close(q->efd);
 	free(q);
@@ -286,7 +287,6 @@ long mq_unlink_name(struct task *t, const char *name)
 	if (!q)
 		return -ENOENT;
 	q->linked = false;
-	nqueues--;
 	q_put(q);
 	return 0;
 }

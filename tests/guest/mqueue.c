@@ -6,7 +6,7 @@
  * both ways across fork, poll, mq_notify SIGEV_SIGNAL, unlink while open,
  * and hostile input: bad names, bad pointers and timespecs. Queue names
  * carry the pid so parallel native runs do not meet.
- *   mqueue basic | block | notify | hostile | limit | forever
+ *   mqueue basic | block | notify | hostile | limit | limit-unlinked | forever
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -293,7 +293,7 @@ static void hostile(void)
 }
 
 /* queues_max: 256 for an unprivileged user (ENOSPC); RLIMIT_MSGQUEUE (EMFILE) is far off for tiny queues. */
-static void limit(void)
+static void limit(int unlinked)
 {
 	char n[96];
 	int made = 0;
@@ -304,11 +304,14 @@ static void limit(void)
 		r = mq_open_(n, O_RDWR | O_CREAT, 0600, &tiny);
 		if (r < 0)
 			break;
-		close((int)r);
+		if (unlinked)	/* the queue lives on its fd: Linux counts it until evicted */
+			syscall(SYS_mq_unlink, n);
+		else
+			close((int)r);
 		made++;
 	}
 	say("made %d, then %s\n", made, r < 0 ? err(errno) : "none");
-	for (int i = 0; i < made; i++) {
+	for (int i = 0; i < made && !unlinked; i++) {
 		snprintf(n, sizeof(n), "%s_%d", qname, i);
 		syscall(SYS_mq_unlink, n);
 	}
@@ -329,7 +332,9 @@ int main(int argc, char **argv)
 	else if (!strcmp(m, "hostile"))
 		hostile();
 	else if (!strcmp(m, "limit"))
-		limit();
+		limit(0);
+	else if (!strcmp(m, "limit-unlinked"))	/* created, unlinked, kept open */
+		limit(1);
 	else if (!strcmp(m, "forever")) {	/* waits until killed */
 		int fd = mq_open_(qname, O_RDWR | O_CREAT, 0600, NULL);
 		char buf[8192];
