@@ -48,6 +48,8 @@ struct mq_notify_req {
 long mq_set_notify(struct task *t, int fd, const struct mq_notify_req *req) __must_check;
 /* mq_getsetattr(2): *old filled, then O_NONBLOCK from *new (NULL: none). */
 long mq_attr(struct task *t, int fd, const struct pvx_mq_attr *new, struct pvx_mq_attr *old) __must_check;
+/* A process exits: its registrations go (mqueue_flush_file at its last close), so no reused pid inherits them. */
+void mq_exit(int pid);
 /* The bytes a queue may hold that count against RLIMIT_MSGQUEUE (mqueue_get_inode's mq_bytes). */
 unsigned long mq_queue_bytes(long maxmsg, long msgsize);
 

@@ -340,6 +340,13 @@ static void notify(struct task *t, struct mq_queue *q)
 	notify_clear(q);
 }
 
+void mq_exit(int pid)
+{
+	for (struct mq_queue *q = queues; q; q = q->next)
+		if (q->notify_pid == pid)
+			notify_clear(q);
+}
+
 long mq_msgsize(struct task *t, int fd)
 {
 	struct file *f = mq_fd(t, fd, O_WRONLY);

@@ -250,6 +250,16 @@ static void notify(void)
 	ev.sigev_notify = SIGEV_NONE;
 	show("notify on stdin", syscall(SYS_mq_notify, 0, &ev));
 	show("notify bad sevp", syscall(SYS_mq_notify, fd, (void *)8));
+	/* A registration goes with its process (its exit closes the fd: mqueue_flush_file), zombie or not. */
+	struct sigevent zev = { .sigev_notify = SIGEV_SIGNAL, .sigev_signo = SIGUSR1 };
+	pid_t z = fork();
+	if (z == 0)
+		_exit(syscall(SYS_mq_notify, fd, &zev) ? 1 : 0);
+	siginfo_t zi;
+	waitid(P_PID, (id_t)z, &zi, WEXITED | WNOWAIT);
+	qsize_line(fd);
+	show("notify with the old owner a zombie", syscall(SYS_mq_notify, fd, &zev));
+	wait_child(z);
 	syscall(SYS_mq_unlink, qname);
 }
 
