@@ -47,6 +47,12 @@ mq() { compare_flavours 0 mqueue "$1"; }
 	[[ $status == 0 && $output == $'10\n8192\n256\nCONFIG_POSIX_MQUEUE=y' ]]
 }
 
+@test "mqueue: SIGEV_THREAD registrations, each a host mqueue of the sentry's, are capped at 16 (ENOMEM)" {
+	pvx_run "$(guest mqueue)" thread-limit
+	echo "$output"
+	[[ $status == 0 && $output == $'registered 16, then ENOMEM\nanother after one went: 0' ]]
+}
+
 @test "mqueue: a waiting receiver does not keep the sandbox from being killed" {
 	pvx_run "$BUSYBOX" sh -c "$(guest mqueue) forever & sleep 1; kill -9 \$! && echo killed; wait; echo done"
 	echo "$output"

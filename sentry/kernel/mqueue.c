@@ -36,6 +36,14 @@
 #define HARD_QUEUESMAX 1024	/* even uid 0's queues stop here: each holds a host eventfd of the sentry's */
 #define SI_MESGQ_CODE (-3)
 #define FILENT_SIZE 80
+/*
+ * SIGEV_THREAD registrations at once (ENOMEM past it): each is a host
+ * mqueue, counted in the host IPC namespace's queues_max, which every
+ * user of the host shares.
+ */
+#define HOST_MQS_MAX 16
+
+static int host_mqs;	/* the host queues host_thread_notify holds */
 
 struct mq_msg {
 	struct mq_msg *next;
@@ -84,6 +92,8 @@ static long host_thread_notify(int host_sock, const void *cookie)
 	struct { long flags, maxmsg, msgsize, curmsgs, pad[4]; } attr = { 0, 1, 1, 0, { 0 } };
 	char name[64];
 
+	if (host_mqs >= HOST_MQS_MAX)
+		return -ENOMEM;
 	snprintf(name, sizeof(name), "pvx-notify-%d-%u-%lx", (int)getpid(), seq++, (unsigned long)random());
 	long hmq = syscall(SYS_mq_open, name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NONBLOCK, 0600, &attr);
 	if (hmq < 0)
@@ -96,14 +106,17 @@ static long host_thread_notify(int host_sock, const void *cookie)
 		close((int)hmq);
 		return r;
 	}
+	host_mqs++;
 	return hmq;
 }
 
 /* The registration goes: the host queue's close is its NOTIFY_REMOVED. */
 static void notify_clear(struct mq_queue *q)
 {
-	if (q->host_mq >= 0)
+	if (q->host_mq >= 0) {
 		close(q->host_mq);
+		host_mqs--;
+	}
 	q->host_mq = -1;
 	q->notify_pid = 0;
 }
@@ -335,6 +348,7 @@ static void notify(struct task *t, struct mq_queue *q)
 	if (q->notify == SIGEV_THREAD && q->host_mq >= 0 && owner && owner->proc->pid == q->notify_pid) {
 		(void)!syscall(SYS_mq_timedsend, q->host_mq, "", 1, 0, NULL);	/* the host sends the cookie */
 		close(q->host_mq);
+		host_mqs--;
 		q->host_mq = -1;	/* fired: no NOTIFY_REMOVED after */
 	}
 	notify_clear(q);

@@ -6,7 +6,7 @@
  * both ways across fork, poll, mq_notify SIGEV_SIGNAL, unlink while open,
  * and hostile input: bad names, bad pointers and timespecs. Queue names
  * carry the pid so parallel native runs do not meet.
- *   mqueue basic | block | notify | hostile | limit | limit-unlinked | forever
+ *   mqueue basic | block | notify | hostile | limit | limit-unlinked | thread-limit | forever
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <time.h>
 
@@ -328,6 +329,33 @@ static void limit(int unlinked)
 }
 
 
+/*
+ * SIGEV_THREAD registrations on many queues, raw: each is a host mqueue of
+ * the sentry's in the host's IPC namespace, whose queues_max every user of
+ * the host shares, so pvx holds few at once.
+ */
+static void thread_limit(void)
+{
+	char n[96], cookie[32] = "";
+	int made = 0, ns = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, 0);
+	long r = 0;
+	struct sigevent ev = { .sigev_notify = SIGEV_THREAD, .sigev_signo = ns };
+	ev.sigev_value.sival_ptr = cookie;
+	int fds[41] = { [40] = -1 };
+	for (int i = 0; i < 40; i++) {
+		snprintf(n, sizeof(n), "%s_t%d", qname, i);
+		struct attr tiny = { 0, 1, 1, 0 };
+		int fd = fds[i] = mq_open_(n, O_RDWR | O_CREAT, 0600, &tiny);
+		syscall(SYS_mq_unlink, n);
+		if (fd < 0 || (r = syscall(SYS_mq_notify, fd, &ev)) < 0)
+			break;
+		made++;
+	}
+	say("registered %d, then %s\n", made, r < 0 ? err(errno) : "none");
+	close(fds[0]);	/* its queue, unlinked, goes and its registration with it */
+	show("another after one went", syscall(SYS_mq_notify, fds[made], &ev));
+}
+
 int main(int argc, char **argv)
 {
 	const char *m = argc > 1 ? argv[1] : "basic";
@@ -343,6 +371,8 @@ int main(int argc, char **argv)
 		hostile();
 	else if (!strcmp(m, "limit"))
 		limit(0);
+	else if (!strcmp(m, "thread-limit"))
+		thread_limit();
 	else if (!strcmp(m, "limit-unlinked"))	/* created, unlinked, kept open */
 		limit(1);
 	else if (!strcmp(m, "forever")) {	/* waits until killed */
