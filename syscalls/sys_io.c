@@ -270,24 +270,10 @@ size_t iov_move(struct task *t, const struct iovec *iov, size_t n, size_t pos, c
 }
 
 /*
- * readv, preadv, preadv2: scatter reads of up to IO_CHUNK into the guest's
- * iovecs, each the kind's read of the iovecs gathered into one buffer (off
- * -1: the file position).
+ * The reading half of io_rw_iov: scatter reads of up to IO_CHUNK into the
+ * guest's iovecs, each the kind's read of the iovecs gathered into one
+ * buffer (off -1: the file position).
  */
-static long do_readv(struct task *t, int fd, uint64_t uiov, long cnt, off_t off, int flags)
-{
-	cleanup_free struct iovec *iov = NULL;
-	struct file *f = io_file(t, fd, O_RDONLY);
-	long total = get_iov(t, uiov, cnt, &iov);
-
-	if (!f)
-		return -EBADF;
-	if (total < 0)
-		return total;
-	return io_rw_iov(t, f, false, iov, (size_t)cnt, (size_t)total, off, flags);
-}
-
-/* The reading half of io_rw_iov. */
 static long readv_file(struct task *t, struct file *f, const struct iovec *iov, size_t cnt, long total, off_t off,
 		       int flags)
 {
@@ -357,27 +343,31 @@ long io_rw_iov(struct task *t, struct file *f, bool write, const struct iovec *i
 		     : readv_file(t, f, iov, cnt, (long)total, off, rwf);
 }
 
-static long do_writev(struct task *t, int fd, uint64_t uiov, long cnt, off_t off, int flags)
+/*
+ * readv, writev and their p- and -2 forms: the fd, the guest's iovecs, then
+ * io_rw_iov (off -1: the file position).
+ */
+static long do_rwv(struct task *t, int fd, uint64_t uiov, long cnt, off_t off, int flags, bool write)
 {
 	cleanup_free struct iovec *iov = NULL;
-	struct file *f = io_file(t, fd, O_WRONLY);
+	struct file *f = io_file(t, fd, write ? O_WRONLY : O_RDONLY);
 	long total = get_iov(t, uiov, cnt, &iov);
 
 	if (!f)
 		return -EBADF;
 	if (total < 0)
 		return total;
-	return io_rw_iov(t, f, true, iov, (size_t)cnt, (size_t)total, off, flags);
+	return io_rw_iov(t, f, write, iov, (size_t)cnt, (size_t)total, off, flags);
 }
 
 long sys_readv(struct task *t, const long a[6])
 {
-	return do_readv(t, (int)a[0], (uint64_t)a[1], a[2], -1, 0);
+	return do_rwv(t, (int)a[0], (uint64_t)a[1], a[2], -1, 0, false);
 }
 
 long sys_writev(struct task *t, const long a[6])
 {
-	return do_writev(t, (int)a[0], (uint64_t)a[1], a[2], -1, 0);
+	return do_rwv(t, (int)a[0], (uint64_t)a[1], a[2], -1, 0, true);
 }
 
 /*
@@ -387,12 +377,12 @@ long sys_writev(struct task *t, const long a[6])
  */
 long sys_preadv(struct task *t, const long a[6])
 {
-	return a[3] < 0 ? -EINVAL : do_readv(t, (int)a[0], (uint64_t)a[1], a[2], (off_t)a[3], 0);
+	return a[3] < 0 ? -EINVAL : do_rwv(t, (int)a[0], (uint64_t)a[1], a[2], (off_t)a[3], 0, false);
 }
 
 long sys_pwritev(struct task *t, const long a[6])
 {
-	return a[3] < 0 ? -EINVAL : do_writev(t, (int)a[0], (uint64_t)a[1], a[2], (off_t)a[3], 0);
+	return a[3] < 0 ? -EINVAL : do_rwv(t, (int)a[0], (uint64_t)a[1], a[2], (off_t)a[3], 0, true);
 }
 
 /*
@@ -404,14 +394,14 @@ long sys_preadv2(struct task *t, const long a[6])
 {
 	if (a[3] < -1)
 		return -EINVAL;
-	return do_readv(t, (int)a[0], (uint64_t)a[1], a[2], (off_t)a[3], (int)a[5]);
+	return do_rwv(t, (int)a[0], (uint64_t)a[1], a[2], (off_t)a[3], (int)a[5], false);
 }
 
 long sys_pwritev2(struct task *t, const long a[6])
 {
 	if (a[3] < -1)
 		return -EINVAL;
-	return do_writev(t, (int)a[0], (uint64_t)a[1], a[2], (off_t)a[3], (int)a[5]);
+	return do_rwv(t, (int)a[0], (uint64_t)a[1], a[2], (off_t)a[3], (int)a[5], true);
 }
 
 /* ioctl(2): FIOCLEX and FIONCLEX are the fd table's; the rest is the file's (pvx/file.h). */
