@@ -129,6 +129,7 @@ long sys_mq_notify(struct task *t, const long a[6])
 {
 	struct guest_sigevent ev = { 0 };
 	struct mq_notify_req req = { 0 };
+	struct file *sock = NULL;
 
 	if (!a[1])
 		return mq_set_notify(t, (int)a[0], NULL);
@@ -141,15 +142,18 @@ long sys_mq_notify(struct task *t, const long a[6])
 	if (ev.notify == SIGEV_THREAD) {
 		if (copy_from_guest(t->mm, req.cookie, ev.value, sizeof(req.cookie)))
 			return -EFAULT;
-		struct file *sock = fd_lookup(t->files, ev.signo);
+		sock = fd_lookup(t->files, ev.signo);
 		if (!sock)
 			return -EBADF;
-		req.host_sock = sock->host_fd;
+		req.host_sock = file_get(sock)->host_fd;	/* held: the host registration drops the lock */
 	}
 	req.notify = ev.notify;
 	req.signo = ev.signo;
 	req.value = ev.value;
-	return mq_set_notify(t, (int)a[0], &req);
+	long r = mq_set_notify(t, (int)a[0], &req);
+	if (sock)
+		file_put(sock);
+	return r;
 }
 
 /* mq_getsetattr(2): "EINVAL newattr->mq_flags contained set bits other than O_NONBLOCK". */

@@ -53,6 +53,11 @@ mq() { compare_flavours 0 mqueue "$1"; }
 	[[ $status == 0 && $output == $'registered 16, then ENOMEM\nanother after one went: 0' ]]
 }
 
+@test "mqueue: SIGEV_THREAD to a full netlink socket waits as Linux does, with the sentry lock dropped: a signal ends it" {
+	mq thread-congested
+	has "SIGEV_THREAD to a full socket: EINTR"
+}
+
 @test "mqueue: a waiting receiver does not keep the sandbox from being killed" {
 	pvx_run "$BUSYBOX" sh -c "$(guest mqueue) forever & sleep 1; kill -9 \$! && echo killed; wait; echo done"
 	echo "$output"

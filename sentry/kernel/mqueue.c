@@ -84,9 +84,12 @@ struct mq_file {
  * host's, and only the host kernel may send to one, so the sentry registers
  * the same notification on a private host queue of its own (unlinked at
  * once) and fires it by sending that queue a byte; closing it is the
- * removal. Without host mqueues (CONFIG_POSIX_MQUEUE off): EINVAL.
+ * removal. The host's registration waits while the socket's receive buffer
+ * is full, as Linux's netlink_attachskb: through task_block, with the lock
+ * dropped, so a signal or a kill ends it. Without host mqueues
+ * (CONFIG_POSIX_MQUEUE off): EINVAL.
  */
-static long host_thread_notify(int host_sock, const void *cookie)
+static long host_thread_notify(struct task *t, int host_sock, const void *cookie)
 {
 	static unsigned seq;
 	struct { long flags, maxmsg, msgsize, curmsgs, pad[4]; } attr = { 0, 1, 1, 0, { 0 } };
@@ -101,12 +104,14 @@ static long host_thread_notify(int host_sock, const void *cookie)
 	(void)!syscall(SYS_mq_unlink, name);
 	struct sigevent ev = { .sigev_notify = SIGEV_THREAD, .sigev_signo = host_sock };
 	ev.sigev_value.sival_ptr = (void *)cookie;
-	if (syscall(SYS_mq_notify, hmq, &ev) < 0) {
-		long r = neg_errno();
+	host_mqs++;	/* held from here, as the lock drops */
+	const long a[6] = { hmq, (long)(uintptr_t)&ev };
+	long r = task_block(t, NULL, SYS_mq_notify, a, false);
+	if (r < 0) {
 		close((int)hmq);
+		host_mqs--;
 		return r;
 	}
-	host_mqs++;
 	return hmq;
 }
 
@@ -457,12 +462,11 @@ long mq_receive(struct task *t, int fd, uint64_t umsg, size_t len, uint64_t upri
 long mq_set_notify(struct task *t, int fd, const struct mq_notify_req *req)
 {
 	struct file *f = mq_fd(t, fd, -1);
+	long hmq = -1;
 
 	if (!f)
 		return -EBADF;
 	struct mq_queue *q = q_of(f);
-	if (q->notify_pid && !task_find(q->notify_pid))
-		notify_clear(q);	/* its owner is gone: the registration with it */
 	if (!req) {
 		if (q->notify_pid == t->proc->pid)
 			notify_clear(q);
@@ -471,9 +475,16 @@ long mq_set_notify(struct task *t, int fd, const struct mq_notify_req *req)
 	if (q->notify_pid)
 		return -EBUSY;
 	if (req->notify == SIGEV_THREAD) {
-		long hmq = host_thread_notify(req->host_sock, req->cookie);
+		file_get(f);	/* q lives while the host registration drops the lock */
+		hmq = host_thread_notify(t, req->host_sock, req->cookie);
+		file_put(f);
 		if (hmq < 0)
 			return hmq;
+		if (q->notify_pid) {	/* another process came first meanwhile */
+			close((int)hmq);
+			host_mqs--;
+			return -EBUSY;
+		}
 		q->host_mq = (int)hmq;
 	}
 	q->notify_pid = t->proc->pid;

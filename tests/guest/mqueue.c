@@ -6,7 +6,7 @@
  * both ways across fork, poll, mq_notify SIGEV_SIGNAL, unlink while open,
  * and hostile input: bad names, bad pointers and timespecs. Queue names
  * carry the pid so parallel native runs do not meet.
- *   mqueue basic | block | notify | hostile | limit | limit-unlinked | thread-limit | forever
+ *   mqueue basic | block | notify | hostile | limit | limit-unlinked | thread-limit | thread-congested | forever
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -356,6 +356,32 @@ static void thread_limit(void)
 	show("another after one went", syscall(SYS_mq_notify, fds[made], &ev));
 }
 
+static void on_alrm(int sig) { (void)sig; }
+
+/*
+ * SIGEV_THREAD to a netlink socket whose receive buffer is full: Linux's
+ * netlink_attachskb waits for room, interruptibly; an alarm ends it with
+ * EINTR, and the rest of the sandbox runs meanwhile.
+ */
+static void thread_congested(void)
+{
+	struct { uint32_t len; uint16_t type, flags; uint32_t seq, pid; } noop = { 16, 1, 1 | 4, 0, 0 };
+	struct { uint16_t family, pad; uint32_t pid, groups; } kernel = { AF_NETLINK, 0, 0, 0 };
+	int ns = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, 0), one = 1;
+	setsockopt(ns, SOL_SOCKET, SO_RCVBUF, &one, sizeof(one));
+	for (int i = 0; i < 64; i++)	/* NLMSG_NOOP with NLM_F_ACK: acks fill the buffer */
+		sendto(ns, &noop, sizeof(noop), MSG_DONTWAIT, (void *)&kernel, sizeof(kernel));
+	int fd = mq_open_(qname, O_RDWR | O_CREAT, 0600, NULL);
+	syscall(SYS_mq_unlink, qname);
+	char cookie[32] = "";
+	struct sigevent ev = { .sigev_notify = SIGEV_THREAD, .sigev_signo = ns };
+	ev.sigev_value.sival_ptr = cookie;
+	struct sigaction sa = { .sa_handler = on_alrm };
+	sigaction(SIGALRM, &sa, NULL);
+	alarm(1);
+	show("SIGEV_THREAD to a full socket", syscall(SYS_mq_notify, fd, &ev));
+}
+
 int main(int argc, char **argv)
 {
 	const char *m = argc > 1 ? argv[1] : "basic";
@@ -371,6 +397,8 @@ int main(int argc, char **argv)
 		hostile();
 	else if (!strcmp(m, "limit"))
 		limit(0);
+	else if (!strcmp(m, "thread-congested"))
+		thread_congested();
 	else if (!strcmp(m, "thread-limit"))
 		thread_limit();
 	else if (!strcmp(m, "limit-unlinked"))	/* created, unlinked, kept open */
