@@ -31,7 +31,8 @@ mq() { compare_flavours 0 mqueue "$1"; }
 @test "mqueue hostile: bad names, pointers, timespecs, priorities and lengths; EFAULT loses the message" {
 	mq hostile
 	has "name with a slash: EACCES" "name ..: EACCES" "name 299 bytes: ENAMETOOLONG" "receive bad timespec: EINVAL" \
-		"send huge len: EMSGSIZE" "curmsgs after EFAULT 0"
+		"send huge len: EMSGSIZE" "curmsgs after EFAULT 0" \
+		"receive len SIZE_MAX: 1"
 }
 
 @test "mqueue: queues_max (256) then ENOSPC; /proc/sys/fs/mqueue; CONFIG_POSIX_MQUEUE=y" {

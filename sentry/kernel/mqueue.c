@@ -428,7 +428,7 @@ long mq_receive(struct task *t, int fd, uint64_t umsg, size_t len, uint64_t upri
 	if (!f)
 		return -EBADF;
 	struct mq_queue *q = q_of(f);
-	if ((long)len < q->msgsize)
+	if (len < (size_t)q->msgsize)	/* a size_t, as Linux compares it */
 		return -EMSGSIZE;
 	file_get(f);
 	q->receivers++;

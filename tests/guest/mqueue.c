@@ -300,6 +300,8 @@ static void hostile(void)
 	show("getsetattr new unmapped", mq_attr_(fd, (void *)8, NULL));
 	show("getsetattr on stdin", mq_attr_(0, NULL, &o));
 	show("send huge timeout", mq_send_(fd, "x", 1, 0, &(struct timespec){ LONG_MAX, 0 }));
+	/* msg_len is a size_t: past LONG_MAX it is still no less than mq_msgsize */
+	show("receive len SIZE_MAX", mq_recv_(fd, buf, (size_t)-1, NULL, &(struct timespec){ 0, 0 }));
 	syscall(SYS_mq_unlink, qname);
 }
 
