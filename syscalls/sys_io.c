@@ -282,23 +282,14 @@ static bool no_position(struct task *t, int fd, off_t off)
 }
 
 /*
- * readv, preadv, preadv2: scatter reads of up to IO_CHUNK into the guest's
- * iovecs, each the kind's read of the iovecs gathered into one buffer (off
- * -1: the file position).
+ * The reading half of io_rw_iov: scatter reads of up to IO_CHUNK into the
+ * guest's iovecs, each the kind's read of the iovecs gathered into one
+ * buffer (off -1: the file position).
  */
-static long do_readv(struct task *t, int fd, uint64_t uiov, long cnt, off_t off, int flags)
+static long readv_file(struct task *t, struct file *f, const struct iovec *iov, size_t cnt, long total, off_t off,
+		       int flags)
 {
-	cleanup_free struct iovec *iov = NULL;
-	struct file *f = io_file(t, fd, O_RDONLY);
-	long total = get_iov(t, uiov, cnt, &iov);
 	size_t done = 0;
-
-	if (no_position(t, fd, off))
-		return -ESPIPE;
-	if (!f)
-		return -EBADF;
-	if (total < 0)
-		return total;
 	size_t want = (size_t)total;
 	long lim = write_limit(t, f, off, off != -1, &want);
 	if (lim < 0)
@@ -312,7 +303,7 @@ static long do_readv(struct task *t, int fd, uint64_t uiov, long cnt, off_t off,
 		ssize_t n = file_rw_vec(t, f, false, buf, chunk, off == -1 ? -1 : off + (off_t)done, flags);
 		if (n < 0)
 			return done ? (long)done : io_error(t, n);
-		size_t copied = iov_move(t, iov, (size_t)cnt, done, buf, (size_t)n, true);
+		size_t copied = iov_move(t, iov, cnt, done, buf, (size_t)n, true);
 		/* As do_read: a short copy moves the file position by what was copied. */
 		if (copied < (size_t)n && off == -1)
 			(void)!file_seek(f, (off_t)copied - n, SEEK_CUR);
@@ -330,19 +321,10 @@ static long do_readv(struct task *t, int fd, uint64_t uiov, long cnt, off_t off,
  * IO_CHUNK, so a pipe sees up to that atomically; only a regular file gets
  * more than one.
  */
-static long do_writev(struct task *t, int fd, uint64_t uiov, long cnt, off_t off, int flags)
+static long writev_file(struct task *t, struct file *f, const struct iovec *iov, size_t cnt, long total, off_t off,
+			int flags)
 {
-	cleanup_free struct iovec *iov = NULL;
-	struct file *f = io_file(t, fd, O_WRONLY);
-	long total = get_iov(t, uiov, cnt, &iov);
 	size_t done = 0;
-
-	if (no_position(t, fd, off))
-		return -ESPIPE;
-	if (!f)
-		return -EBADF;
-	if (total < 0)
-		return total;
 	size_t want = (size_t)total;
 	long lim = write_limit(t, f, off, off != -1, &want);
 	if (lim < 0)
@@ -353,7 +335,7 @@ static long do_writev(struct task *t, int fd, uint64_t uiov, long cnt, off_t off
 		return -ENOMEM;
 	do {
 		size_t chunk = MIN((size_t)total - done, IO_CHUNK);
-		if (iov_move(t, iov, (size_t)cnt, done, buf, chunk, false) < chunk)
+		if (iov_move(t, iov, cnt, done, buf, chunk, false) < chunk)
 			return done ? (long)done : -EFAULT;
 		ssize_t n = file_rw_vec(t, f, true, buf, chunk, off == -1 ? -1 : off + (off_t)done, flags);
 		if (n < 0)
@@ -365,14 +347,41 @@ static long do_writev(struct task *t, int fd, uint64_t uiov, long cnt, off_t off
 	return (long)done;
 }
 
+/* See syscalls.h. */
+long io_rw_iov(struct task *t, struct file *f, bool write, const struct iovec *iov, size_t cnt, size_t total,
+	       off_t off, int rwf)
+{
+	return write ? writev_file(t, f, iov, cnt, (long)total, off, rwf)
+		     : readv_file(t, f, iov, cnt, (long)total, off, rwf);
+}
+
+/*
+ * readv, writev and their p- and -2 forms: the fd, the guest's iovecs, then
+ * io_rw_iov (off -1: the file position).
+ */
+static long do_rwv(struct task *t, int fd, uint64_t uiov, long cnt, off_t off, int flags, bool write)
+{
+	cleanup_free struct iovec *iov = NULL;
+	struct file *f = io_file(t, fd, write ? O_WRONLY : O_RDONLY);
+	long total = get_iov(t, uiov, cnt, &iov);
+
+	if (no_position(t, fd, off))
+		return -ESPIPE;
+	if (!f)
+		return -EBADF;
+	if (total < 0)
+		return total;
+	return io_rw_iov(t, f, write, iov, (size_t)cnt, (size_t)total, off, flags);
+}
+
 long sys_readv(struct task *t, const long a[6])
 {
-	return do_readv(t, (int)a[0], (uint64_t)a[1], a[2], -1, 0);
+	return do_rwv(t, (int)a[0], (uint64_t)a[1], a[2], -1, 0, false);
 }
 
 long sys_writev(struct task *t, const long a[6])
 {
-	return do_writev(t, (int)a[0], (uint64_t)a[1], a[2], -1, 0);
+	return do_rwv(t, (int)a[0], (uint64_t)a[1], a[2], -1, 0, true);
 }
 
 /*
@@ -382,12 +391,12 @@ long sys_writev(struct task *t, const long a[6])
  */
 long sys_preadv(struct task *t, const long a[6])
 {
-	return a[3] < 0 ? -EINVAL : do_readv(t, (int)a[0], (uint64_t)a[1], a[2], (off_t)a[3], 0);
+	return a[3] < 0 ? -EINVAL : do_rwv(t, (int)a[0], (uint64_t)a[1], a[2], (off_t)a[3], 0, false);
 }
 
 long sys_pwritev(struct task *t, const long a[6])
 {
-	return a[3] < 0 ? -EINVAL : do_writev(t, (int)a[0], (uint64_t)a[1], a[2], (off_t)a[3], 0);
+	return a[3] < 0 ? -EINVAL : do_rwv(t, (int)a[0], (uint64_t)a[1], a[2], (off_t)a[3], 0, true);
 }
 
 /*
@@ -399,14 +408,14 @@ long sys_preadv2(struct task *t, const long a[6])
 {
 	if (a[3] < -1)
 		return -EINVAL;
-	return do_readv(t, (int)a[0], (uint64_t)a[1], a[2], (off_t)a[3], (int)a[5]);
+	return do_rwv(t, (int)a[0], (uint64_t)a[1], a[2], (off_t)a[3], (int)a[5], false);
 }
 
 long sys_pwritev2(struct task *t, const long a[6])
 {
 	if (a[3] < -1)
 		return -EINVAL;
-	return do_writev(t, (int)a[0], (uint64_t)a[1], a[2], (off_t)a[3], (int)a[5]);
+	return do_rwv(t, (int)a[0], (uint64_t)a[1], a[2], (off_t)a[3], (int)a[5], true);
 }
 
 /*

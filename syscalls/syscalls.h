@@ -46,6 +46,12 @@ long fd_object(struct task *t, int fd, enum file_call call);
 /* Copy in an iovec array (sys_io.c, also vmsplice's): the total length or -errno (readv(2) EINVAL rules). */
 struct iovec;
 long get_iov(struct task *t, uint64_t uiov, long cnt, struct iovec **out) __must_check;
+/*
+ * The readv/writev family's I/O on f once the iovecs are in (sys_io.c, also
+ * AIO's): total bytes at off (-1: the file position), RWF_* flags rwf.
+ */
+long io_rw_iov(struct task *t, struct file *f, bool write, const struct iovec *iov, size_t cnt, size_t total,
+	       off_t off, int rwf) __must_check;
 /* Copy len bytes between buf and the n guest iovecs from byte pos of them on; what it copied before a bad page. */
 size_t iov_move(struct task *t, const struct iovec *iov, size_t n, size_t pos, char *buf, size_t len, bool to_guest);
 /* ppoll's sigmask (sys_poll.c), also epoll_pwait's: set for the wait, kept past it only for a handler on EINTR. */

@@ -16,6 +16,7 @@
 #include "pvx/ptrace.h"
 #include "pvx/interrupt.h"
 #include "pvx/kernel.h"
+#include "pvx/mqueue.h"
 #include "pvx/log.h"
 #include "pvx/rusage.h"
 #include "pvx/sigqueue.h"
@@ -553,6 +554,7 @@ void task_exit(struct task *t)
 	pr->mm = t->mm = mm_exited();
 	mm_leave(t, mm, as);	/* the stub goes with the last process in it */
 	sem_exit(pr);	/* its SEM_UNDO adjustments */
+	mq_exit(pr->pid);	/* its mq_notify registrations */
 	if (pr->files) {
 		fdtable_release(pr->files);
 		free(pr->files);

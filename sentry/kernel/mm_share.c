@@ -16,6 +16,7 @@
 #include <signal.h>
 #include <stdlib.h>
 
+#include "pvx/aio.h"
 #include "pvx/kernel.h"
 #include "pvx/log.h"
 #include "pvx/rusage.h"
@@ -80,6 +81,7 @@ void mm_leave(struct task *t, struct mm *mm, struct addr_space *as)
 		usage_stub_gone(t, as, ctx);	/* rusage counts across execve */
 		as->ops->as_release(as);
 	}
+	aio_mm_gone(mm);
 	mm_release(mm);
 	free(mm);
 	sentry_wake_all();	/* a thread in mm_linger may go */
@@ -89,6 +91,7 @@ void mm_leave(struct task *t, struct mm *mm, struct addr_space *as)
 void mm_drop(struct mm *mm)
 {
 	if (mm && mm != &exited_mm && --mm->users == 0) {
+		aio_mm_gone(mm);
 		mm_release(mm);
 		free(mm);
 	}

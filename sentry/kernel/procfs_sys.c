@@ -19,11 +19,13 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "pvx/aio.h"
 #include "pvx/events.h"
 #include "pvx/file.h"
 #include "pvx/guest_layout.h"
 #include "pvx/kernel.h"
 #include "pvx/mm.h"
+#include "pvx/mqueue.h"
 #include "pvx/uts.h"
 #include "pvx/ipc.h"
 #include "pvx/keys.h"
@@ -153,11 +155,25 @@ static long gen_keys(const struct sysctl *s, char *buf, size_t size)
 	return r;
 }
 
+/* Events reserved by the sandbox's AIO contexts (sentry/kernel/aio.c). */
+static long gen_aio_nr(const struct sysctl *s __unused, char *buf, size_t size)
+{
+	snprintf(buf, size, "%lu\n", aio_nr());
+	return 0;
+}
+
 static const struct sysctl sysctls[] = {
+	{ "fs/aio-max-nr", gen_number, PVX_AIO_MAX_NR },	/* sentry/kernel/aio.c */
+	{ "fs/aio-nr", gen_aio_nr, 0 },
 	{ "fs/file-max", gen_host, 0 },	/* the host's: pvx keeps no count of its own */
 	{ "fs/inotify/max_queued_events", gen_host, 0 },	/* per instance: the host's queue */
 	{ "fs/inotify/max_user_instances", gen_number, PVX_INOTIFY_INSTANCES },
 	{ "fs/inotify/max_user_watches", gen_number, PVX_INOTIFY_WATCHES },
+	{ "fs/mqueue/msg_default", gen_number, PVX_MQ_MSG_DEFAULT },	/* sentry/kernel/mqueue.c */
+	{ "fs/mqueue/msg_max", gen_number, PVX_MQ_MSG_MAX },
+	{ "fs/mqueue/msgsize_default", gen_number, PVX_MQ_MSGSIZE_DEFAULT },
+	{ "fs/mqueue/msgsize_max", gen_number, PVX_MQ_MSGSIZE_MAX },
+	{ "fs/mqueue/queues_max", gen_number, PVX_MQ_QUEUES_MAX },
 	{ "fs/nr_open", gen_number, PVX_NR_OPEN },	/* the fd table's size: RLIMIT_NOFILE's cap */
 	{ "fs/pipe-max-size", gen_pipe_max, 0 },
 	{ "fs/pipe-user-pages-hard", gen_host, 0 },	/* the host's: pipes are host pipes the sentry owns, */
