@@ -156,6 +156,31 @@ long mm_munlockall(struct mm *mm)
 }
 
 /*
+ * remap_file_pages of a file whose owner counts its mappings (a System V
+ * segment, sentry/kernel/shm.c). As Linux (vms_clean_up_area closes the old
+ * mapping before call_mmap opens the file again), the old mapping goes
+ * first: a removed segment goes with its last attachment, and shm_mmap then
+ * fails (EINVAL, the range left unmapped: LTP's shmctl05 loops until it
+ * does). Otherwise the segment's own file is mapped again, so its attach
+ * count stays right. f is pinned across the unmap (a reference that is not
+ * a mapping), so it is still there to look at.
+ */
+static long remap_owned(struct mm *mm, struct vma_file *f, uint64_t start, uint64_t size, int prot, int fl,
+			uint64_t off)
+{
+	f->refs++;
+	f->pins++;
+	long r = mm_munmap(mm, start, size);
+	f->pins--;
+	if (r >= 0 && !f->owner)
+		r = -EINVAL;	/* shm_lock(): the id is gone */
+	if (r >= 0)
+		r = mm_mmap_vfile(mm, start, size, prot, fl, f, off);
+	vma_file_put(f);
+	return r < 0 ? r : 0;
+}
+
+/*
  * remap_file_pages(2), which Linux 4.0 on emulates with mmap: "EINVAL prot
  * is not 0", a range that wraps or is not one shared file mapping (VMAs
  * that follow must continue it: same file, same flags, no hole); then the
@@ -182,6 +207,8 @@ long mm_remap_file_pages(struct mm *mm, uint64_t start, uint64_t size, uint64_t 
 	int fl = (int)(flags & MAP_NONBLOCK) | MAP_SHARED | MAP_FIXED | MAP_POPULATE;
 	if (locked(v))
 		fl |= MAP_LOCKED;
+	if (v->file->unref)
+		return remap_owned(mm, v->file, start, size, v->prot, fl | (v->flags & PVX_MAP_NOWRITE), pgoff * PAGE_SIZE);
 	long r = mm_mmap(mm, start, size, v->prot, fl, v->file->fd, pgoff * PAGE_SIZE);
 	return r < 0 ? r : 0;
 }

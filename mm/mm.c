@@ -313,9 +313,10 @@ static long map_file(struct mm *mm, uint64_t addr, uint64_t len, int prot, int f
 	return ret < 0 ? ret : (long)addr;
 }
 
-long mm_mmap_vfile(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flags, struct vma_file *file)
+long mm_mmap_vfile(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flags, struct vma_file *file,
+		   uint64_t off)
 {
-	if (len == 0 || len > PVX_GUEST_TASK_SIZE)
+	if (len == 0 || len > PVX_GUEST_TASK_SIZE || (off & ~PAGE_MASK))
 		return -EINVAL;
 	len = PAGE_ALIGN_UP(len);
 	flags = (flags & ~MAP_TYPE) | MAP_SHARED;
@@ -331,7 +332,7 @@ long mm_mmap_vfile(struct mm *mm, uint64_t addr, uint64_t len, int prot, int fla
 	}
 	if (too_many_maps(mm, addr, addr + len, 1))
 		return -ENOMEM;
-	return map_file(mm, addr, len, prot, flags, file, 0);
+	return map_file(mm, addr, len, prot, flags, file, off);
 }
 
 long mm_munmap(struct mm *mm, uint64_t addr, uint64_t len)

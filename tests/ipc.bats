@@ -25,6 +25,12 @@ ipc() { compare_flavours 0 "$1" "$2"; }
 	grep -q 'stat bad buf: EFAULT' "$sandbox_out"
 }
 
+@test "shm: remap_file_pages keeps a segment's mapping; after IPC_RMID it fails and the segment goes (shmctl05 loops on it)" {
+	ipc ipc_shm remap
+	grep -q 'remap after rmid: EINVAL or EIDRM' "$sandbox_out"
+	grep -q 'page 0 now a, nattch 1' "$sandbox_out"
+}
+
 @test "shm: SHMMNI segments, then ENOSPC" {
 	ipc ipc_shm limit
 	grep -q 'stopped with ENOSPC, all yes' "$sandbox_out"

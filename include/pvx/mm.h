@@ -31,6 +31,7 @@ struct vma_file {
 	 */
 	void *owner;
 	void (*unref)(struct vma_file *f);
+	int pins;	/* of refs, those that are not mappings (held across a remap: mm/mlock.c) */
 };
 
 /*
@@ -177,11 +178,12 @@ long mm_copy(struct mm *child, struct mm *parent) __must_check;
 /* Make parent's private memory readable for mm_copy (undo = false), and back (true). */
 long mm_fork_prepare(struct mm *parent, bool undo) __must_check;
 /*
- * A shared mapping of file (a reference is taken for the VMA) at addr (0:
- * the kernel picks; with MAP_FIXED it replaces what is there): shmat(2).
+ * A shared mapping of file from off (a reference is taken for the VMA) at
+ * addr (0: the kernel picks; with MAP_FIXED it replaces what is there):
+ * shmat(2), remap_file_pages(2) of a segment.
  */
 long mm_mmap_vfile(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flags,
-		   struct vma_file *file) __must_check;
+		   struct vma_file *file, uint64_t off) __must_check;
 /* A memfd of len bytes charged once to the sandbox's bound (shared anonymous memory, shm segments). */
 long mm_shmem_file(uint64_t len, struct vma_file **out) __must_check;
 /* Map file (NULL: anonymous) at [addr, addr+len) in the stub without recording a VMA. */

@@ -39,7 +39,7 @@ static struct shm_seg *seg_of(struct ipc_obj *o)
 
 static uint64_t nattch(const struct shm_seg *s)
 {
-	return (uint64_t)s->file->refs - 1;
+	return (uint64_t)(s->file->refs - s->file->pins) - 1;
 }
 
 /* shm_destroy(): out of the table, its pages given back when the last mapping of the memfd goes. */
@@ -61,7 +61,7 @@ static void seg_unref(struct vma_file *f)
 	struct shm_seg *s = f->owner;
 
 	s->dtime = ipc_now();
-	if (f->refs == 1 && (s->perm.mode & SHM_DEST))
+	if (f->refs - f->pins == 1 && (s->perm.mode & SHM_DEST))
 		destroy(s);
 }
 
@@ -159,7 +159,7 @@ long shm_attach(struct task *t, int id, uint64_t addr, int flags, uint64_t *out)
 	}
 	struct vma_file *f = s->file;
 	f->refs++;	/* SHM_REMAP over its own last mapping must not destroy it meanwhile */
-	r = mm_mmap_vfile(t->mm, addr, s->size, prot, mflags, f);
+	r = mm_mmap_vfile(t->mm, addr, s->size, prot, mflags, f, 0);
 	if (r >= 0) {
 		s->atime = ipc_now();
 		s->lpid = t->proc->pid;

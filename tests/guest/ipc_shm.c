@@ -5,7 +5,7 @@
  * detach, nattch across fork, exec and exit, IPC_RMID while attached, the
  * control commands, /proc's view, and hostile arguments. Output never
  * shows ids, pids or times (they differ between runs), only how they relate.
- *   ipc_shm basic | attach | hostile | limit | procs
+ *   ipc_shm basic | attach | hostile | limit | procs | remap
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -13,6 +13,8 @@
 #include <sys/ipc.h>
 #include <sys/mman.h>
 #include <sys/shm.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "ipc.h"
 
@@ -294,6 +296,34 @@ static void mem(void)
 	}
 }
 
+/*
+ * remap_file_pages of a segment: while it lives the mapping is the segment's
+ * (nattch stays 1, the data is there); once IPC_RMID'd, the remap closes its
+ * last attachment first, so the segment goes and the remap fails (EINVAL on
+ * Linux since 6.12; LTP's shmctl05 loops until it does), the range unmapped.
+ */
+static void remap(void)
+{
+	int id = shmget(IPC_PRIVATE, 2 * PG, IPC_CREAT | 0600);
+	char *p = shmat(id, NULL, 0);
+
+	if (id < 0 || p == (void *)-1) {
+		say("setup: %s\n", ipc_err(errno));
+		return;
+	}
+	p[0] = 'a';
+	p[PG] = 'b';
+	chk("remap page 0 to 1", syscall(SYS_remap_file_pages, p, PG, 0, 1, 0));
+	say("page 0 now %c, nattch %ld\n", p[0], nattch(id));
+	chk("remap back", syscall(SYS_remap_file_pages, p, PG, 0, 0, 0));
+	say("page 0 now %c, nattch %ld\n", p[0], nattch(id));
+	chk("rmid", shmctl(id, IPC_RMID, NULL));
+	long r = syscall(SYS_remap_file_pages, p, 2 * PG, 0, 0, 0);
+	say("remap after rmid: %s\n", r < 0 ? (errno == EINVAL || errno == EIDRM ? "EINVAL or EIDRM" : ipc_err(errno)) : "ok");
+	say("mapped after: %s\n", msync(p, PG, MS_ASYNC) < 0 ? ipc_err(errno) : "yes");
+	say("stat of gone: %s\n", nattch(id) < 0 ? ipc_err(-(int)nattch(id)) : "still there");
+}
+
 int main(int argc, char **argv)
 {
 	self = argv[0];
@@ -311,6 +341,8 @@ int main(int argc, char **argv)
 		mem();
 	else if (argc > 1 && !strcmp(argv[1], "limit"))
 		limit();
+	else if (argc > 1 && !strcmp(argv[1], "remap"))
+		remap();
 	else
 		return 2;
 	return 0;
