@@ -7,8 +7,9 @@
  * them to the tracer's process as (code << 8) | 0x7f, CLD_TRAPPED. This is
  * the guest's ptrace: the host's (the ptrace platform's) never sees it.
  *
- * Who may trace whom: the sandbox has one uid and every task is dumpable,
- * so Linux's ptrace_may_access always passes; what is left is
+ * Who may trace whom: the sandbox has one uid, so Linux's ptrace_may_access
+ * passes but for a process made undumpable (PR_SET_DUMPABLE 0, which
+ * execve undoes): EPERM, as without CAP_SYS_PTRACE. What is left is
  * ptrace_attach's EPERM for a task of the tracer's own thread group, one
  * already traced or exiting, and pvx's own rule for the sandbox's pid 1
  * (the init of its pid namespace, which it also keeps from stop signals):
@@ -60,6 +61,9 @@ long ptrace_attach(struct task *tracer, struct task *t, bool seize, unsigned opt
 	static const struct sig_info priv = { SI_KERNEL, 0, 0, 0 };
 
 	if (t->proc == tracer->proc || t->proc->pid == 1)
+		return -EPERM;
+	/* __ptrace_may_access(): an undumpable process (PR_SET_DUMPABLE 0) needs CAP_SYS_PTRACE, which the sandbox lacks */
+	if (t->proc->undumpable)
 		return -EPERM;
 	if (t->state != TASK_LIVE || t->exiting || t->exited || t->proc->group_exit)
 		return -EPERM;
