@@ -81,8 +81,14 @@ long ptrace_attach(struct task *tracer, struct task *t, bool seize, unsigned opt
 	 * and attach returns once it has (JOBCTL_TRAPPING), so that the next
 	 * request finds it stopped. Its thread only has to wake up to do it.
 	 */
-	while (t->stopped && !t->ptrace_stopped && t->tracer == tracer && !t->exiting && !tracer->exiting)
+	for (int tid = t->tid; !tracer->exiting;) {
+		if (!(t->stopped && !t->ptrace_stopped && t->tracer == tracer && !t->exiting))
+			break;
 		sentry_wait_busy();
+		/* Killed and reaped meanwhile (a zombie's parent or autoreap frees it): t is gone, not to be read. */
+		if (task_find(tid) != t)
+			break;
+	}
 	return 0;
 }
 
