@@ -21,17 +21,15 @@
  * broken first (handle_truncate comes after do_dentry_open's break_lease).
  * A name that does not resolve yet is left to the open itself.
  */
-static long open_trunc_check(struct task *t, const long a[6], int flags, bool *created)
+static long open_trunc_check(struct task *t, int dirfd, const char *path, int flags, bool *created)
 {
-	char path[PVX_PATH_MAX];
 	cleanup_close int hfd = -1;
 
 	/* F_CREATED_QUERY's answer: O_EXCL always creates; O_CREAT alone when the name does not resolve yet */
 	*created = (flags & O_CREAT) && (flags & O_EXCL);
-	if (!(flags & (O_TRUNC | O_CREAT)) || (flags & (O_PATH | O_EXCL)) ||
-	    strncpy_from_guest(t->mm, path, (uint64_t)a[1], sizeof(path)) < 0)
+	if (!(flags & (O_TRUNC | O_CREAT)) || (flags & (O_PATH | O_EXCL)) || !path[0])
 		return 0;
-	long r = path_lookup(t, (int)a[0], path, flags & O_NOFOLLOW ? AT_SYMLINK_NOFOLLOW : 0);
+	long r = path_lookup(t, dirfd, path, flags & O_NOFOLLOW ? AT_SYMLINK_NOFOLLOW : 0);
 	if (r < 0) {
 		*created = r == -ENOENT && (flags & O_CREAT);
 		return 0;
@@ -48,15 +46,18 @@ static long open_trunc_check(struct task *t, const long a[6], int flags, bool *c
 long sys_openat(struct task *t, const long a[6])
 {
 	int flags = (int)a[2];
+	char path[PVX_PATH_MAX];
 	bool created;
-	long r = open_trunc_check(t, a, flags, &created);
+	/* The path is read once: the check and the open name the same thing, whatever another thread writes. */
+	long r = strncpy_from_guest(t->mm, path, (uint64_t)a[1], sizeof(path));
 
 	if (r < 0)
 		return r;
+	if ((r = open_trunc_check(t, (int)a[0], path, flags, &created)) < 0)
+		return r;
 	/* open(2): "the mode of the created file is (mode & ~umask)" */
 	const struct file_ops *kind;
-	long hfd = path_open_user_kind(t, (int)a[0], (uint64_t)a[1], flags, (int)(a[3] & ~(long)t->proc->umask),
-				       &kind);
+	long hfd = path_open_str_kind(t, (int)a[0], path, flags, (int)(a[3] & ~(long)t->proc->umask), &kind);
 
 	if (hfd < 0)
 		return hfd;

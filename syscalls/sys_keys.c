@@ -88,7 +88,9 @@ long sys_add_key(struct task *t, const long a[6])
 	}
 	if ((r = get_payload(t, (uint64_t)a[2], plen, &payload)))
 		return r;
-	return keys_add(t, type, desc, payload, plen, (int)a[4]);
+	r = keys_add(t, type, desc, payload, plen, (int)a[4]);
+	keys_call_end();
+	return r;
 }
 
 long sys_request_key(struct task *t, const long a[6])
@@ -102,7 +104,9 @@ long sys_request_key(struct task *t, const long a[6])
 		return r;
 	if (a[2] && (r = get_string(t, (uint64_t)a[2], PVX_KEY_CALLOUT_MAX, &callout)))
 		return r;
-	return keys_request(t, type, desc, callout, (int)a[3]);
+	r = keys_request(t, type, desc, callout, (int)a[3]);
+	keys_call_end();
+	return r;
 }
 
 /* Hand out a describe or read result: copied only where the guest gave room (as each operation says). */
@@ -184,7 +188,7 @@ static long ctl_capabilities(struct task *t, uint64_t buf, size_t buflen)
  * Hellman, public keys, keyring restrictions and notifications are
  * configured out: EOPNOTSUPP, as Linux answers for an unknown operation.
  */
-long sys_keyctl(struct task *t, const long a[6])
+static long keyctl_op(struct task *t, const long a[6])
 {
 	int id = (int)a[1];
 
@@ -222,4 +226,13 @@ long sys_keyctl(struct task *t, const long a[6])
 	case KEYCTL_CAPABILITIES: return ctl_capabilities(t, (uint64_t)a[1], (size_t)a[2]);
 	default: return -EOPNOTSUPP;
 	}
+}
+
+/* keyctl(2): one operation; the keys it let go of meanwhile go after it (keys_call_end). */
+long sys_keyctl(struct task *t, const long a[6])
+{
+	long r = keyctl_op(t, a);
+
+	keys_call_end();
+	return r;
 }

@@ -85,3 +85,10 @@ keys() {
 	grep -E '^ *249 +request_key +partial.*no upcall' <<<"$output"
 	grep -E '^ *250 +keyctl +partial.*GET_PERSISTENT' <<<"$output"
 }
+
+@test "keys: a keyring looked up by serial outlives the call that replaces the revoked user keyrings (was a sentry use-after-free)" {
+	pvx_run "$(guest keys)" retired
+	echo "$output"
+	[[ $status == 0 ]]
+	grep -qx "user keyring after the replacements: ok" <<<"$output"
+}

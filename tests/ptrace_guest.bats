@@ -95,3 +95,10 @@ setup() {
 	grep -qx 'pid 1 ATTACH EPERM' <<<"$output"
 	grep -qx 'pid 1 SEIZE EPERM' <<<"$output"
 }
+
+@test "ptrace hostile: a process that set PR_SET_DUMPABLE 0 cannot be attached (no CAP_SYS_PTRACE in the sandbox)" {
+	pvx_run "$(guest ptrace_guest)" undumpable
+	[ "$status" -eq 0 ]
+	grep -qx 'undumpable ATTACH EPERM' <<<"$output"
+	grep -qx 'undumpable SEIZE EPERM' <<<"$output"
+}

@@ -27,6 +27,8 @@ void keys_clone_task(struct task *child, const struct task *parent, bool new_pro
 void keys_exec(struct task *t);
 void keys_task_free(struct task *t);
 void keys_process_free(struct process *p);
+/* The end of a keys syscall: the user keyrings it replaced go now (keys_task.c). Under the sentry lock. */
+void keys_call_end(void);
 
 /* add_key(2) with its arguments copied in: the new or updated key's serial, or -errno. */
 long keys_add(struct task *t, const char *type, const char *desc, const void *payload, size_t plen, int ringid);

@@ -59,6 +59,9 @@ long path_open_user(struct task *t, int dirfd, uint64_t upath, int flags, int mo
 /* The same, and the file kind (pvx/file.h) of what it opened in *kind. */
 long path_open_user_kind(struct task *t, int dirfd, uint64_t upath, int flags, int mode,
 			 const struct file_ops **kind) __must_check;
+/* path_open, and the file kind of what it opened in *kind (a path the caller read from the guest once). */
+long path_open_str_kind(struct task *t, int dirfd, const char *path, int flags, int mode,
+			const struct file_ops **kind) __must_check;
 
 /*
  * What path_parent found as the last component, as the kernel's LAST_* types:

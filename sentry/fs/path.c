@@ -600,6 +600,13 @@ long path_open_user_kind(struct task *t, int dirfd, uint64_t upath, int flags, i
 	*kind = NULL;
 	if (n < 0)
 		return n;
+	return path_open_str_kind(t, dirfd, path, flags, mode, kind);
+}
+
+long path_open_str_kind(struct task *t, int dirfd, const char *path, int flags, int mode,
+			const struct file_ops **kind)
+{
+	*kind = NULL;
 	long fd = path_open_kind(t, dirfd, path, flags, mode, kind, NULL);
 	if (fd >= 0 && !*kind)
 		*kind = file_kind_of((int)fd);

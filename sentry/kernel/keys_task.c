@@ -8,8 +8,27 @@
  * clone, execve and exit do to them.
  */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "sentry/kernel/keys_int.h"
+
+/*
+ * The user keyrings keys_user_keyrings let go of during this keys call:
+ * their references go when the call ends (keys_call_end), not at once. A
+ * key the call looked up before -- by its serial, with no reference of its
+ * own -- may be one of them: keyctl(KEYCTL_UNLINK, KEY_SPEC_USER_KEYRING,
+ * <the user-session keyring's serial>) after a revoke of the user keyring
+ * would otherwise unlink from a freed keyring.
+ */
+static struct key **retired;
+static size_t nretired;
+
+void keys_call_end(void)
+{
+	for (size_t i = 0; i < nretired; i++)
+		key_put(retired[i]);
+	nretired = 0;
+}
 
 /* look_up_user_keyrings(): uid's user keyring and user-session keyring, made on first use. */
 long keys_user_keyrings(unsigned uid, struct key **user, struct key **session)
@@ -21,11 +40,13 @@ long keys_user_keyrings(unsigned uid, struct key **user, struct key **session)
 
 	/* Revoked or invalidated: Linux's gc drops them and the next use makes new ones. */
 	if (u && u->uid_keyring && ((u->uid_keyring->flags | u->session_keyring->flags) & (KF_REVOKED | KF_INVALID))) {
-		uk = u->uid_keyring;
-		sk = u->session_keyring;
+		struct key **n = realloc(retired, (nretired + 2) * sizeof(*retired));
+		if (!n)
+			return -ENOMEM;
+		retired = n;
+		retired[nretired++] = u->session_keyring;	/* put at keys_call_end */
+		retired[nretired++] = u->uid_keyring;
 		u->uid_keyring = u->session_keyring = NULL;
-		key_put(sk);
-		key_put(uk);	/* u may be gone now */
 	}
 	u = key_user_find(uid, false);
 	if (!u || !u->uid_keyring) {

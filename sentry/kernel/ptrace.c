@@ -7,8 +7,9 @@
  * them to the tracer's process as (code << 8) | 0x7f, CLD_TRAPPED. This is
  * the guest's ptrace: the host's (the ptrace platform's) never sees it.
  *
- * Who may trace whom: the sandbox has one uid and every task is dumpable,
- * so Linux's ptrace_may_access always passes; what is left is
+ * Who may trace whom: the sandbox has one uid, so Linux's ptrace_may_access
+ * passes but for a process made undumpable (PR_SET_DUMPABLE 0, which
+ * execve undoes): EPERM, as without CAP_SYS_PTRACE. What is left is
  * ptrace_attach's EPERM for a task of the tracer's own thread group, one
  * already traced or exiting, and pvx's own rule for the sandbox's pid 1
  * (the init of its pid namespace, which it also keeps from stop signals):
@@ -61,6 +62,9 @@ long ptrace_attach(struct task *tracer, struct task *t, bool seize, unsigned opt
 
 	if (t->proc == tracer->proc || t->proc->pid == 1)
 		return -EPERM;
+	/* __ptrace_may_access(): an undumpable process (PR_SET_DUMPABLE 0) needs CAP_SYS_PTRACE, which the sandbox lacks */
+	if (t->proc->undumpable)
+		return -EPERM;
 	if (t->state != TASK_LIVE || t->exiting || t->exited || t->proc->group_exit)
 		return -EPERM;
 	if (t->tracer)
@@ -77,8 +81,14 @@ long ptrace_attach(struct task *tracer, struct task *t, bool seize, unsigned opt
 	 * and attach returns once it has (JOBCTL_TRAPPING), so that the next
 	 * request finds it stopped. Its thread only has to wake up to do it.
 	 */
-	while (t->stopped && !t->ptrace_stopped && t->tracer == tracer && !t->exiting && !tracer->exiting)
+	for (int tid = t->tid; !tracer->exiting;) {
+		if (!(t->stopped && !t->ptrace_stopped && t->tracer == tracer && !t->exiting))
+			break;
 		sentry_wait_busy();
+		/* Killed and reaped meanwhile (a zombie's parent or autoreap frees it): t is gone, not to be read. */
+		if (task_find(tid) != t)
+			break;
+	}
 	return 0;
 }
 

@@ -590,6 +590,33 @@ static void proc(void)
 	grep_file("/proc/sys/kernel/keys/root_maxkeys", "");
 }
 
+/*
+ * A keyring a call looked up by serial stays while the call runs, even when
+ * a later lookup in it (KEY_SPEC_USER_KEYRING) replaces the revoked user
+ * keyrings: each call names the old user-session keyring, then the user
+ * keyring. The sentry used to free the old keyring under it (and crash).
+ */
+static void retired(void)
+{
+	fresh_session();
+	for (int op = 0; op < 4; op++) {
+		long uk = keyctl(0, USER, 1, 0, 0), sk = keyctl(0, -5 /* USER_SESSION */, 1, 0, 0);
+		if (uk < 0 || sk < 0 || keyctl(3 /* REVOKE */, uk, 0, 0, 0) < 0) {
+			say("setup %d: %s\n", op, en(errno));
+			continue;
+		}
+		if (op == 0)
+			keyctl(9 /* UNLINK */, USER, sk, 0, 0);
+		else if (op == 1)
+			keyctl(8 /* LINK */, USER, sk, 0, 0);
+		else if (op == 2)
+			keyctl(10 /* SEARCH */, sk, (long)"user", (long)"nothing", USER);
+		else
+			request_key("user", "nothing", NULL, sk);
+	}
+	T("user keyring after the replacements", keyctl(0, USER, 1, 0, 0) > 0 ? 0 : -1);
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "basic";
@@ -609,6 +636,8 @@ int main(int argc, char **argv)
 		proc();
 	else if (!strcmp(mode, "lattice"))
 		lattice();
+	else if (!strcmp(mode, "retired"))
+		retired();
 	else
 		return 2;
 	return 0;

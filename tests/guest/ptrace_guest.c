@@ -16,6 +16,7 @@
  *   child-exit N, child-sys: what the exec'd children do */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <pthread.h>
 #include <signal.h>
@@ -529,6 +530,29 @@ static int init_mode(void)
 	return 0;
 }
 
+/* A child that made itself undumpable (PR_SET_DUMPABLE 0) cannot be attached without CAP_SYS_PTRACE. */
+static int undumpable_mode(void)
+{
+	int p[2];
+	char c;
+
+	if (pipe(p) < 0)
+		return 1;
+	int pid = fork();
+	if (pid == 0) {
+		prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+		(void)!write(p[1], "x", 1);
+		pause();
+		_exit(0);
+	}
+	(void)!read(p[0], &c, 1);
+	printf("undumpable ATTACH %s\n", err(pt(PTRACE_ATTACH, pid, 0, 0)));
+	printf("undumpable SEIZE %s\n", err(pt(PTRACE_SEIZE, pid, 0, 0)));
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	self = argv[0];
@@ -564,6 +588,8 @@ int main(int argc, char **argv)
 		return fpregs_mode(!strcmp(m, "xstate"));
 	if (!strcmp(m, "init"))
 		return init_mode();
+	if (!strcmp(m, "undumpable"))
+		return undumpable_mode();
 	fprintf(stderr, "usage: ptrace_guest MODE\n");
 	return 2;
 }

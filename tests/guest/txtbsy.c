@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,24 @@ static const char *ename(int e)
 
 #define SHOW(label, expr) do { errno = 0; long r_ = (long)(expr); \
 	printf("%s: %s\n", label, r_ < 0 ? ename(errno) : "ok"); if (r_ > 2) close((int)r_); } while (0)
+
+/* A name another thread keeps changing between "prog" and "othr" (open's path is read while it runs). */
+static char racing[8] __attribute__((aligned(4))) = "othr";
+static volatile int racing_stop;
+
+static void *flip(void *arg)
+{
+	unsigned prog, othr;
+
+	(void)arg;
+	memcpy(&prog, "prog", 4);
+	memcpy(&othr, "othr", 4);
+	while (!racing_stop) {	/* atomic stores: plain ones, never read here, would be optimised away */
+		__atomic_store_n((unsigned *)racing, prog, __ATOMIC_RELAXED);
+		__atomic_store_n((unsigned *)racing, othr, __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
 
 static off_t size_of(const char *p)
 {
@@ -62,6 +81,19 @@ int main(int argc, char **argv)
 	SHOW("truncate while it runs", truncate("prog", 0));
 	SHOW("open O_RDONLY while it runs", open("prog", O_RDONLY));
 	printf("still whole: %s\n", size_of("prog") == size ? "yes" : "no");
+	/* O_TRUNC of a name that another thread changes: the open checks what it truncates */
+	close(open("othr", O_CREAT | O_WRONLY, 0644));
+	pthread_t th;
+	pthread_create(&th, NULL, flip, NULL);
+	for (int i = 0; i < 20000 && size_of("prog") == size; i++) {
+		int fd = open(racing, O_RDONLY | O_TRUNC);
+		if (fd >= 0)
+			close(fd);
+	}
+	racing_stop = 1;
+	pthread_join(th, NULL);
+	unlink("othr");
+	printf("still whole after opens of a racing name: %s\n", size_of("prog") == size ? "yes" : "no");
 	kill(c, SIGKILL);
 	waitpid(c, NULL, 0);
 
