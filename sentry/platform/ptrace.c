@@ -90,10 +90,21 @@ static long wait_stop(pid_t pid)
 
 static long gadget_syscall(struct ptrace_ctx *pc, uint64_t gadget, long nr, const long args[6]);
 
+/* Does the exec'd stub pid have the len bytes of a gadget at addr (the image pvx built is the one running)? */
+static bool stub_has_gadget(pid_t pid, uint64_t addr, const char *bytes, size_t len, const char *name)
+{
+	char got[8];
+	struct iovec l = { got, len }, r = { (void *)addr, len };
+
+	if (len <= sizeof(got) && process_vm_readv(pid, &l, 1, &r, 1, 0) == (ssize_t)len && !memcmp(got, bytes, len))
+		return true;
+	pr_err("stub image has no %s gadget at %#lx", name, (unsigned long)addr);
+	return false;
+}
+
 static long ptrace_as_new(struct addr_space **out)
 {
 	long memfd = stub_memfd();
-	char gadget[3];
 
 	if (memfd < 0)
 		return memfd;
@@ -134,27 +145,11 @@ static long ptrace_as_new(struct addr_space **out)
 		pr_err("ptrace setup of stub %d: %m", pid);
 		goto fail;
 	}
-	struct iovec l = { gadget, sizeof(gadget) }, r = { (void *)STUB_SYSCALL_GADGET, sizeof(gadget) };
-	if (process_vm_readv(pid, &l, 1, &r, 1, 0) != sizeof(gadget) ||
-	    memcmp(gadget, STUB_SYSCALL_GADGET_BYTES, sizeof(gadget))) {
-		pr_err("stub image has no syscall gadget at %#lx", STUB_SYSCALL_GADGET);
+	const size_t sys_len = sizeof(STUB_SYSCALL_GADGET_BYTES) - 1, clone_len = sizeof(STUB_CLONE_GADGET_BYTES) - 1;
+	if (!stub_has_gadget(pid, STUB_SYSCALL_GADGET, STUB_SYSCALL_GADGET_BYTES, sys_len, "syscall") ||
+	    !stub_has_gadget(pid, STUB_FORK_GADGET, STUB_CLONE_GADGET_BYTES, clone_len, "fork") ||
+	    !stub_has_gadget(pid, STUB_CLONE_GADGET, STUB_CLONE_GADGET_BYTES, clone_len, "clone"))
 		goto fail;
-	}
-	char clone_gadget[5], fork_gadget[5];
-	struct iovec fl = { fork_gadget, sizeof(fork_gadget) };
-	struct iovec fr = { (void *)STUB_FORK_GADGET, sizeof(fork_gadget) };
-	if (process_vm_readv(pid, &fl, 1, &fr, 1, 0) != sizeof(fork_gadget) ||
-	    memcmp(fork_gadget, STUB_CLONE_GADGET_BYTES, sizeof(fork_gadget))) {
-		pr_err("stub image has no fork gadget at %#lx", STUB_FORK_GADGET);
-		goto fail;
-	}
-	struct iovec cl = { clone_gadget, sizeof(clone_gadget) };
-	struct iovec cr = { (void *)STUB_CLONE_GADGET, sizeof(clone_gadget) };
-	if (process_vm_readv(pid, &cl, 1, &cr, 1, 0) != sizeof(clone_gadget) ||
-	    memcmp(clone_gadget, STUB_CLONE_GADGET_BYTES, sizeof(clone_gadget))) {
-		pr_err("stub image has no clone gadget at %#lx", STUB_CLONE_GADGET);
-		goto fail;
-	}
 	pas->as.vdso = stub_vdso(pid);	/* exec'd: its auxv is the stub's */
 	/* No core of guest memory (see stub_nodump); the stub never runs its own code to do it. */
 	const long nd[6] = { PR_SET_DUMPABLE, 0 };
