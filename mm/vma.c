@@ -281,8 +281,8 @@ long vma_protect(struct vma_set *s, uint64_t start, uint64_t end, int prot)
 	return 0;
 }
 
-/* See pvx/mm.h: like vma_protect, for the lock bits of the flags. */
-long vma_seal(struct vma_set *s, uint64_t start, uint64_t end)
+/* Like vma_protect, for flag bits: clear then set them on every VMA of [start, end), split at its edges. */
+static long change_flags(struct vma_set *s, uint64_t start, uint64_t end, int clear, int set)
 {
 	long err;
 
@@ -292,9 +292,15 @@ long vma_seal(struct vma_set *s, uint64_t start, uint64_t end)
 		return err;
 	for (struct vma_node *a = vt_first_above(s->root, start); a && a->v.start < end;
 	     a = vt_first_above(s->root, a->v.end))
-		a->v.flags |= VMA_SEALED;
+		a->v.flags = (a->v.flags & ~clear) | set;
 	merge_range(s, start, end);
 	return 0;
+}
+
+/* See pvx/mm.h. */
+long vma_seal(struct vma_set *s, uint64_t start, uint64_t end)
+{
+	return change_flags(s, start, end, 0, VMA_SEALED);
 }
 
 bool vma_range_sealed(const struct vma_set *s, uint64_t start, uint64_t end)
@@ -307,15 +313,5 @@ bool vma_range_sealed(const struct vma_set *s, uint64_t start, uint64_t end)
 
 long vma_set_lock(struct vma_set *s, uint64_t start, uint64_t end, int lock)
 {
-	long err;
-
-	if (start >= end)
-		return -EINVAL;
-	if ((err = split_at(s, start)) || (err = split_at(s, end)))
-		return err;
-	for (struct vma_node *a = vt_first_above(s->root, start); a && a->v.start < end;
-	     a = vt_first_above(s->root, a->v.end))
-		a->v.flags = (a->v.flags & ~(VMA_LOCKED | VMA_LOCKONFAULT | MAP_LOCKED)) | lock;
-	merge_range(s, start, end);
-	return 0;
+	return change_flags(s, start, end, VMA_LOCKED | VMA_LOCKONFAULT | MAP_LOCKED, lock);
 }
