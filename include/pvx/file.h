@@ -144,6 +144,7 @@ struct file {
 	bool leased;		/* holds a lease (sentry/fs/lease.c), dropped when the file goes */
 	bool created;		/* its open created the file (F_CREATED_QUERY) */
 	int async_fd;		/* O_ASYNC: the guest fd F_SETFL set it through (si_fd of its SIGIO) */
+	bool async_counted;	/* counted in file_async_files (F_SETFL set O_ASYNC and it is still set) */
 	struct file *all_prev, *all_next;	/* every open file of the sandbox (file_next) */
 };
 
@@ -176,8 +177,8 @@ struct fd_entry {
 	bool cloexec;
 };
 
-/* O_ASYNC was set on some file: writes to pipes look for readers to signal (sentry/fs/pipe.c). */
-extern bool file_async_any;
+/* Open files F_SETFL gave O_ASYNC: while there are any, writes to pipes look for readers to signal (pipe.c). */
+extern long file_async_files;
 
 /* The most an unprivileged F_SETPIPE_SZ may ask for: the host's fs.pipe-max-size (/proc/sys/fs). */
 unsigned long pipe_max_size(void);

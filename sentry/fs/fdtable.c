@@ -51,6 +51,8 @@ void file_put(struct file *f)
 		epoll_file_gone(f);	/* Linux's eventpoll_release: out of every epoll, before its host fd closes */
 	if (f->leased)
 		lease_file_gone(f);	/* locks_remove_file: its lease goes with it, its breakers go on */
+	if (f->async_counted)
+		file_async_files--;	/* pipe writes stop looking for O_ASYNC readers once none is left */
 	if (f->all_prev)
 		f->all_prev->all_next = f->all_next;
 	else

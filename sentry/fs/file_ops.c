@@ -86,7 +86,7 @@ long file_getfl(struct file *f)
 	return r < 0 ? r : r | (f->flags & O_ASYNC);	/* the guest's own: never set on the host fd */
 }
 
-bool file_async_any;
+long file_async_files;
 
 #define SETFL_MASK (O_APPEND | O_NONBLOCK | O_NOATIME | O_DIRECT)
 
@@ -102,8 +102,10 @@ long file_setfl(struct file *f, int flags)
 	if (r < 0)
 		return r;
 	f->flags = (f->flags & ~(O_APPEND | O_NONBLOCK | O_ASYNC)) | (flags & (O_APPEND | O_NONBLOCK | O_ASYNC));
-	if (flags & O_ASYNC)
-		file_async_any = true;
+	if (!!(flags & O_ASYNC) != f->async_counted) {
+		f->async_counted = flags & O_ASYNC;
+		file_async_files += f->async_counted ? 1 : -1;
+	}
 	return 0;
 }
 

@@ -99,7 +99,7 @@ static void pipe_wrote(struct file *f)
 {
 	struct stat st, rst;
 
-	if (!file_async_any || fstat(f->host_fd, &st) < 0)
+	if (!file_async_files || fstat(f->host_fd, &st) < 0)
 		return;
 	for (struct file *r = file_next(NULL); r; r = file_next(r)) {
 		if (r->ops != &pipe_file_ops || !(r->flags & O_ASYNC) || (r->flags & O_ACCMODE) == O_WRONLY ||
