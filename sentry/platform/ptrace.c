@@ -102,23 +102,34 @@ static bool stub_has_gadget(pid_t pid, uint64_t addr, const char *bytes, size_t 
 	return false;
 }
 
+/* A new address space of this platform with its first context (*first), not linked yet; NULL: no memory. */
+static struct ptrace_as *pas_new(struct ptrace_ctx **first)
+{
+	struct ptrace_as *pas = calloc(1, sizeof(*pas));
+
+	*first = calloc(1, sizeof(**first));
+	if (!pas || !*first) {
+		free(pas);
+		free(*first);
+		return NULL;
+	}
+	pas->as.ops = &platform_ptrace;
+	(*first)->ctx.first = true;
+	return pas;
+}
+
 static long ptrace_as_new(struct addr_space **out)
 {
 	long memfd = stub_memfd();
 
 	if (memfd < 0)
 		return memfd;
-	struct ptrace_as *pas = calloc(1, sizeof(*pas));
-	struct ptrace_ctx *first = calloc(1, sizeof(*first));
-	if (!pas || !first) {
-		free(pas);
-		free(first);
+	struct ptrace_ctx *first;
+	struct ptrace_as *pas = pas_new(&first);
+	if (!pas)
 		return -ENOMEM;
-	}
-	pas->as.ops = &platform_ptrace;
 	pas->as.creator = pthread_self();
 	pas->sentry_pidfd = -1;
-	first->ctx.first = true;
 	ctx_link(&pas->as, &first->ctx, true);
 	pid_t pid = fork();
 	if (pid < 0) {
@@ -184,13 +195,10 @@ static long ptrace_as_fork(struct addr_space *parent, struct addr_space **out)
 
 	if (!c)
 		return -ESRCH;
-	struct ptrace_as *pas = calloc(1, sizeof(*pas));
-	struct ptrace_ctx *first = calloc(1, sizeof(*first));
-	if (!pas || !first) {
-		free(pas);
-		free(first);
+	struct ptrace_ctx *first;
+	struct ptrace_as *pas = pas_new(&first);
+	if (!pas)
 		return -ENOMEM;
-	}
 	long pid = gadget_syscall(to_pctx(c), STUB_FORK_GADGET, SYS_clone, a);
 	if (pid <= 0) {
 		free(pas);
@@ -198,12 +206,10 @@ static long ptrace_as_fork(struct addr_space *parent, struct addr_space **out)
 		return pid < 0 ? pid : -EIO;
 	}
 	stub_register((pid_t)pid);
-	pas->as.ops = &platform_ptrace;
 	pas->as.pid = (pid_t)pid;
 	pas->as.vdso = parent->vdso;
 	pas->tmpl = pp->tmpl;
 	pas->sentry_pidfd = pp->sentry_pidfd;	/* the fd table is a copy: the same number */
-	first->ctx.first = true;
 	first->ctx.tid = (pid_t)pid;
 	ctx_link(&pas->as, &first->ctx, false);	/* the child's thread owns it from ctx_start */
 	*out = &pas->as;
