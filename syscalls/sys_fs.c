@@ -57,7 +57,7 @@ long sys_openat(struct task *t, const long a[6])
 		return r;
 	/* open(2): "the mode of the created file is (mode & ~umask)" */
 	const struct file_ops *kind;
-	long hfd = path_open_str_kind(t, (int)a[0], path, flags, (int)(a[3] & ~(long)t->proc->umask), &kind);
+	long hfd = path_open_str_kind(t, (int)a[0], path, flags, (int)(a[3] & ~(long)t->fs->umask), &kind);
 
 	if (hfd < 0)
 		return hfd;
@@ -273,7 +273,7 @@ long sys_getdents64(struct task *t, const long a[6])
 long sys_getcwd(struct task *t, const long a[6])
 {
 	char path[PVX_PATH_MAX];
-	long n = path_of_dir(t->proc->cwd_fd, path, sizeof(path));
+	long n = path_of_dir(t->fs->cwd_fd, path, sizeof(path));
 
 	if (n < 0)
 		return n == -EXDEV ? -ENOENT : n;
@@ -290,8 +290,8 @@ static long set_cwd(struct task *t, int hfd)
 		close(hfd);
 		return err;
 	}
-	close(t->proc->cwd_fd);
-	t->proc->cwd_fd = hfd;
+	close(t->fs->cwd_fd);
+	t->fs->cwd_fd = hfd;
 	return 0;
 }
 

@@ -184,7 +184,7 @@ static long unlinked_base(int base_fd, const char **path, int *up)
 long path_absolute(struct task *t, int dirfd, const char *path, char *out, size_t size)
 {
 	char base[PVX_PATH_MAX];
-	long base_fd = t->proc->cwd_fd;
+	long base_fd = t->fs->cwd_fd;
 	long r;
 
 	if (path[0] == '/') {
@@ -648,7 +648,7 @@ long path_lookup_obj(struct task *t, int dirfd, const char *path, int at_flags, 
 	long fd;
 
 	if (!path[0] && (at_flags & AT_EMPTY_PATH)) {
-		int hfd = t->proc->cwd_fd;
+		int hfd = t->fs->cwd_fd;
 		if (dirfd != AT_FDCWD) {
 			struct file *f = fd_lookup(t->files, dirfd);
 			if (!f)
