@@ -52,3 +52,23 @@ setup() {
 	assert_contains "$output" 'BENEATH O_CREAT in a read-only root: EROFS'
 	assert_contains "$output" 'IN_ROOT O_TMPFILE in a read-only root: EROFS'
 }
+
+@test "openat2 (hostile): under --root, no walk of any RESOLVE_ kind reaches a file outside the root" {
+	R=$BATS_TEST_TMPDIR/root
+	mkdir -p "$R/d"
+	echo OUT >"$BATS_TEST_TMPDIR/f"
+	echo IN >"$R/f"
+	ln -s ../../f "$R/link"
+	ln -s /f "$R/abslink"
+	ln -s ../../f "$R/d/link"
+	ln -s /../f "$R/d/abslink"
+	cp "$(guest openat2)" "$R/openat2"
+	PVX_OPTS=(--root "$R")
+	pvx_run /openat2 root
+	assert_status 0
+	assert_contains "$output" 'IN_ROOT /../f from /: ok "IN"'
+	assert_contains "$output" 'BENEATH ../f from /d: EXDEV'
+	assert_contains "$output" 'plain ../../../../f from /: ok "IN"'
+	! grep -q OUT <<<"$output"
+	[[ $(grep -c 'ok "IN"' <<<"$output") -ge 20 ]]
+}
