@@ -274,20 +274,22 @@ static void do_race(void)
 	pthread_t th;
 	pthread_create(&th, NULL, mover, NULL);
 	for (unsigned m = 0; m < 2; m++) {
-		int escapes = 0, inside = 0;
+		int escapes = 0, odd = 0;
 		for (int i = 0; i < 1000; i++) {
 			struct open_how how = { .flags = O_RDONLY, .resolve = modes[m].r };
 			long fd = o2(adir, "sub/deep/../../f", &how, sizeof(how));
-			if (fd < 0)
+			if (fd < 0) {	/* sub moved away, or the kernel saw the rename (retry, or ".." out of dirfd) */
+				odd += errno != ENOENT && errno != EAGAIN && errno != EXDEV;
 				continue;
+			}
 			char c[4] = { 0 };
 			if (pread((int)fd, c, 3, 0) > 0 && !strcmp(c, "OUT"))
 				escapes++;
-			else
-				inside++;
+			else if (strcmp(c, "A\n"))
+				odd++;
 			close((int)fd);
 		}
-		say("race %s: escapes %d, some opens inside: %s\n", modes[m].n, escapes, yesno(inside > 0));
+		say("race %s: escapes %d, other results %d\n", modes[m].n, escapes, odd);
 	}
 	stop = 1;
 	pthread_join(th, NULL);
