@@ -6,10 +6,6 @@
  */
 #include <fcntl.h>
 #include <linux/openat2.h>
-
-#ifndef OPEN_HOW_SIZE_VER0
-#define OPEN_HOW_SIZE_VER0 24	/* the first struct open_how: flags, mode, resolve */
-#endif
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -18,6 +14,10 @@
 #include "pvx/path.h"
 #include "sentry/kernel/procfs.h"
 #include "syscalls/syscalls.h"
+
+#ifndef OPEN_HOW_SIZE_VER0
+#define OPEN_HOW_SIZE_VER0 24	/* the first struct open_how: flags, mode, resolve */
+#endif
 
 /*
  * An O_CREAT open looks its name up first, to know whether it creates the
