@@ -72,3 +72,15 @@ setup() {
 	! grep -q OUT <<<"$output"
 	[[ $(grep -c 'ok "IN"' <<<"$output") -ge 20 ]]
 }
+
+@test "openat2 (hostile): a directory outside --root handed on fd 0 is no place to walk from, as for openat" {
+	R=$BATS_TEST_TMPDIR/root
+	mkdir -p "$R" "$BATS_TEST_TMPDIR/outside"
+	echo OUT >"$BATS_TEST_TMPDIR/outside/f"
+	cp "$(guest openat2)" "$R/openat2"
+	run timeout -k 5 "$PVX_TIMEOUT" "$PVX" run --platform="$PVX_PLATFORM" --root "$R" -- /openat2 fd0 <"$BATS_TEST_TMPDIR/outside"
+	assert_status 0
+	assert_contains "$output" 'BENEATH f from fd 0: EXDEV'
+	assert_contains "$output" 'IN_ROOT f from fd 0: EXDEV'
+	! grep -q OUT <<<"$output"
+}

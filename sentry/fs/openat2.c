@@ -289,8 +289,11 @@ long path_openat2(struct task *t, int dirfd, const char *path, const struct open
 		return base;
 	if (dirfd != AT_FDCWD && path[0] == '/' && (resolve & SCOPED) && (base = path_dir_fd(t, dirfd)) < 0)
 		return base;	/* a scoped walk starts at dirfd even for an absolute path */
-	bool from_proc = path_of_dir((int)base, base_path, sizeof(base_path)) >= 0 && path_in_proc(base_path) &&
-			 path[0] != '/';
+	/* A directory outside the root (one pvx was handed on fd 0-2) is no place to walk from, as for openat. */
+	long bn = path_of_fd((int)base, base_path, sizeof(base_path));
+	if (bn == -EXDEV)
+		return -EXDEV;
+	bool from_proc = bn >= 0 && path_in_proc(base_path) && path[0] != '/';
 	/* RESOLVE_NO_XDEV alone from the host's /: path.c's walk for an absolute path into /proc (EXDEV below) */
 	bool direct = (resolve & SCOPED) ||
 		      ((resolve & RESOLVE_NO_XDEV) && path_root_is_host() && !(path[0] == '/' && path_in_proc(path)));

@@ -306,6 +306,14 @@ int main(int argc, char **argv)
 		t_open("IN_ROOT O_TMPFILE in a read-only root", adir, ".", O_TMPFILE | O_RDWR, 0600, RESOLVE_IN_ROOT);
 		return 0;
 	}
+	if (!strcmp(argv[1], "fd0")) {	/* fd 0 is a directory outside the root, handed by whoever ran pvx */
+		t_open("BENEATH f from fd 0", 0, "f", O_RDONLY, 0, RESOLVE_BENEATH);
+		t_open("IN_ROOT f from fd 0", 0, "f", O_RDONLY, 0, RESOLVE_IN_ROOT);
+		t_open("NO_XDEV f from fd 0", 0, "f", O_RDONLY, 0, RESOLVE_NO_XDEV);
+		t_open("plain f from fd 0", 0, "f", O_RDONLY, 0, 0);
+		say("openat f from fd 0: %s\n", res(openat(0, "f", O_RDONLY)));
+		return 0;
+	}
 	if (!strcmp(argv[1], "root")) {	/* under pvx --root R: nothing outside R is reached, whatever the walk */
 		static const struct { const char *n; uint64_t r; } modes[] = {
 			{ "plain", 0 }, { "BENEATH", RESOLVE_BENEATH }, { "IN_ROOT", RESOLVE_IN_ROOT },
