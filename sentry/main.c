@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 
 #include "pvx/cred.h"
+#include "pvx/fs_share.h"
 #include "pvx/hostcred.h"
 #include "pvx/kernel.h"
 #include "pvx/log.h"
@@ -347,11 +348,11 @@ static int cmd_run(int argc, char **argv)
 		if (ignored & (1UL << (sig - 1)))
 			init->proc->sigactions[sig - 1].handler = (uint64_t)SIG_IGN;
 	cred_init(init->proc, &nofile);
-	init->files = init->proc->files = fdtable_new((unsigned)init->proc->rlim[RLIMIT_NOFILE].rlim_cur);
+	init->files = fdtable_new((unsigned)init->proc->rlim[RLIMIT_NOFILE].rlim_cur);
 	if (!init->files || setup_stdio(init->files) < 0)
 		return 1;
-	init->proc->umask = initial_umask;
-	init->proc->cwd_fd = cwd;
+	if (!(init->fs = fs_alloc(cwd, initial_umask)))
+		return 1;
 
 	char found[PVX_PATH_MAX];
 	long fd = open_program(init, gargv[0], envp, found, sizeof(found));

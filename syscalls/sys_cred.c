@@ -386,8 +386,9 @@ long sys_prlimit64(struct task *t, const long a[6])
 		return -EFAULT;
 	if (a[2]) {
 		p->rlim[res] = rl;
-		if (res == RLIMIT_NOFILE && p->files)
-			p->files->nofile = (unsigned)rl.rlim_cur;
+		for (struct task *o = NULL; res == RLIMIT_NOFILE && (o = task_next(o));)
+			if (o->proc == p && o->files)	/* each fd table of the process's threads */
+				o->files->nofile = (unsigned)rl.rlim_cur;
 		if (res == RLIMIT_CPU && rl.rlim_cur != RLIM_INFINITY)
 			(void)!timer_kick();	/* the timer thread polls it (update_rlimit_cpu) */
 	}

@@ -8,11 +8,13 @@
  * behave as on Linux.
  */
 #include <fcntl.h>
+#include <linux/sched.h>
 #include <sys/eventfd.h>
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 
+#include "pvx/fs_share.h"
 #include "pvx/kernel.h"
 #include "syscalls/syscalls.h"
 
@@ -92,10 +94,9 @@ long sys_eventfd(struct task *t, const long a[6])
 /*
  * close_range(2): close, or with CLOSE_RANGE_CLOEXEC mark close-on-exec,
  * every open fd in [first, last]. "EINVAL flags is not valid, or first is
- * greater than last." CLOSE_RANGE_UNSHARE unshares the fd table first: the
- * table of a one-thread process is its own already; threads always share
- * theirs in pvx, so there it is EINVAL rather than closing the other
- * threads' fds too.
+ * greater than last." CLOSE_RANGE_UNSHARE unshares the fd table first
+ * (unshare(CLONE_FILES)): the range goes from our copy only, and a thread
+ * or process sharing the table keeps its fds.
  */
 long sys_close_range(struct task *t, const long a[6])
 {
@@ -103,8 +104,10 @@ long sys_close_range(struct task *t, const long a[6])
 
 	if (flags & ~(CLOSE_RANGE_UNSHARE_ | CLOSE_RANGE_CLOEXEC_) || first > last)
 		return -EINVAL;
-	if ((flags & CLOSE_RANGE_UNSHARE_) && t->proc->nr_threads > 1)
-		return -EINVAL;
+	long r;
+
+	if ((flags & CLOSE_RANGE_UNSHARE_) && (r = task_unshare(t, CLONE_FILES)) < 0)
+		return r;
 	for (unsigned fd = first; fd <= last && fd < t->files->size; fd++) {
 		struct fd_entry *e = &t->files->fds[fd];
 		if (e->file && (flags & CLOSE_RANGE_CLOEXEC_))

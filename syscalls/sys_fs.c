@@ -5,6 +5,7 @@
  * by host calls on host fds the sentry owns.
  */
 #include <fcntl.h>
+#include <linux/openat2.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -13,6 +14,10 @@
 #include "pvx/path.h"
 #include "sentry/kernel/procfs.h"
 #include "syscalls/syscalls.h"
+
+#ifndef OPEN_HOW_SIZE_VER0
+#define OPEN_HOW_SIZE_VER0 24	/* the first struct open_how: flags, mode, resolve */
+#endif
 
 /*
  * An O_CREAT open looks its name up first, to know whether it creates the
@@ -42,6 +47,8 @@ static long open_trunc_check(struct task *t, int dirfd, const char *path, int fl
 	return lease_break(t, hfd, flags | O_WRONLY);
 }
 
+static long open_install(struct task *t, long hfd, int flags, const struct file_ops *kind, bool created);
+
 /* open(2)/openat(2): the new fd is the lowest free guest fd. */
 long sys_openat(struct task *t, const long a[6])
 {
@@ -57,7 +64,15 @@ long sys_openat(struct task *t, const long a[6])
 		return r;
 	/* open(2): "the mode of the created file is (mode & ~umask)" */
 	const struct file_ops *kind;
-	long hfd = path_open_str_kind(t, (int)a[0], path, flags, (int)(a[3] & ~(long)t->proc->umask), &kind);
+	long hfd = path_open_str_kind(t, (int)a[0], path, flags, (int)(a[3] & ~(long)t->fs->umask), &kind);
+
+	return open_install(t, hfd, flags, kind, created);
+}
+
+/* What every open does once the host fd is there: ETXTBSY, the lease break, the file and its guest fd. */
+static long open_install(struct task *t, long hfd, int flags, const struct file_ops *kind, bool created)
+{
+	long r;
 
 	if (hfd < 0)
 		return hfd;
@@ -78,6 +93,63 @@ long sys_openat(struct task *t, const long a[6])
 	long fd = fd_install(t->files, f, flags & O_CLOEXEC, 0);
 	file_put(f);
 	return fd;
+}
+
+/* openat2's O_TRUNC of an object: not a running program's (ETXTBSY), its leases broken first. */
+static long openat2_trunc(struct task *t, int fd, int flags)
+{
+	return exec_running(fd) ? -ETXTBSY : lease_break(t, fd, flags | O_WRONLY);
+}
+
+/*
+ * openat2(2): "EINVAL size is smaller than any known version of struct
+ * open_how", "E2BIG An extension that this kernel does not support was
+ * specified in how" (nonzero bytes past the struct this kernel knows, or
+ * size over a page), EFAULT for how or path unreadable, then
+ * build_open_flags()'s EINVAL rules (openat2_check) and the walk the
+ * resolve bits ask for (sentry/fs/openat2.c). Without RESOLVE_BENEATH,
+ * RESOLVE_IN_ROOT or RESOLVE_NO_XDEV it is openat's walk, with its checks.
+ */
+long sys_openat2(struct task *t, const long a[6])
+{
+	struct open_how how = { 0 };
+	uint64_t uhow = (uint64_t)a[2];
+	size_t usize = (size_t)a[3];
+	char path[PVX_PATH_MAX];
+	bool created = false;
+	long r;
+
+	if (usize < OPEN_HOW_SIZE_VER0)
+		return -EINVAL;
+	if (usize > PAGE_SIZE)
+		return -E2BIG;
+	if ((r = copy_from_guest(t->mm, &how, uhow, MIN(usize, sizeof(how)))))
+		return r;
+	for (size_t off = sizeof(how); off < usize;) {	/* copy_struct_from_user's check_zeroed_user */
+		uint64_t chunk[64] = { 0 };
+		size_t n = MIN(usize - off, sizeof(chunk));
+		if ((r = copy_from_guest(t->mm, chunk, uhow + off, n)))
+			return r;
+		for (size_t i = 0; i < n; i++)
+			if (((const char *)chunk)[i])
+				return -E2BIG;
+		off += n;
+	}
+	if ((r = openat2_check(&how)) < 0)
+		return r;
+	if ((r = strncpy_from_guest(t->mm, path, (uint64_t)a[1], sizeof(path))) < 0)
+		return r;
+	int flags = (int)how.flags;
+	int dirfd = (int)a[0];
+	struct open_how eff = how;
+	eff.mode = how.mode & ~(uint64_t)t->fs->umask;
+	const struct file_ops *kind;
+	if (!(how.resolve & (RESOLVE_BENEATH | RESOLVE_IN_ROOT | RESOLVE_NO_XDEV)) &&
+	    (r = open_trunc_check(t, dirfd, path, flags, &created)) < 0)
+		return r;
+	bool made = false;
+	long hfd = path_openat2(t, dirfd, path, &eff, openat2_trunc, &made, &kind);
+	return open_install(t, hfd, flags, kind, created || made);
 }
 
 long sys_open(struct task *t, const long a[6])
@@ -273,7 +345,7 @@ long sys_getdents64(struct task *t, const long a[6])
 long sys_getcwd(struct task *t, const long a[6])
 {
 	char path[PVX_PATH_MAX];
-	long n = path_of_dir(t->proc->cwd_fd, path, sizeof(path));
+	long n = path_of_dir(t->fs->cwd_fd, path, sizeof(path));
 
 	if (n < 0)
 		return n == -EXDEV ? -ENOENT : n;
@@ -290,8 +362,8 @@ static long set_cwd(struct task *t, int hfd)
 		close(hfd);
 		return err;
 	}
-	close(t->proc->cwd_fd);
-	t->proc->cwd_fd = hfd;
+	close(t->fs->cwd_fd);
+	t->fs->cwd_fd = hfd;
 	return 0;
 }
 

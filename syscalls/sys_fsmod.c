@@ -166,7 +166,7 @@ long sys_mkdirat(struct task *t, const long a[6])
 		return r;
 	if (!sandbox.rw)
 		return create_check(&p, true);
-	mode_t mode = PVX_MODE_NOSUID((mode_t)(a[2] & 07777 & ~(long)t->proc->umask));
+	mode_t mode = PVX_MODE_NOSUID((mode_t)(a[2] & 07777 & ~(long)t->fs->umask));
 	return mkdirat(p.fd, p.last, mode) < 0 ? neg_errno() : 0;
 }
 
@@ -208,7 +208,7 @@ long sys_mknodat(struct task *t, const long a[6])
 		return r;
 	if (type != S_IFREG && type != S_IFIFO)
 		return -EPERM;
-	mode = type | PVX_MODE_NOSUID(mode & 07777 & ~t->proc->umask);
+	mode = type | PVX_MODE_NOSUID(mode & 07777 & ~t->fs->umask);
 	return mknodat(p.fd, p.last, mode, 0) < 0 ? neg_errno() : 0;
 }
 
@@ -668,9 +668,9 @@ long sys_utime(struct task *t, const long a[6])
  */
 long sys_umask(struct task *t, const long a[6])
 {
-	unsigned old = t->proc->umask;
+	unsigned old = t->fs->umask;
 
-	t->proc->umask = (unsigned)a[0] & 0777;
+	t->fs->umask = (unsigned)a[0] & 0777;
 	return old;
 }
 

@@ -64,10 +64,10 @@ long sys_kcmp(struct task *t, const long a[6])
 		return kcmp_order(gone(p1) ? NULL : p1->mm, gone(p2) ? NULL : p2->mm, type);
 	case KCMP_FILES:
 		return kcmp_order(p1->files, p2->files, type);
-	case KCMP_FS:	/* cwd and umask are the process's, shared by its threads only */
-		return kcmp_order(gone(p1) ? NULL : p1->proc, gone(p2) ? NULL : p2->proc, type);
-	case KCMP_SIGHAND:
-		return kcmp_order(p1->proc, p2->proc, type);
+	case KCMP_FS:	/* the fs_struct: CLONE_FS shares it */
+		return kcmp_order(gone(p1) ? NULL : p1->fs, gone(p2) ? NULL : p2->fs, type);
+	case KCMP_SIGHAND:	/* CLONE_SIGHAND shares it between processes too */
+		return kcmp_order(p1->proc->sighand, p2->proc->sighand, type);
 	case KCMP_IO:
 	case KCMP_SYSVSEM:
 		return 0;

@@ -111,7 +111,7 @@ long sys_pidfd_getfd(struct task *t, const long a[6])
 		return -EINVAL;
 	if ((r = pidfd_process(fd_lookup(t->files, (int)a[0]), true, &p)))
 		return r;	/* an exited process has no files: ESRCH (__pidfd_fget's PF_EXITING case) */
-	struct file *f = p->files ? fd_lookup(p->files, (int)a[1]) : NULL;
+	struct file *f = p->leader->files ? fd_lookup(p->leader->files, (int)a[1]) : NULL;
 	if (!f)
 		return -EBADF;
 	file_get(f);

@@ -14,6 +14,7 @@
 
 #include "pvx/cred.h"
 #include "pvx/exec.h"
+#include "pvx/fs_share.h"
 #include "pvx/kernel.h"
 #include "pvx/log.h"
 #include "pvx/rusage.h"
@@ -27,9 +28,7 @@
 #define CLONE_SUPPORTED                                                                       \
 	(CSIGNAL | CLONE_VM | CLONE_VFORK | CLONE_SETTLS | CLONE_PARENT_SETTID | CLONE_CHILD_SETTID | \
 	 CLONE_CHILD_CLEARTID | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM | \
-	 CLONE_DETACHED | CLONE_PARENT)
-/* What a thread shares; pvx makes threads with all of it, as musl and glibc ask. */
-#define CLONE_THREAD_FLAGS (CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD)
+	 CLONE_DETACHED | CLONE_PARENT | CLONE_IO)
 
 /* What a new task takes from its parent's registers and clone(2) arguments. */
 static void clone_regs(struct task *c, const struct task *t, unsigned long flags, uint64_t stack, uint64_t ctid,
@@ -60,7 +59,10 @@ static void clone_settids(struct task *t, unsigned long flags, uint64_t ptid, ui
 
 /*
  * A new thread of our process: a new context in our address space (a stub
- * thread, see sentry/platform/), a task and a sentry thread of its own.
+ * thread, see sentry/platform/), a task and a sentry thread of its own. It
+ * shares our fd table and fs with CLONE_FILES and CLONE_FS, else has copies
+ * (copy_files, copy_fs); its exit signal is none, whatever CSIGNAL says
+ * (copy_process: "p->exit_signal = -1" for CLONE_THREAD).
  */
 static long do_thread(struct task *t, unsigned long flags, uint64_t stack, uint64_t ptid, uint64_t ctid,
 		      uint64_t tls)
@@ -69,9 +71,8 @@ static long do_thread(struct task *t, unsigned long flags, uint64_t stack, uint6
 	struct platform_ctx *ctx;
 	long r;
 
-	if ((flags & CLONE_THREAD_FLAGS) != CLONE_THREAD_FLAGS || (flags & (CLONE_VFORK | CSIGNAL))) {
-		pr_info("clone flags %#lx: threads need VM|FS|FILES|SIGHAND|THREAD, without VFORK or a signal",
-			flags);
+	if (flags & CLONE_VFORK) {
+		pr_info("clone flags %#lx: a thread made with CLONE_VFORK is not supported", flags);
 		return -ENOSYS;
 	}
 	if (p->group_exit)
@@ -85,6 +86,12 @@ static long do_thread(struct task *t, unsigned long flags, uint64_t stack, uint6
 		return r == -EAGAIN ? r : -ENOMEM;
 	}
 	thread_attach(c, p);
+	if (task_clone_shared(c, t, flags) < 0) {
+		/* Its stub thread stays idle until the stub ends. */
+		p->nr_threads--;
+		task_free(c);
+		return -ENOMEM;
+	}
 	c->ctx = ctx;
 	clone_regs(c, t, flags, stack, ctid, tls);	/* the altstack is not inherited with CLONE_VM */
 	cred_clone_task(c, t, false);
@@ -109,21 +116,16 @@ static long do_thread(struct task *t, unsigned long flags, uint64_t stack, uint6
 	return tid;
 }
 
-/* Undo process_clone for a child that never ran. */
+/* Undo process_clone for a child that never ran (task_free lets go of its files, fs and handlers). */
 static void process_unclone(struct task *c)
 {
-	if (c->files) {
-		fdtable_release(c->files);
-		free(c->files);
-	}
-	if (c->proc->cwd_fd >= 0)
-		close(c->proc->cwd_fd);
 	task_free(c);
 }
 
 /*
- * A new process for clone(2) without CLONE_THREAD: its own pid, a copy of
- * our fds, cwd, umask, credentials, signal dispositions and mask. The
+ * A new process for clone(2) without CLONE_THREAD: its own pid, our fds,
+ * cwd and umask, and signal dispositions, shared or copied as CLONE_FILES,
+ * CLONE_FS and CLONE_SIGHAND say, credentials and mask. The
  * caller gives it memory (a copy, or ours with CLONE_VM). NULL: -EAGAIN or
  * -ENOMEM in *err.
  */
@@ -152,7 +154,6 @@ static struct task *process_clone(struct task *t, unsigned long flags, uint64_t 
 		c->altstack_size = t->altstack_size;
 		c->altstack_flags = t->altstack_flags;
 	}
-	memcpy(c->proc->sigactions, t->proc->sigactions, sizeof(c->proc->sigactions));
 	c->proc->exe = t->proc->exe ? strdup(t->proc->exe) : NULL;
 	c->proc->exe_dev = t->proc->exe_dev;
 	c->proc->exe_ino = t->proc->exe_ino;
@@ -160,15 +161,12 @@ static struct task *process_clone(struct task *t, unsigned long flags, uint64_t 
 	c->proc->cmdline_len = c->proc->cmdline ? t->proc->cmdline_len : 0;
 	if (c->proc->cmdline)
 		memcpy(c->proc->cmdline, t->proc->cmdline, t->proc->cmdline_len);
-	c->files = c->proc->files = fdtable_dup(t->files);
-	c->proc->cwd_fd = fcntl(t->proc->cwd_fd, F_DUPFD_CLOEXEC, 3);
-	c->proc->umask = t->proc->umask;
 	c->proc->personality = t->proc->personality;
 	c->proc->undumpable = t->proc->undumpable;
 	c->proc->thp_disable = t->proc->thp_disable;
 	cred_fork(c->proc, t->proc);
 	cred_clone_task(c, t, true);
-	if (!c->files || c->proc->cwd_fd < 0) {
+	if (task_clone_shared(c, t, flags) < 0) {
 		process_unclone(c);
 		*err = -ENOMEM;
 		return NULL;
@@ -258,6 +256,11 @@ static long do_fork(struct task *t, unsigned long flags, uint64_t stack, uint64_
 		return -EINVAL;
 	if ((flags & CLONE_PARENT) && !(flags & CLONE_THREAD) && t->pid == 1)
 		return -EINVAL;	/* the pid namespace's init (SIGNAL_UNKILLABLE) has no parent to share */	/* a pidfd names a process; CLONE_DETACHED is reserved with it */
+	/* Namespaces: the guest never holds CAP_SYS_ADMIN (create_new_namespaces: EPERM); no CONFIG_USER_NS. */
+	if ((flags & CLONE_NEWUSER) || ((flags & CLONE_THREAD) && (flags & CLONE_NEWPID)))
+		return -EINVAL;
+	if (flags & (CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWNET | CLONE_NEWPID | CLONE_NEWCGROUP))
+		return -EPERM;
 	if (flags & ~(CLONE_SUPPORTED | CLONE_PIDFD)) {
 		pr_info("clone flags %#lx are not supported yet", flags & ~CLONE_SUPPORTED);
 		return -ENOSYS;
@@ -266,10 +269,6 @@ static long do_fork(struct task *t, unsigned long flags, uint64_t stack, uint64_
 		return r;
 	if (flags & CLONE_THREAD)
 		return do_thread(t, flags, stack, ptid, ctid, tls);
-	if (flags & (CLONE_FS | CLONE_FILES | CLONE_SIGHAND)) {
-		pr_info("clone flags %#lx: a process sharing files, fs or handlers is not supported", flags);
-		return -ENOSYS;
-	}
 	if (flags & CLONE_VM) {
 		r = do_vm_clone(t, flags, stack, ptid, ctid, tls);
 		if (r > 0 && (flags & CLONE_PIDFD) && pidfd_for_child(t, (int)r, upidfd))

@@ -192,6 +192,7 @@ unsigned long pipe_max_size(void);
  * (mm_charge): dup2(0, 1000000) costs 16 MiB, here as in Linux.
  */
 struct fdtable {
+	int users;		/* tasks that hold it (CLONE_FILES); the last one releases it */
 	struct fd_entry *fds;	/* size entries */
 	unsigned size;		/* fd numbers below it may be in use: loops over fds stop there */
 	unsigned next_fd;	/* no free fd below it (Linux's next_fd) */

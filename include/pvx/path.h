@@ -64,6 +64,31 @@ long path_open_str_kind(struct task *t, int dirfd, const char *path, int flags, 
 			const struct file_ops **kind) __must_check;
 
 /*
+ * path_open_str_kind for openat2(2) without RESOLVE_BENEATH or
+ * RESOLVE_IN_ROOT: resolve's RESOLVE_NO_SYMLINKS, RESOLVE_NO_XDEV and
+ * RESOLVE_CACHED bits are added to every host lookup of the walk (the
+ * sandbox's RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS always are).
+ */
+long path_open_resolve(struct task *t, int dirfd, const char *path, int flags, int mode, uint64_t resolve,
+		       const struct file_ops **kind) __must_check;
+
+/*
+ * openat2(2) (sentry/fs/openat2.c). openat2_check: the struct open_how's
+ * flags, mode and resolve as build_open_flags() checks them (EINVAL), and
+ * RESOLVE_CACHED with O_TRUNC, O_CREAT or O_TMPFILE (EAGAIN). path_openat2:
+ * open guest path (dirfd, path) as how says, confined to the root and
+ * checked by the policy on the object opened; a host fd or -errno, the
+ * kind in *kind, *created when O_CREAT made it. trunc (may be NULL) is
+ * asked about an O_TRUNC open's object (its O_PATH host fd) before the
+ * open truncates it: 0, or the -errno the open fails with (ETXTBSY).
+ */
+struct open_how;
+typedef long (*openat2_trunc_fn)(struct task *t, int fd, int flags);
+long openat2_check(const struct open_how *how) __must_check;
+long path_openat2(struct task *t, int dirfd, const char *path, const struct open_how *how, openat2_trunc_fn trunc,
+		  bool *created, const struct file_ops **kind) __must_check;
+
+/*
  * What path_parent found as the last component, as the kernel's LAST_* types:
  * a name, "/" (the whole path was slashes), "." or "..".
  */

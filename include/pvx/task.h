@@ -70,10 +70,30 @@ struct sigaction_rec {
 };
 
 /*
- * What the threads of a process share (Linux's signal_struct, sighand,
- * files, fs and mm in one: pvx makes threads only with all of CLONE_VM,
- * CLONE_FS, CLONE_FILES, CLONE_SIGHAND and CLONE_THREAD, as musl and glibc
- * do). Lives as long as its leader task.
+ * A working directory and umask (Linux's fs_struct): a task's, shared by
+ * clone(CLONE_FS) between threads or processes, counted by users
+ * (sentry/kernel/fs_share.c).
+ */
+struct fs_struct {
+	int users;
+	int cwd_fd;		/* host O_PATH fd of the working directory (inside the root) */
+	unsigned umask;		/* file mode creation mask (umask(2)) */
+};
+
+/*
+ * Signal dispositions (Linux's sighand_struct): every thread of a process
+ * shares its process's, and clone(CLONE_SIGHAND | CLONE_VM) processes
+ * share one, counted by users (sentry/kernel/fs_share.c).
+ */
+struct sighand {
+	int users;
+	struct sigaction_rec action[64];
+};
+
+/*
+ * What the threads of a process share (Linux's signal_struct and mm in one;
+ * the fd table and fs_struct are each task's, shared as clone's flags say).
+ * Lives as long as its leader task.
  */
 struct process {
 	int pid;		/* the thread group id: the leader's tid */
@@ -84,14 +104,11 @@ struct process {
 	int exit_status;	/* wait status of the process, once group_exit */
 	struct addr_space *as;	/* = mm->as */
 	struct mm *mm;		/* shared with a vfork child until it execs or exits (mm->users) */
-	struct fdtable *files;
 	char *exe;		/* guest path of the running program (/proc/self/exe) */
 	dev_t exe_dev;		/* and its object, which no guest may open for writing (ETXTBSY) */
 	ino_t exe_ino;
 	char *cmdline;		/* argv, NUL-separated (/proc/self/cmdline) */
 	size_t cmdline_len;
-	int cwd_fd;		/* host O_PATH fd of the working directory (inside the root) */
-	unsigned umask;		/* file mode creation mask (umask(2)); inherited by fork */
 	unsigned personality;	/* personality(2): inherited by fork, kept by execve */
 	bool undumpable;	/* prctl(PR_SET_DUMPABLE, 0): no core dump; inherited by fork, cleared by execve */
 	bool thp_disable;	/* prctl(PR_SET_THP_DISABLE): recorded (pvx makes no huge pages); inherited by fork */
@@ -100,7 +117,8 @@ struct process {
 	struct rlimit rlim[16];	/* RLIM_NLIMITS: getrlimit/setrlimit (sentry/kernel/cred.c) */
 	int nice;		/* setpriority(2) */
 	unsigned membarrier_reg;	/* membarrier(2) registrations: MEMBARRIER_CMD_REGISTER_* bits (not kept by fork) */
-	struct sigaction_rec sigactions[64];
+	struct sighand *sighand;	/* shared by CLONE_SIGHAND */
+	struct sigaction_rec *sigactions;	/* = sighand->action */
 	struct sigpend pending;	/* process-directed signals not yet taken by a thread */
 	/*
 	 * Job control (sentry/kernel/jobctl.c), Linux's signal_struct fields:
@@ -137,7 +155,8 @@ struct task {
 	enum task_state state;
 	struct process *proc;
 	struct mm *mm;		/* proc->mm */
-	struct fdtable *files;	/* proc->files */
+	struct fdtable *files;	/* shared by CLONE_FILES (its users count them) */
+	struct fs_struct *fs;	/* shared by CLONE_FS */
 	struct platform_ctx *ctx;	/* how this thread runs guest code */
 	char comm[16];		/* prctl(PR_SET_NAME) */
 	bool keepcaps;		/* prctl(PR_SET_KEEPCAPS): the thread's, kept by clone, cleared by execve */

@@ -151,13 +151,15 @@ long fd_close(struct fdtable *t, int fd)
 	return 0;
 }
 
-/* A process's first fd table: empty, new fds below nofile (its RLIMIT_NOFILE). */
+/* A process's first fd table, one user's: empty, new fds below nofile (its RLIMIT_NOFILE). */
 struct fdtable *fdtable_new(unsigned nofile)
 {
 	struct fdtable *t = calloc(1, sizeof(*t));
 
-	if (t)
+	if (t) {
 		t->nofile = nofile;
+		t->users = 1;
+	}
 	return t;
 }
 

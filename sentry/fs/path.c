@@ -184,7 +184,7 @@ static long unlinked_base(int base_fd, const char **path, int *up)
 long path_absolute(struct task *t, int dirfd, const char *path, char *out, size_t size)
 {
 	char base[PVX_PATH_MAX];
-	long base_fd = t->proc->cwd_fd;
+	long base_fd = t->fs->cwd_fd;
 	long r;
 
 	if (path[0] == '/') {
@@ -209,17 +209,26 @@ long path_absolute(struct task *t, int dirfd, const char *path, char *out, size_
 	return dev_fd_alias(out, size);
 }
 
-/* openat2(2) inside the root; no policy here: callers check what they get. */
-static long open_in_root(const char *abs, int flags, int mode)
+/*
+ * openat2(2) inside the root, with the guest's own openat2 resolve bits
+ * (RESOLVE_NO_SYMLINKS, RESOLVE_NO_XDEV, RESOLVE_CACHED) added when it
+ * gave some (sentry/fs/openat2.c); no policy here: callers check what they get.
+ */
+static long open_in_root_r(const char *abs, int flags, int mode, uint64_t resolve)
 {
 	struct open_how how = {
 		.flags = (uint64_t)(flags | O_CLOEXEC),
 		.mode = flags & (O_CREAT | PVX_O_TMPFILE_BIT) ? (uint64_t)(mode & 07777) : 0,
-		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS | resolve,
 	};
 	long fd = syscall(SYS_openat2, sandbox.rootfd, abs, &how, sizeof(how));
 
 	return fd < 0 ? neg_errno() : fd;
+}
+
+static long open_in_root(const char *abs, int flags, int mode)
+{
+	return open_in_root_r(abs, flags, mode, 0);
 }
 
 /*
@@ -253,13 +262,13 @@ static bool walk_outside_sys(const char *abs)
  * says its path is outside /sys and the policy need not ask the host for
  * it. A path through a symlink (ELOOP) is looked up again, following it.
  */
-static long lookup_in_root(const char *abs, int flags, bool *not_sys)
+static long lookup_in_root(const char *abs, int flags, bool *not_sys, uint64_t resolve)
 {
 	*not_sys = false;
 	if (walk_outside_sys(abs)) {
 		struct open_how how = {
 			.flags = (uint64_t)(flags | O_CLOEXEC),
-			.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_SYMLINKS,
+			.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_SYMLINKS | resolve,
 		};
 		long fd = syscall(SYS_openat2, sandbox.rootfd, abs, &how, sizeof(how));
 		if (fd >= 0 || errno != ELOOP) {
@@ -267,7 +276,7 @@ static long lookup_in_root(const char *abs, int flags, bool *not_sys)
 			return fd < 0 ? neg_errno() : fd;
 		}
 	}
-	return open_in_root(abs, flags, 0);
+	return open_in_root_r(abs, flags, 0, resolve);
 }
 
 /*
@@ -366,9 +375,9 @@ static long dangling_target(char *abs, size_t size)
 }
 
 /* A directory on the way to a name, as an O_PATH fd: hidden ones (/sys...) are ENOENT. */
-static long open_dir_checked(const char *abs)
+static long open_dir_checked(const char *abs, uint64_t resolve)
 {
-	long fd = open_in_root(abs, O_PATH | O_DIRECTORY, 0);
+	long fd = open_in_root_r(abs, O_PATH | O_DIRECTORY, 0, resolve);
 	long r = fd < 0 ? fd : policy_check_dir((int)fd);
 
 	if (r < 0 && fd >= 0)
@@ -377,7 +386,7 @@ static long open_dir_checked(const char *abs)
 }
 
 /* path_parent for an absolute guest path (abs is cut to its directory part). */
-static long parent_of(char *abs, char *last, size_t size, enum path_last *type)
+static long parent_of(char *abs, char *last, size_t size, enum path_last *type, uint64_t resolve)
 {
 	size_t start, end;
 
@@ -389,7 +398,7 @@ static long parent_of(char *abs, char *last, size_t size, enum path_last *type)
 		if (size < 2)
 			return -ENAMETOOLONG;
 		strcpy(last, ".");
-		return open_dir_checked("/");
+		return open_dir_checked("/", resolve);
 	}
 	for (start = end; abs[start - 1] != '/'; start--)
 		;	/* abs is absolute: a '/' precedes every component */
@@ -403,7 +412,7 @@ static long parent_of(char *abs, char *last, size_t size, enum path_last *type)
 	else
 		*type = PATH_LAST_NORM;
 	abs[start] = 0;	/* the directory part, ending in '/' */
-	return open_dir_checked(abs);
+	return open_dir_checked(abs, resolve);
 }
 
 /*
@@ -411,14 +420,14 @@ static long parent_of(char *abs, char *last, size_t size, enum path_last *type)
  * with O_EXCL, so whatever appeared there meanwhile is not opened (EEXIST
  * for the caller to look again). The new file is checked too.
  */
-static long create_file(const char *abs, int flags, int mode)
+static long create_file(const char *abs, int flags, int mode, uint64_t resolve)
 {
 	char dirpart[PVX_PATH_MAX], last[PVX_PATH_MAX];
 	enum path_last type;
 	struct stat st;
 
 	snprintf(dirpart, sizeof(dirpart), "%s", abs);
-	long dir = parent_of(dirpart, last, sizeof(last), &type);
+	long dir = parent_of(dirpart, last, sizeof(last), &type, resolve);
 
 	if (dir < 0)
 		return dir;
@@ -456,7 +465,7 @@ static long create_file(const char *abs, int flags, int mode)
  * given: its x, x_mask and x_sync ask for a guest's statx on the way).
  */
 static long open_checked(struct task *t, char *abs, size_t size, int flags, int mode, bool *again,
-			 const struct file_ops **kind, struct policy_obj *found)
+			 const struct file_ops **kind, struct policy_obj *found, uint64_t resolve)
 {
 	bool excl = (flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL);
 	int look = O_PATH | (flags & O_DIRECTORY) | (excl || (flags & O_NOFOLLOW) ? O_NOFOLLOW : 0);
@@ -465,7 +474,7 @@ static long open_checked(struct task *t, char *abs, size_t size, int flags, int 
 		struct policy_obj o = { .x = found ? found->x : NULL, .x_mask = found ? found->x_mask : 0,
 					.x_sync = found ? found->x_sync : 0 };
 		bool not_sys;
-		long fd = lookup_in_root(abs, look, &not_sys);
+		long fd = lookup_in_root(abs, look, &not_sys, resolve);
 		if (fd >= 0) {
 			long r = excl ? -EEXIST : policy_stat((int)fd, &o);
 			if (r < 0) {
@@ -485,10 +494,12 @@ static long open_checked(struct task *t, char *abs, size_t size, int flags, int 
 			return fd;
 		if (!excl && !(flags & O_NOFOLLOW)) {
 			long r = dangling_target(abs, size);
+			if (r > 0 && (resolve & RESOLVE_NO_SYMLINKS))
+				return -ELOOP;	/* openat2's RESOLVE_NO_SYMLINKS: the link is not followed to create */
 			if (r)
 				return (*again = r > 0) ? 0 : r;
 		}
-		fd = create_file(abs, flags, mode);
+		fd = create_file(abs, flags, mode, resolve);
 		if (fd != -EEXIST || excl)
 			return fd;
 	}
@@ -536,7 +547,7 @@ static long open_std_device(const char *abs, int flags)
  * and no x_done when there is none (the caller asks the host).
  */
 static long path_open_kind(struct task *t, int dirfd, const char *path, int flags, int mode,
-			   const struct file_ops **kind, struct policy_obj *found)
+			   const struct file_ops **kind, struct policy_obj *found, uint64_t resolve)
 {
 	char abs[PVX_PATH_MAX];
 	bool again = false;
@@ -556,7 +567,7 @@ static long path_open_kind(struct task *t, int dirfd, const char *path, int flag
 		if (path_in_proc(abs))
 			return fs_kernel->proc_open_kind(t, abs + 5, flags, kind);
 		again = false;
-		r = open_checked(t, abs, sizeof(abs), flags, mode, &again, kind, found);
+		r = open_checked(t, abs, sizeof(abs), flags, mode, &again, kind, found, resolve);
 		if (!again)
 			break;
 		r = dev_fd_alias(abs, sizeof(abs));
@@ -581,7 +592,7 @@ long path_open(struct task *t, int dirfd, const char *path, int flags, int mode)
 {
 	const struct file_ops *kind = NULL;
 
-	return path_open_kind(t, dirfd, path, flags, mode, &kind, NULL);
+	return path_open_kind(t, dirfd, path, flags, mode, &kind, NULL, 0);
 }
 
 long path_open_user(struct task *t, int dirfd, uint64_t upath, int flags, int mode)
@@ -607,7 +618,18 @@ long path_open_str_kind(struct task *t, int dirfd, const char *path, int flags, 
 			const struct file_ops **kind)
 {
 	*kind = NULL;
-	long fd = path_open_kind(t, dirfd, path, flags, mode, kind, NULL);
+	long fd = path_open_kind(t, dirfd, path, flags, mode, kind, NULL, 0);
+	if (fd >= 0 && !*kind)
+		*kind = file_kind_of((int)fd);
+	return fd;
+}
+
+/* See pvx/path.h. */
+long path_open_resolve(struct task *t, int dirfd, const char *path, int flags, int mode, uint64_t resolve,
+		       const struct file_ops **kind)
+{
+	*kind = NULL;
+	long fd = path_open_kind(t, dirfd, path, flags, mode, kind, NULL, resolve);
 	if (fd >= 0 && !*kind)
 		*kind = file_kind_of((int)fd);
 	return fd;
@@ -620,7 +642,7 @@ long path_parent(struct task *t, int dirfd, const char *path, char *last, size_t
 	if (!path[0])
 		return -ENOENT;
 	long r = path_absolute(t, dirfd, path, abs, sizeof(abs));
-	return r < 0 ? r : parent_of(abs, last, size, type);
+	return r < 0 ? r : parent_of(abs, last, size, type, 0);
 }
 
 long path_lookup(struct task *t, int dirfd, const char *path, int at_flags)
@@ -648,7 +670,7 @@ long path_lookup_obj(struct task *t, int dirfd, const char *path, int at_flags, 
 	long fd;
 
 	if (!path[0] && (at_flags & AT_EMPTY_PATH)) {
-		int hfd = t->proc->cwd_fd;
+		int hfd = t->fs->cwd_fd;
 		if (dirfd != AT_FDCWD) {
 			struct file *f = fd_lookup(t->files, dirfd);
 			if (!f)
@@ -665,7 +687,7 @@ long path_lookup_obj(struct task *t, int dirfd, const char *path, int at_flags, 
 		found->x_done = false;
 	} else {
 		fd = path_open_kind(t, dirfd, path, O_PATH | (at_flags & AT_SYMLINK_NOFOLLOW ? O_NOFOLLOW : 0), 0,
-				    &kind, found);
+				    &kind, found, 0);
 		if (fd < 0)
 			return fd;
 	}

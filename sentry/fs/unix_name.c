@@ -49,7 +49,7 @@ static long host_bind(struct task *t, struct file *f, int dirfd, const char *nam
 	memcpy(a.sun_path, name, n);
 	if (relative && fchdir(dirfd) < 0)
 		return neg_errno();
-	mode_t old = umask(t->proc->umask & 0777);
+	mode_t old = umask(t->fs->umask & 0777);
 	r = bind(f->host_fd, (struct sockaddr *)&a, (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n));
 	r = r < 0 ? neg_errno() : 0;
 	umask(old);

@@ -119,10 +119,10 @@ static bool core_write(struct task *t, int sig)
 
 	if (!sandbox.rw)
 		return false;
-	if (unlinkat(t->proc->cwd_fd, "core", 0) < 0 && errno != ENOENT)
+	if (unlinkat(t->fs->cwd_fd, "core", 0) < 0 && errno != ENOENT)
 		return false;	/* "a directory named core", no permission: filp_open would fail too */
 	long fd = path_open(t, AT_FDCWD, "core", O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC,
-			    0600 & ~t->proc->umask);
+			    0600 & ~t->fs->umask);
 	if (fd < 0)
 		return false;
 	core_fill(&c, t, sig);

@@ -13,6 +13,7 @@
 #include <sys/syscall.h>
 
 #include "pvx/exec.h"
+#include "pvx/fs_share.h"
 #include "pvx/futex.h"
 #include "pvx/keys.h"
 #include "pvx/kernel.h"
@@ -58,9 +59,19 @@ static int parse_shebang(int fd, char *interp, size_t isize, char *arg, size_t a
 	return 1;
 }
 
-/* After the point of no return (execve(2) "signal dispositions ... reset"). */
+/*
+ * After the point of no return (execve(2) "signal dispositions ... reset"):
+ * an fd table or dispositions shared with another process are first copied
+ * (begin_new_exec's unshare_files, de_thread's unshare_sighand), so that
+ * closing close-on-exec fds and resetting handlers touch ours alone. Out of
+ * memory there, the process dies, as Linux's exec past that point.
+ */
 static void exec_reset(struct task *t)
 {
+	if (exec_unshare(t) < 0) {
+		process_exit_group(t, SIGKILL);
+		return;
+	}
 	for (unsigned fd = 0; fd < t->files->size; fd++) {
 		struct fd_entry *e = &t->files->fds[fd];
 		if (e->file && e->cloexec)
@@ -252,7 +263,7 @@ static long exec_open(struct task *t, int dirfd, const char *path, int at_flags,
 	long r, fd;
 
 	if (!path[0] && (at_flags & AT_EMPTY_PATH)) {
-		int hfd = t->proc->cwd_fd;
+		int hfd = t->fs->cwd_fd;
 		struct file *f = NULL;
 		if (dirfd != AT_FDCWD && !(f = fd_lookup(t->files, dirfd)))
 			return -EBADF;

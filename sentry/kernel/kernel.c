@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <time.h>
 
+#include "pvx/fs_share.h"
 #include "pvx/futex.h"
 #include "pvx/ipc.h"
 #include "pvx/keys.h"
@@ -223,7 +224,12 @@ struct process *process_new(struct task *leader)
 	p->start_ticks = (uint64_t)boot.tv_sec * 100 + (uint64_t)boot.tv_nsec / 10000000;	/* USER_HZ 100 */
 	p->leader = leader;
 	p->nr_threads = 1;
-	p->cwd_fd = -1;
+	if (!(p->sighand = sighand_alloc())) {
+		mm_drop(p->mm);
+		free(p);
+		return NULL;
+	}
+	p->sigactions = p->sighand->action;
 	leader->pid = p->pid;
 	leader->proc = p;
 	leader->mm = p->mm;
@@ -235,7 +241,6 @@ void thread_attach(struct task *t, struct process *p)
 	t->proc = p;
 	t->pid = p->pid;
 	t->mm = p->mm;
-	t->files = p->files;
 	p->nr_threads++;
 	jobctl_attach(t);
 }
@@ -417,6 +422,7 @@ void task_free(struct task *t)
 	tasks[t->tid - 1] = NULL;
 	sigq_flush(&t->pending, ~0UL);
 	keys_task_free(t);
+	task_drop_shared(t);	/* a thread's, or a task that never ran */
 	if (t->proc && t->proc->leader == t) {
 		keys_process_free(t->proc);
 		sigq_flush(&t->proc->pending, ~0UL);
@@ -425,6 +431,7 @@ void task_free(struct task *t)
 		ptimers_release(t->proc);
 		free(t->proc->exe);
 		free(t->proc->cmdline);
+		sighand_put(t->proc->sighand);
 		free(t->proc);
 	}
 	free(t);
@@ -555,14 +562,7 @@ void task_exit(struct task *t)
 	mm_leave(t, mm, as);	/* the stub goes with the last process in it */
 	sem_exit(pr);	/* its SEM_UNDO adjustments */
 	mq_exit(pr->pid);	/* its mq_notify registrations */
-	if (pr->files) {
-		fdtable_release(pr->files);
-		free(pr->files);
-		pr->files = t->files = NULL;
-	}
-	if (pr->cwd_fd >= 0)
-		close(pr->cwd_fd);
-	pr->cwd_fd = -1;
+	task_drop_shared(t);	/* exit_files, exit_fs: the last user closes them */
 	t->state = TASK_ZOMBIE;
 	ptrace_tracee_exit(t);	/* a tracer that is not the parent hears it too */
 	pidfd_exited(pr);	/* its pidfds poll readable */

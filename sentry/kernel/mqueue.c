@@ -239,7 +239,7 @@ static long q_create(struct task *t, const char *name, unsigned mode, const stru
 	snprintf(q->name, sizeof(q->name), "%s", name);
 	q->linked = true;
 	q->host_mq = -1;
-	q->mode = mode & 0777 & ~t->proc->umask;
+	q->mode = mode & 0777 & ~t->fs->umask;
 	q->uid = sandbox.uid;
 	q->gid = sandbox.gid;
 	q->maxmsg = maxmsg;

@@ -725,7 +725,7 @@ long procfs_readlink(struct task *t, const char *orig, char *buf, size_t size)
 	if (!strcmp(rest, "/root"))
 		return snprintf(buf, size, "/");
 	if (!strcmp(rest, "/cwd"))
-		return path_of_fd(p->proc->cwd_fd, buf, size);
+		return p->fs ? path_of_fd(p->fs->cwd_fd, buf, size) : -ENOENT;
 	if (!strncmp(rest, "/fd/", 4)) {
 		const char *end;
 		long fd = proc_number(rest + 4, &end, PVX_NR_OPEN - 1);
