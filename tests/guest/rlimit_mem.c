@@ -1,0 +1,273 @@
+/*
+ * usage: rlimit_mem as|data|stack|initial|deep KB|mremap|smaps|pagemap
+ *   as       RLIMIT_AS: mmap, MAP_FIXED over a mapping, mremap growth, PROT_NONE counts, raise and lower
+ *   data     RLIMIT_DATA: private writable mmap, brk, mprotect to writable, shared and read-only are not data,
+ *            the {0, hard} "workaround for Valgrind"
+ *   stack    RLIMIT_STACK: a child recursing past a lowered limit dies of SIGSEGV, within it lives; raised
+ *   initial  exec under a small RLIMIT_STACK: the new stack holds to it from the start
+ *   deep KB  recurse KB kilobytes deep and say so (the child of stack and initial)
+ *   mremap   edge cases: lengths that wrap, huge growth, across VMAs, overlapping fixed moves
+ *   smaps    /proc/self/smaps fields in Linux's order and their sum against smaps_rollup
+ *   pagemap  /proc/self/pagemap: present bits after touching, offsets and sizes Linux refuses
+ * Each line is what Linux does; the bats file compares the native run with the sandbox's.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define MiB (1UL << 20)
+#define PG 4096UL
+
+static const char *err(long r)
+{
+	static char buf[32];
+
+	if (r >= 0)
+		return "ok";
+	switch (-r) {
+	case ENOMEM: return "ENOMEM";
+	case EINVAL: return "EINVAL";
+	case EFAULT: return "EFAULT";
+	case EPERM: return "EPERM";
+	case EAGAIN: return "EAGAIN";
+	case ESPIPE: return "ESPIPE";
+	}
+	snprintf(buf, sizeof(buf), "errno %ld", -r);
+	return buf;
+}
+
+static long map(void *addr, size_t len, int prot, int flags)
+{
+	void *p = mmap(addr, len, prot, flags, -1, 0);
+
+	return p == MAP_FAILED ? -errno : (long)p;
+}
+
+static long remap(void *old, size_t old_len, size_t new_len, int flags, void *to)
+{
+	long r = syscall(SYS_mremap, old, old_len, new_len, flags, to);	/* not libc's: it refuses huge lengths itself */
+
+	return r == -1 ? -errno : r;
+}
+
+static int set_limit(int res, rlim_t cur, rlim_t max)
+{
+	struct rlimit rl = { cur, max };
+
+	if (setrlimit(res, &rl) < 0) {
+		printf("setrlimit(%d): %s\n", res, err(-errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* VmSize of /proc/self/status in bytes. */
+static unsigned long vm_size(void)
+{
+	char line[256];
+	unsigned long kb = 0;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmSize: %lu kB", &kb) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kb * 1024;
+}
+
+#define P(what, r) printf("%s: %s\n", what, err(r))
+/* A result where kernel versions differ in errno: either of e1, e2 is "refused". */
+#define R(what, r, e1, e2) do { long r_ = (r); printf("%s: %s\n", what, r_ == -(e1) || r_ == -(e2) ? "refused" : err(r_)); } while (0)
+
+static int mode_as(void)
+{
+	struct rlimit rl;
+	getrlimit(RLIMIT_AS, &rl);
+	/* EPERM raising above the hard limit once it is lowered (as an unprivileged process) */
+	unsigned long base = vm_size();
+	if (set_limit(RLIMIT_AS, base + 64 * MiB, base + 128 * MiB))
+		return 1;
+	P("mmap past the limit", map(NULL, 100 * MiB, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS));
+	P("PROT_NONE past the limit", map(NULL, 100 * MiB, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS));
+	long a = map(NULL, 40 * MiB, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE);
+	P("mmap 40 MiB within", a);
+	P("mmap 40 MiB more", map(NULL, 40 * MiB, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS));
+	P("MAP_FIXED over the 40 MiB", map((void *)a, 40 * MiB, PROT_READ | PROT_WRITE,
+					   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED));
+	P("MAP_FIXED over it and 40 MiB more", map((void *)a, 80 * MiB, PROT_READ,
+						   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED));
+	P("mremap growing past the limit", remap((void *)a, 40 * MiB, 80 * MiB, MREMAP_MAYMOVE, NULL));
+	long b = remap((void *)a, 40 * MiB, 20 * MiB, 0, NULL);
+	P("mremap shrinking", b);
+	P("mremap growing within", remap((void *)a, 20 * MiB, 30 * MiB, MREMAP_MAYMOVE, NULL));
+	P("raise the soft limit above hard", set_limit(RLIMIT_AS, base + 256 * MiB, base + 128 * MiB) ? -EINVAL : 0);
+	P("raise the hard limit", set_limit(RLIMIT_AS, base + 64 * MiB, base + 256 * MiB) ? -EPERM : 0);
+	P("raise the soft limit to hard", set_limit(RLIMIT_AS, base + 128 * MiB, base + 128 * MiB) ? -EPERM : 0);
+	P("mmap 40 MiB after raising", map(NULL, 40 * MiB, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS));
+	P("lower to the current size", set_limit(RLIMIT_AS, 0, base + 128 * MiB) ? -EPERM : 0);
+	P("one page at limit 0", map(NULL, PG, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS));
+	P("munmap at limit 0", munmap((void *)a, 10 * MiB) ? -errno : 0);
+	P("brk at limit 0", (long)syscall(SYS_brk, 0) == (long)syscall(SYS_brk, (long)syscall(SYS_brk, 0) + MiB)
+		? -ENOMEM : 0);
+	return 0;
+}
+
+static int mode_data(void)
+{
+	long cur = (long)syscall(SYS_brk, 0);
+
+	if (set_limit(RLIMIT_DATA, 32 * MiB, RLIM_INFINITY))
+		return 1;
+	P("private writable past the limit", map(NULL, 64 * MiB, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS));
+	long ro = map(NULL, 64 * MiB, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS);
+	P("private read-only is not data", ro);
+	P("mprotect it writable", mprotect((void *)ro, 64 * MiB, PROT_READ | PROT_WRITE) ? -errno : 0);
+	P("mprotect 1 MiB of it writable", mprotect((void *)ro, MiB, PROT_READ | PROT_WRITE) ? -errno : 0);
+	P("shared writable is not data", map(NULL, 64 * MiB, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS));
+	P("MAP_GROWSDOWN is not data", map(NULL, 64 * MiB, PROT_READ | PROT_WRITE,
+					  MAP_PRIVATE | MAP_ANONYMOUS | MAP_GROWSDOWN));
+	P("private writable 8 MiB", map(NULL, 8 * MiB, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS));
+	long r = (long)syscall(SYS_brk, cur + 48 * MiB);
+	printf("brk past the limit: %s\n", r == cur ? "old break" : r == cur + (long)(48 * MiB) ? "moved" : "other");
+	r = (long)syscall(SYS_brk, cur + MiB);
+	printf("brk 1 MiB: %s\n", r == cur + (long)MiB ? "moved" : r == cur ? "old break" : "other");
+	r = (long)syscall(SYS_brk, cur);
+	printf("brk back: %s\n", r == cur ? "moved" : "other");
+	/* the "workaround for Valgrind": soft 0, the hard limit counts */
+	if (set_limit(RLIMIT_DATA, 0, 40 * MiB))
+		return 1;
+	P("soft 0: 8 MiB within hard", map(NULL, 8 * MiB, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS));
+	P("soft 0: 64 MiB past hard", map(NULL, 64 * MiB, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS));
+	P("raise hard above", set_limit(RLIMIT_DATA, 0, 80 * MiB) ? -EPERM : 0);
+	return 0;
+}
+
+/* Recurse kb KiB deep, 16 KiB a frame, touching each frame's ends. */
+static int __attribute__((noinline)) recurse(int kb)
+{
+	volatile char frame[16384];
+
+	frame[0] = (char)kb;
+	frame[sizeof(frame) - 1] = (char)kb;
+	if (kb <= 16)
+		return frame[0];
+	return recurse(kb - 16) + frame[sizeof(frame) - 1];
+}
+
+static int mode_deep(int kb)
+{
+	recurse(kb);
+	printf("deep %d KiB: ok\n", kb);
+	return 0;
+}
+
+/* Run self with argv in a child under RLIMIT_STACK lim (soft; 0: as is); say how it ended. */
+static void child(const char *what, rlim_t lim, int kb, int exec)
+{
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		if (lim && set_limit(RLIMIT_STACK, lim, RLIM_INFINITY))
+			_exit(2);
+		if (exec) {
+			char arg[16];
+			snprintf(arg, sizeof(arg), "%d", kb);
+			execl("/proc/self/exe", "rlimit_mem", "deep", arg, (char *)NULL);
+			_exit(3);
+		}
+		_exit(mode_deep(kb));
+	}
+	int st;
+	waitpid(pid, &st, 0);
+	if (WIFSIGNALED(st))
+		printf("%s: killed by signal %d\n", what, WTERMSIG(st));
+	else
+		printf("%s: exit %d\n", what, WEXITSTATUS(st));
+}
+
+static int mode_stack(void)
+{
+	child("1 MiB limit, 512 KiB deep", MiB, 512, 0);
+	child("1 MiB limit, 2 MiB deep", MiB, 2048, 0);
+	child("8 MiB limit, 4 MiB deep", 8 * MiB, 4096, 0);
+	child("8 MiB limit, 16 MiB deep", 8 * MiB, 16384, 0);
+	child("32 MiB limit, 24 MiB deep", 32 * MiB, 24 * 1024, 0);
+	return 0;
+}
+
+static int mode_initial(void)
+{
+	child("exec under 512 KiB, 256 KiB deep", 512 * 1024, 256, 1);
+	child("exec under 512 KiB, 1 MiB deep", 512 * 1024, 1024, 1);
+	child("exec under 16 MiB, 12 MiB deep", 16 * MiB, 12 * 1024, 1);
+	return 0;
+}
+
+static int mode_mremap(void)
+{
+	long a = map(NULL, 4 * PG, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS);
+	long b = map(NULL, 4 * PG, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS);
+
+	P("new_len that aligns to 0", remap((void *)a, PG, -1UL, MREMAP_MAYMOVE, NULL));
+	P("new_len 0", remap((void *)a, PG, 0, MREMAP_MAYMOVE, NULL));
+	/* 6.12 says ENOMEM (may_expand_vm), later kernels EINVAL (new_len > TASK_SIZE): never a mapping */
+	R("huge growth in place", remap((void *)a, PG, -PG, 0, NULL), ENOMEM, EINVAL);
+	R("huge growth, may move", remap((void *)a, PG, -PG, MREMAP_MAYMOVE, NULL), ENOMEM, EINVAL);
+	P("growth past the top of user space", remap((void *)a, 4 * PG, (1UL << 47) - 2 * PG, MREMAP_MAYMOVE, NULL));
+	P("old_len past its VMA, growing", remap((void *)a, 8 * PG, 16 * PG, MREMAP_MAYMOVE, NULL));
+	R("huge old_len, growing", remap((void *)a, -2 * PG, -PG, MREMAP_MAYMOVE, NULL), EFAULT, EINVAL);
+	P("fixed to an address that wraps", remap((void *)a, PG, 2 * PG, MREMAP_MAYMOVE | MREMAP_FIXED, (void *)-PG));
+	P("fixed to unaligned", remap((void *)a, PG, PG, MREMAP_MAYMOVE | MREMAP_FIXED, (void *)(b + 1)));
+	P("fixed overlapping itself", remap((void *)a, 4 * PG, 4 * PG, MREMAP_MAYMOVE | MREMAP_FIXED,
+					    (void *)(a + 2 * PG)));
+	P("fixed without MAYMOVE", remap((void *)a, PG, PG, MREMAP_FIXED, (void *)b));
+	P("unmapped old", remap((void *)PG, PG, 2 * PG, MREMAP_MAYMOVE, NULL));
+	P("unaligned old", remap((void *)(a + 1), PG, 2 * PG, MREMAP_MAYMOVE, NULL));
+	P("bad flags", remap((void *)a, PG, 2 * PG, 0x80, NULL));
+	P("shrink in place", remap((void *)a, 4 * PG, 2 * PG, 0, NULL) == a ? 0 : -EINVAL);
+	/* the mappings are still there after all the failures */
+	*(volatile char *)a = 1;
+	printf("still mapped: %d\n", *(volatile char *)b + 1);
+	return 0;
+}
+
+int mode_smaps(void);
+int mode_pagemap(void);
+
+int main(int argc, char **argv)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc < 2)
+		return 2;
+	if (!strcmp(argv[1], "as"))
+		return mode_as();
+	if (!strcmp(argv[1], "data"))
+		return mode_data();
+	if (!strcmp(argv[1], "stack"))
+		return mode_stack();
+	if (!strcmp(argv[1], "initial"))
+		return mode_initial();
+	if (!strcmp(argv[1], "deep") && argc > 2)
+		return mode_deep(atoi(argv[2]));
+	if (!strcmp(argv[1], "mremap"))
+		return mode_mremap();
+	if (!strcmp(argv[1], "smaps"))
+		return mode_smaps();
+	if (!strcmp(argv[1], "pagemap"))
+		return mode_pagemap();
+	return 2;
+}
+
+int mode_smaps(void) { return 2; }
+int mode_pagemap(void) { return 2; }

@@ -1,0 +1,40 @@
+#!/usr/bin/env bats
+# Issue 15, "Limits" and "/proc": RLIMIT_AS, RLIMIT_DATA and RLIMIT_STACK held as Linux's may_expand_vm and
+# stack growth hold them, mremap's edge cases, /proc/PID/smaps, smaps_rollup and pagemap. Static guest
+# tests/guest/rlimit_mem.c (musl and glibc) compared with its native run.
+
+load helpers
+
+setup() {
+	require_pvx
+	cd "$BATS_TEST_TMPDIR"
+}
+
+@test "RLIMIT_AS: mmap, PROT_NONE, MAP_FIXED over a mapping, mremap growth, brk, raising and lowering, as natively" {
+	compare_flavours 0 rlimit_mem as
+	has "mmap past the limit: ENOMEM" "MAP_FIXED over the 40 MiB: ok" "mremap growing past the limit: ENOMEM" \
+		"raise the hard limit: EPERM" "one page at limit 0: ENOMEM" "brk at limit 0: ENOMEM"
+}
+
+@test "RLIMIT_DATA: private writable memory and brk, not shared, read-only or stack memory; mprotect; soft 0, as natively" {
+	compare_flavours 0 rlimit_mem data
+	has "private writable past the limit: ENOMEM" "mprotect it writable: ENOMEM" "shared writable is not data: ok" \
+		"brk past the limit: old break" "brk 1 MiB: moved" "soft 0: 8 MiB within hard: ok" "soft 0: 64 MiB past hard: ENOMEM"
+}
+
+@test "RLIMIT_STACK: a recursion past a lowered limit dies of SIGSEGV, one within lives, a raised limit lets it grow, as natively" {
+	compare_flavours 0 rlimit_mem stack
+	has "1 MiB limit, 512 KiB deep: exit 0" "1 MiB limit, 2 MiB deep: killed by signal 11" \
+		"8 MiB limit, 16 MiB deep: killed by signal 11" "32 MiB limit, 24 MiB deep: exit 0"
+}
+
+@test "RLIMIT_STACK at exec: the new stack holds to the limit from the start, as natively" {
+	compare_flavours 0 rlimit_mem initial
+	has "exec under 512 KiB, 1 MiB deep: killed by signal 11" "exec under 16 MiB, 12 MiB deep: exit 0"
+}
+
+@test "mremap: lengths that align to 0 or wrap, huge growth, across VMAs, fixed moves that wrap or overlap, as natively" {
+	compare_flavours 0 rlimit_mem mremap
+	has "new_len that aligns to 0: EINVAL" "fixed to an address that wraps: EINVAL" "old_len past its VMA, growing: EFAULT" \
+		"still mapped: 1"
+}
