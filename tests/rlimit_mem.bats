@@ -38,3 +38,27 @@ setup() {
 	has "new_len that aligns to 0: EINVAL" "fixed to an address that wraps: EINVAL" "old_len past its VMA, growing: EFAULT" \
 		"still mapped: 1"
 }
+
+@test "/proc/PID/smaps and smaps_rollup: Linux's fields in order, the guest's sizes, resident, locked and shared numbers, flags, the rollup the sum, as natively" {
+	compare_flavours 0 rlimit_mem smaps
+	has "Size 64 Rss 20 Pss 20 Anonymous 20 Private_Dirty 20 Swap 0 Locked 0" "VmFlags: rd wr mr mw me ac " \
+		"locked: Rss 64 Locked 64 VmFlags: rd wr mr mw me lo ac " "after a split: Size 16 Rss 16" \
+		"rollup Rss: the sum" "rollup Pss_Anon+Pss_File+Pss_Shmem: Pss"
+	grep -q '^stack VmFlags: rd wr mr mw me gd ' "$sandbox_out"
+}
+
+@test "/proc/PID/pagemap: present after touching, not before or after MADV_DONTNEED, offsets and counts Linux refuses, the top, another process's, as natively" {
+	compare_flavours 0 rlimit_mem pagemap
+	has "untouched: 00000000" "touched 0 2 5: 10100100" "after MADV_DONTNEED: 00000000" "offset 4: EINVAL" \
+		"count 12: EINVAL" "negative offset: EINVAL" "across the top: 8" "far beyond: 0" "last offset: -22" \
+		"child's: 0100, ours: 0000" "child's after it exited: 0"
+}
+
+@test "/proc/PID/pagemap never shows a host frame number; smaps and pagemap hold no host address" {
+	pvx_run "$(guest rlimit_mem)" pfn
+	[[ $status == 0 && $output == "present 1, pfn bits: zero" ]] || fail_msg "$output"
+	# every range smaps names is the guest's: below the stub, as /proc/PID/maps says
+	pvx_run "$BUSYBOX" awk 'FNR == 1 { f++ } f == 1 && /^[0-9a-f]+-[0-9a-f]+ / { s[$1] = 1; n++ } f == 2 { m[$1] = 1 }
+		END { for (r in s) if (!(r in m)) print "not in maps: " r; print n " ranges" }' /proc/self/smaps /proc/self/maps
+	[[ $status == 0 && $output =~ ^[0-9]+\ ranges$ && $output != "0 ranges" ]] || fail_msg "$output"
+}

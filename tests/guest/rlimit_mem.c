@@ -244,6 +244,7 @@ static int mode_mremap(void)
 
 int mode_smaps(void);
 int mode_pagemap(void);
+int mode_pfn(void);
 
 int main(int argc, char **argv)
 {
@@ -266,8 +267,243 @@ int main(int argc, char **argv)
 		return mode_smaps();
 	if (!strcmp(argv[1], "pagemap"))
 		return mode_pagemap();
+	if (!strcmp(argv[1], "pfn"))
+		return mode_pfn();
 	return 2;
 }
 
-int mode_smaps(void) { return 2; }
-int mode_pagemap(void) { return 2; }
+/* The smaps entry of the VMA starting at addr (or the [stack]'s if addr is 0): its lines into buf. */
+static int smaps_entry(unsigned long addr, char *buf, size_t size)
+{
+	FILE *f = fopen("/proc/self/smaps", "r");
+	char line[512];
+	int in = 0;
+	size_t used = 0;
+
+	buf[0] = 0;
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned long s, e;
+		if (sscanf(line, "%lx-%lx ", &s, &e) == 2 && strchr(line, ' ') > strchr(line, '-')) {
+			if (in)
+				break;
+			in = addr ? s == addr : strstr(line, "[stack]") != NULL;
+			continue;
+		}
+		if (in && used + strlen(line) < size) {
+			strcpy(buf + used, line);
+			used += strlen(line);
+		}
+	}
+	if (f)
+		fclose(f);
+	return in ? 0 : -1;
+}
+
+/* The value of field name in an smaps text. */
+static long field(const char *text, const char *name)
+{
+	char key[64];
+	const char *p = text;
+
+	snprintf(key, sizeof(key), "\n%s:", name);
+	if (strncmp(text, key + 1, strlen(key + 1)) && !(p = strstr(text, key)))
+		return -1;
+	p = strchr(p + 1, ':');
+	return strtol(p + 1, NULL, 10);
+}
+
+/* Sum of one field over every VMA of /proc/self/smaps. */
+static long smaps_sum(const char *name)
+{
+	FILE *f = fopen("/proc/self/smaps", "r");
+	char line[512], key[64];
+	long sum = 0;
+
+	snprintf(key, sizeof(key), "%s:", name);
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, strlen(key)))
+			sum += strtol(line + strlen(key), NULL, 10);
+	if (f)
+		fclose(f);
+	return sum;
+}
+
+static long rollup(const char *name)
+{
+	char buf[4096];
+	FILE *f = fopen("/proc/self/smaps_rollup", "r");
+	size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+
+	if (f)
+		fclose(f);
+	buf[n] = 0;
+	return field(buf, name);
+}
+
+int mode_smaps(void)
+{
+	static char buf[8192];
+	/* between PROT_NONE pages, so that it merges with nothing */
+	char *g = mmap(NULL, 18 * PG, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *m = mmap(g + PG, 16 * PG, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+
+	for (int i = 0; i < 5; i++)
+		m[i * 3 * PG] = 1;
+	if (smaps_entry((unsigned long)m, buf, sizeof(buf)))
+		return printf("no smaps entry\n"), 1;
+	/* the field names in their order, then the numbers that are the guest's own */
+	printf("fields:");
+	for (char *line = buf; *line; line = strchr(line, '\n') + 1) {
+		printf(" %.*s", (int)(strchr(line, ':') - line), line);
+	}
+	printf("\n");
+	printf("Size %ld Rss %ld Pss %ld Anonymous %ld Private_Dirty %ld Swap %ld Locked %ld\n", field(buf, "Size"),
+	       field(buf, "Rss"), field(buf, "Pss"), field(buf, "Anonymous"), field(buf, "Private_Dirty"),
+	       field(buf, "Swap"), field(buf, "Locked"));
+	printf("%s", strstr(buf, "VmFlags:"));
+	mlock(m, 16 * PG);
+	smaps_entry((unsigned long)m, buf, sizeof(buf));
+	printf("locked: Rss %ld Locked %ld %s", field(buf, "Rss"), field(buf, "Locked"), strstr(buf, "VmFlags:"));
+	munlock(m, 16 * PG);
+	P("mprotect a page", mprotect(m + 4 * PG, PG, PROT_READ) ? -errno : 0);	/* split: three entries */
+	smaps_entry((unsigned long)m, buf, sizeof(buf));
+	printf("after a split: Size %ld Rss %ld\n", field(buf, "Size"), field(buf, "Rss"));
+	m = mmap(g, PG, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+	m[0] = 1;
+	smaps_entry((unsigned long)m, buf, sizeof(buf));
+	printf("shared: Size %ld Rss %ld Shared_Dirty+Private_Dirty %ld Anonymous %ld %s", field(buf, "Size"),
+	       field(buf, "Rss"), field(buf, "Shared_Dirty") + field(buf, "Private_Dirty"), field(buf, "Anonymous"),
+	       strstr(buf, "VmFlags:"));
+	smaps_entry(0, buf, sizeof(buf));
+	printf("stack %s", strstr(buf, "VmFlags:"));
+	/* the rollup is the sum of the entries (read apart: allow for a few pages of stdio) */
+	const char *names[] = { "Rss", "Pss", "Anonymous", "Private_Dirty", "Swap" };
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		long sum = smaps_sum(names[i]), r = rollup(names[i]);
+		printf("rollup %s: %s\n", names[i], labs(sum - r) <= 64 && r >= 0 ? "the sum" : "differs");
+	}
+	long pss = rollup("Pss"), split = rollup("Pss_Anon") + rollup("Pss_File") + rollup("Pss_Shmem");
+	printf("rollup Pss_Anon+Pss_File+Pss_Shmem: %s\n", labs(pss - split) <= 8 ? "Pss" : "differs");
+	FILE *f = fopen("/proc/self/smaps_rollup", "r");
+	char line[256];
+	printf("rollup fields:");
+	while (f && fgets(line, sizeof(line), f))
+		if (strchr(line, ':') && !strchr(line, '['))
+			printf(" %.*s", (int)(strchr(line, ':') - line), line);
+	printf("\n");
+	return 0;
+}
+
+static long pm_read(int fd, void *buf, size_t n, off_t off)
+{
+	ssize_t r = pread(fd, buf, n, off);
+
+	return r < 0 ? -errno : r;
+}
+
+/* Present bits of n pages at m, one character each; "x" where the entry could not be read. */
+static void presence(int fd, const void *m, int n, char *out)
+{
+	uint64_t e[64];
+	long r = pm_read(fd, e, n * 8, (off_t)((unsigned long)m / PG * 8));
+
+	for (int i = 0; i < n; i++)
+		out[i] = r != n * 8 ? 'x' : e[i] >> 63 ? '1' : '0';
+	out[n] = 0;
+}
+
+int mode_pagemap(void)
+{
+	int fd = open("/proc/self/pagemap", O_RDONLY);
+	char *m = mmap(NULL, 8 * PG, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char bits[65];
+	uint64_t e[4];
+
+	if (fd < 0)
+		return printf("open: %s\n", err(-errno)), 1;
+	presence(fd, m, 8, bits);
+	printf("untouched: %s\n", bits);
+	m[0] = m[2 * PG] = m[5 * PG] = 1;
+	presence(fd, m, 8, bits);
+	printf("touched 0 2 5: %s\n", bits);
+	pm_read(fd, e, 8, (off_t)((unsigned long)m / PG * 8));
+	printf("anon page: exclusive %d file/shared %d swapped %d\n", (int)(e[0] >> 56 & 1), (int)(e[0] >> 61 & 1),
+	       (int)(e[0] >> 62 & 1));
+	madvise(m, 8 * PG, MADV_DONTNEED);
+	presence(fd, m, 8, bits);
+	printf("after MADV_DONTNEED: %s\n", bits);
+	char *s = mmap(NULL, 2 * PG, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	s[0] = 1;
+	pm_read(fd, e, 16, (off_t)((unsigned long)s / PG * 8));
+	printf("shared page: present %d file/shared %d; untouched present %d\n", (int)(e[0] >> 63),
+	       (int)(e[0] >> 61 & 1), (int)(e[1] >> 63));
+	/* a hole between mappings reads as zeros */
+	munmap(m + 3 * PG, PG);
+	pm_read(fd, e, 8, (off_t)((unsigned long)(m + 3 * PG) / PG * 8));
+	printf("hole: %s\n", e[0] >> 55 ? "flags" : "0");
+	/* offsets and sizes Linux refuses or ends */
+	const off_t top = (off_t)(((1UL << 47) - PG) / PG * 8);
+	P("offset 4", pm_read(fd, e, 8, 4));
+	P("count 12", pm_read(fd, e, 12, 0));
+	P("negative offset", pm_read(fd, e, 8, -8));
+	printf("count 0: %ld\n", pm_read(fd, e, 0, 8));
+	printf("at the top of user space: %ld\n", pm_read(fd, e, 8, top));
+	printf("across the top: %ld\n", pm_read(fd, e, 32, top - 8));
+	printf("far beyond: %ld\n", pm_read(fd, e, 8, (off_t)1 << 62));
+	printf("last offset: %ld\n", pm_read(fd, e, 8, (off_t)(~0UL >> 1) - 7));
+	void *volatile bad = (void *)8;
+	P("bad buffer", pm_read(fd, bad, 8, 0));
+	P("SEEK_END", lseek(fd, 0, SEEK_END) < 0 ? -errno : 0);
+	printf("lseek to the mapping: %s\n", lseek(fd, (off_t)((unsigned long)s / PG * 8), SEEK_SET) ==
+						   (off_t)((unsigned long)s / PG * 8) ? "ok" : "failed");
+	long r = read(fd, e, 16);
+	printf("read 2 entries: %ld, present %d%d, position moved %s\n", r, (int)(e[0] >> 63), (int)(e[1] >> 63),
+	       lseek(fd, 0, SEEK_CUR) == (off_t)((unsigned long)s / PG * 8 + 16) ? "by 16" : "wrongly");
+	P("write", write(fd, e, 8) < 0 ? -errno : 0);
+	/* another process's: a child's touched page, then after it is gone */
+	int p[2], q[2];
+	if (pipe(p) || pipe(q))
+		return 1;
+	char *c = mmap(NULL, 4 * PG, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		c[PG] = 1;
+		char x = 0;
+		if (write(p[1], &x, 1) != 1 || read(q[0], &x, 1) != 1)
+			_exit(1);
+		_exit(0);
+	}
+	char x;
+	if (read(p[0], &x, 1) != 1)
+		return 1;
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/pagemap", pid);
+	int cfd = open(path, O_RDONLY);
+	presence(cfd, c, 4, bits);
+	printf("child's: %s, ours: ", bits);
+	presence(fd, c, 4, bits);
+	printf("%s\n", bits);
+	if (write(q[1], &x, 1) != 1)
+		return 1;
+	waitpid(pid, NULL, 0);
+	printf("child's after it exited: %ld\n", pm_read(cfd, e, 8, (off_t)((unsigned long)c / PG * 8)));
+	P("no such process", open("/proc/999999/pagemap", O_RDONLY) < 0 ? -errno : 0);
+	return 0;
+}
+
+/* pfn: the frame numbers a reader without CAP_SYS_ADMIN gets: none (run in the sandbox only). */
+int mode_pfn(void)
+{
+	int fd = open("/proc/self/pagemap", O_RDONLY);
+	static char m[PG * 4];
+	uint64_t e[4], pfn = 0;
+
+	memset(m, 1, sizeof(m));
+	if (pread(fd, e, sizeof(e), (off_t)((unsigned long)m / PG * 8)) != sizeof(e))
+		return printf("read: %s\n", err(-errno)), 1;
+	for (int i = 0; i < 4; i++)
+		pfn |= e[i] & ((1UL << 55) - 1);
+	printf("present %d, pfn bits: %s\n", (int)(e[0] >> 63), pfn ? "set" : "zero");
+	return 0;
+}
