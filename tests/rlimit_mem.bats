@@ -25,7 +25,8 @@ setup() {
 @test "RLIMIT_STACK: a recursion past a lowered limit dies of SIGSEGV, one within lives, a raised limit lets it grow, as natively" {
 	compare_flavours 0 rlimit_mem stack
 	has "1 MiB limit, 512 KiB deep: exit 0" "1 MiB limit, 2 MiB deep: killed by signal 11" \
-		"8 MiB limit, 16 MiB deep: killed by signal 11" "32 MiB limit, 24 MiB deep: exit 0"
+		"8 MiB limit, 16 MiB deep: killed by signal 11" "32 MiB limit, 24 MiB deep: exit 0" \
+		"1 MiB deep, a read into an untouched array and a signal below: ok" "MAP_GROWSDOWN touched below: grew"
 }
 
 @test "RLIMIT_STACK at exec: the new stack holds to the limit from the start, as natively" {

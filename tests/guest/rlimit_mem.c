@@ -165,6 +165,38 @@ static int __attribute__((noinline)) recurse(int kb)
 	return recurse(kb - 16) + frame[sizeof(frame) - 1];
 }
 
+static volatile int got_signal;
+static void on_signal(int sig)
+{
+	char local[2048];
+
+	memset(local, sig, sizeof(local));	/* the handler's own frame, below the deepest page touched */
+	got_signal = local[sizeof(local) - 1];
+}
+
+/* At the bottom of the recursion: a read into an untouched local array, a signal handled there. */
+static int __attribute__((noinline)) bottom(void)
+{
+	char big[192 * 1024];
+	int fd = open("/dev/zero", O_RDONLY);
+	long n = read(fd, big, sizeof(big));	/* the kernel grows the stack for its copy */
+
+	close(fd);
+	signal(SIGUSR1, on_signal);
+	raise(SIGUSR1);
+	return n == (long)sizeof(big) && got_signal == SIGUSR1 ? 0 : 1;
+}
+
+static int __attribute__((noinline)) recurse_then(int kb)
+{
+	volatile char frame[16384];
+
+	frame[0] = (char)kb;
+	if (kb <= 16)
+		return bottom() + frame[0] - (char)kb;
+	return recurse_then(kb - 16) + frame[0] - (char)kb;
+}
+
 static int mode_deep(int kb)
 {
 	recurse(kb);
@@ -203,6 +235,25 @@ static int mode_stack(void)
 	child("8 MiB limit, 4 MiB deep", 8 * MiB, 4096, 0);
 	child("8 MiB limit, 16 MiB deep", 8 * MiB, 16384, 0);
 	child("32 MiB limit, 24 MiB deep", 32 * MiB, 24 * 1024, 0);
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0)
+		_exit(recurse_then(1024));
+	int st;
+	waitpid(pid, &st, 0);
+	printf("1 MiB deep, a read into an untouched array and a signal below: %s\n",
+	       WIFEXITED(st) && !WEXITSTATUS(st) ? "ok" : "failed");
+	/* a MAP_GROWSDOWN mapping of the guest's own grows down when touched below, within the limit */
+	char *g = mmap(NULL, 64 * PG, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	munmap(g, 64 * PG);
+	char *d = mmap(g + 60 * PG, 4 * PG, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_GROWSDOWN | MAP_FIXED, -1, 0);
+	fflush(stdout);
+	if ((pid = fork()) == 0) {
+		d[-2 * (long)PG] = 1;
+		_exit(0);
+	}
+	waitpid(pid, &st, 0);
+	printf("MAP_GROWSDOWN touched below: %s\n", WIFEXITED(st) ? "grew" : "SIGSEGV");
 	return 0;
 }
 
