@@ -40,6 +40,12 @@ setup() {
 		"still mapped: 1"
 }
 
+@test "hostile: lengths and brk requests that wrap or pass the top, limits a page short of infinity, prlimit on another process, as natively" {
+	compare_flavours 0 rlimit_mem huge
+	has "mmap of ~0: ENOMEM" "MAP_FIXED whose end wraps: ENOMEM" "brk(-4096): old break" "mmap under a huge limit: ok" \
+		"child's 256 MiB mmap under 128 MiB: ENOMEM" "ours still maps 256 MiB: ok" "prlimit to a bad pointer: EFAULT"
+}
+
 @test "/proc/PID/smaps and smaps_rollup: Linux's fields in order, the guest's sizes, resident, locked and shared numbers, flags, the rollup the sum, as natively" {
 	compare_flavours 0 rlimit_mem smaps
 	has "Size 64 Rss 20 Pss 20 Anonymous 20 Private_Dirty 20 Swap 0 Locked 0" "VmFlags: rd wr mr mw me ac " \

@@ -293,6 +293,65 @@ static int mode_mremap(void)
 	return 0;
 }
 
+/* huge: lengths and sums that overflow, limits near the top, another process's limit (prlimit). */
+static long raw_mmap(unsigned long addr, unsigned long len, int prot, int flags)
+{
+	long r = syscall(SYS_mmap, addr, len, prot, flags, -1, 0);
+
+	return r == -1 ? -errno : r;
+}
+
+static int mode_huge(void)
+{
+	long cur = (long)syscall(SYS_brk, 0);
+
+	P("mmap of ~0", raw_mmap(0, ~0UL, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS));
+	P("mmap of 2^62", raw_mmap(0, 1UL << 62, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS));
+	P("MAP_FIXED whose end wraps", raw_mmap(1UL << 46, -(1UL << 45), PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED));
+	P("MAP_FIXED past the top", raw_mmap((1UL << 47) - PG, 2 * PG, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED));
+	printf("brk(-4096): %s\n", (long)syscall(SYS_brk, -4096L) == cur ? "old break" : "moved");
+	printf("brk(2^62): %s\n", (long)syscall(SYS_brk, 1L << 62) == cur ? "old break" : "moved");
+	/* a limit one page short of infinity is a limit, not infinity */
+	if (set_limit(RLIMIT_AS, RLIM_INFINITY - 1, RLIM_INFINITY) || set_limit(RLIMIT_DATA, RLIM_INFINITY - 1, RLIM_INFINITY))
+		return 1;
+	P("mmap under a huge limit", raw_mmap(0, 64 * MiB, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS));
+	P("brk under a huge limit", (long)syscall(SYS_brk, cur + MiB) == cur + (long)MiB ? 0 : -ENOMEM);
+	/* RLIMIT_DATA with brk: a huge request with a small limit, the sum never wraps */
+	if (set_limit(RLIMIT_DATA, 16 * MiB, RLIM_INFINITY))
+		return 1;
+	printf("brk(~0 & ~4095) under 16 MiB: %s\n", (long)syscall(SYS_brk, -4096L) == cur + (long)MiB ? "old break" : "moved");
+	/* another process's limit: prlimit lowers a child's RLIMIT_AS, the child's mmap fails, ours does not */
+	int p[2], q[2];
+	if (pipe(p) || pipe(q))
+		return 1;
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		char x;
+		if (write(p[1], "r", 1) != 1 || read(q[0], &x, 1) != 1)
+			_exit(1);
+		_exit(raw_mmap(0, 256 * MiB, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS) == -ENOMEM ? 0 : 3);
+	}
+	char x;
+	if (read(p[0], &x, 1) != 1)
+		return 1;
+	struct rlimit rl = { 128 * MiB, RLIM_INFINITY }, old;
+	P("prlimit the child's RLIMIT_AS", syscall(SYS_prlimit64, pid, RLIMIT_AS, &rl, &old) ? -errno : 0);
+	P("the child's old limit is ours", old.rlim_cur == RLIM_INFINITY - 1 ? 0 : -EINVAL);
+	if (write(q[1], "g", 1) != 1)
+		return 1;
+	int st;
+	waitpid(pid, &st, 0);
+	printf("child's 256 MiB mmap under 128 MiB: %s\n", WIFEXITED(st) && !WEXITSTATUS(st) ? "ENOMEM" : "not refused");
+	P("ours still maps 256 MiB", raw_mmap(0, 256 * MiB, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS));
+	rl.rlim_cur = RLIM_INFINITY;
+	rl.rlim_max = 1;
+	P("prlimit soft above hard", syscall(SYS_prlimit64, 0, RLIMIT_AS, &rl, NULL) ? -errno : 0);
+	P("prlimit of a bad resource", syscall(SYS_prlimit64, 0, 99, NULL, &old) ? -errno : 0);
+	P("prlimit to a bad pointer", syscall(SYS_prlimit64, 0, RLIMIT_AS, NULL, (void *)8) ? -errno : 0);
+	return 0;
+}
+
 int mode_smaps(void);
 int mode_pagemap(void);
 int mode_pfn(void);
@@ -318,6 +377,8 @@ int main(int argc, char **argv)
 		return mode_smaps();
 	if (!strcmp(argv[1], "pagemap"))
 		return mode_pagemap();
+	if (!strcmp(argv[1], "huge"))
+		return mode_huge();
 	if (!strcmp(argv[1], "pfn"))
 		return mode_pfn();
 	return 2;
