@@ -685,25 +685,41 @@ void mm_populate(struct mm *mm, uint64_t start, uint64_t end)
 /* Linux's stack_guard_gap: 256 pages kept free below a growing stack. */
 #define STACK_GUARD_GAP (256UL * PAGE_SIZE)
 
+/* Pages a stack grows by at least, where its limit and the guard gap allow: fewer traps than one a page. */
+#define STACK_GROW_MIN (32 * PAGE_SIZE)
+
+/* Grow v down to addr (v's file and flags); false when a limit or the memory bound refuses it. */
+static bool grow_to(struct mm *mm, const struct vma *v, uint64_t addr)
+{
+	int flags = (v->flags & ~(VMA_LOCKED | VMA_LOCKONFAULT | VMA_SEALED)) | MAP_FIXED;
+
+	/* map_file checks RLIMIT_AS (a stack is not data) and charges the memory bound; it merges with v */
+	return map_file(mm, addr, v->start - addr, v->prot, flags, NULL, 0) >= 0;
+}
+
 /* See pvx/mm.h: expand_downwards() and acct_stack_growth(). */
 bool mm_grow_stack(struct mm *mm, uint64_t addr)
 {
 	addr = PAGE_ALIGN_DOWN(addr);
 	const struct vma *v = vma_first_above(&mm->vmas, addr);
-	if (!v || v->start <= addr || !(v->flags & MAP_GROWSDOWN) || v->file || addr < PVX_GUEST_MIN)
+	if (!v || v->start <= addr || !(v->flags & MAP_GROWSDOWN) || v->file || (v->flags & VMA_SEALED) ||
+	    addr < PVX_GUEST_MIN)
 		return false;
 	const struct vma *prev = vma_prev(&mm->vmas, v);
-	if (prev && !(prev->flags & MAP_GROWSDOWN) && (prev->prot & (PROT_READ | PROT_WRITE | PROT_EXEC)) &&
-	    addr - prev->end < STACK_GUARD_GAP)
+	uint64_t low = PVX_GUEST_MIN;	/* the lowest the stack may reach: the guard gap above prev, the limit */
+	if (prev && !(prev->flags & MAP_GROWSDOWN) && (prev->prot & (PROT_READ | PROT_WRITE | PROT_EXEC)))
+		low = prev->end > UINT64_MAX - STACK_GUARD_GAP ? UINT64_MAX : prev->end + STACK_GUARD_GAP;
+	if (mm->rlim_stack < v->end)	/* "Stack limit test": the size may not pass RLIMIT_STACK */
+		low = MAX(low, PAGE_ALIGN_UP(v->end - mm->rlim_stack));
+	if (addr < low)
 		return false;
-	if (v->end - addr > mm->rlim_stack)	/* "Stack limit test" */
-		return false;
-	if (v->flags & VMA_SEALED)
-		return false;
-	/* map_file checks RLIMIT_AS (a stack is not data) and charges the memory bound; it merges with v */
-	int flags = (v->flags & ~(VMA_LOCKED | VMA_LOCKONFAULT | VMA_SEALED)) | MAP_FIXED;
-	long r = map_file(mm, addr, v->start - addr, v->prot, flags, NULL, 0);
-	if (r < 0)
-		pr_debug("stack growth to %#lx refused: %ld", (unsigned long)addr, r);
-	return r >= 0;
+	/* a few pages more than the fault asked, where that fits; the fault's own page if only that does */
+	uint64_t more = v->start - low > STACK_GROW_MIN ? v->start - STACK_GROW_MIN : low;
+	if (more < addr && grow_to(mm, v, MAX(more, low)))
+		return true;
+	v = vma_first_above(&mm->vmas, addr);	/* a failed map_file leaves the set as it was */
+	bool grew = grow_to(mm, v, addr);
+	if (!grew)
+		pr_debug("stack growth to %#lx refused", (unsigned long)addr);
+	return grew;
 }

@@ -26,7 +26,8 @@ setup() {
 	compare_flavours 0 rlimit_mem stack
 	has "1 MiB limit, 512 KiB deep: exit 0" "1 MiB limit, 2 MiB deep: killed by signal 11" \
 		"8 MiB limit, 16 MiB deep: killed by signal 11" "32 MiB limit, 24 MiB deep: exit 0" \
-		"1 MiB deep, a read into an untouched array and a signal below: ok" "MAP_GROWSDOWN touched below: grew"
+		"1 MiB deep, a read into an untouched array and a signal below: ok" "MAP_GROWSDOWN touched below: grew" \
+		"a mapping 1.5 MiB below the stack, 256 KiB deep: exit 0" "a mapping 1.5 MiB below the stack, 1.5 MiB deep: killed by signal 11"
 }
 
 @test "RLIMIT_STACK at exec: the new stack holds to the limit from the start, as natively" {

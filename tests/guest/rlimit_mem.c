@@ -204,6 +204,23 @@ static int mode_deep(int kb)
 	return 0;
 }
 
+/* The start of the [stack] VMA, from /proc/self/maps. */
+static unsigned long stack_start(void)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[512];
+	unsigned long s = 0, e;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (strstr(line, "[stack]"))
+			sscanf(line, "%lx-%lx", &s, &e);
+	if (f)
+		fclose(f);
+	return s;
+}
+
+static int guard_below;	/* child: map a page this far below the stack's VMA first (the guard gap's test) */
+
 /* Run self with argv in a child under RLIMIT_STACK lim (soft; 0: as is); say how it ended. */
 static void child(const char *what, rlim_t lim, int kb, int exec)
 {
@@ -212,6 +229,9 @@ static void child(const char *what, rlim_t lim, int kb, int exec)
 	if (pid == 0) {
 		if (lim && set_limit(RLIMIT_STACK, lim, RLIM_INFINITY))
 			_exit(2);
+		if (guard_below && mmap((void *)(stack_start() - guard_below), PG, PROT_READ,
+					MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0) == MAP_FAILED)
+			_exit(4);
 		if (exec) {
 			char arg[16];
 			snprintf(arg, sizeof(arg), "%d", kb);
@@ -235,6 +255,11 @@ static int mode_stack(void)
 	child("8 MiB limit, 4 MiB deep", 8 * MiB, 4096, 0);
 	child("8 MiB limit, 16 MiB deep", 8 * MiB, 16384, 0);
 	child("32 MiB limit, 24 MiB deep", 32 * MiB, 24 * 1024, 0);
+	/* the stack guard gap: 256 pages kept free above a mapping below the stack */
+	guard_below = 1536 * 1024;
+	child("a mapping 1.5 MiB below the stack, 256 KiB deep", 0, 256, 0);
+	child("a mapping 1.5 MiB below the stack, 1.5 MiB deep", 0, 1536, 0);
+	guard_below = 0;
 	fflush(stdout);
 	pid_t pid = fork();
 	if (pid == 0)
