@@ -415,6 +415,19 @@ long elf_load(struct task *t, int fd, const struct elf_info *ei, int ifd, const 
 	r = build_stack(t, &ai, argv, envp, execfn);
 	if (r < 0)
 		return r;
+	/*
+	 * setup_arg_pages(): the stack VMA is the arguments' pages and 128 KiB
+	 * below them, or reaches down to RLIMIT_STACK if that is less (never
+	 * above the arguments): what was mapped below that goes, to be grown
+	 * into on faults as Linux's stack is.
+	 */
+	uint64_t args = PAGE_ALIGN_DOWN((uint64_t)r), floor = mm->stack_top - (mm->rlim_stack & PAGE_MASK);
+	if (mm->rlim_stack > mm->stack_top)
+		floor = 0;
+	uint64_t base = MIN(args, MAX(args - STACK_EXPAND, floor));
+	long err = base > mm->stack_top - stack ? mm_munmap(mm, mm->stack_top - stack, base - (mm->stack_top - stack)) : 0;
+	if (err < 0)
+		return err;
 
 	struct pvx_regs *regs = &t->regs;
 	uint64_t cs = regs->cs, ss = regs->ss, eflags = regs->eflags;
