@@ -32,7 +32,8 @@ setup() {
 
 @test "RLIMIT_STACK at exec: the new stack holds to the limit from the start, as natively" {
 	compare_flavours 0 rlimit_mem initial
-	has "exec under 512 KiB, 1 MiB deep: killed by signal 11" "exec under 16 MiB, 12 MiB deep: exit 0"
+	has "exec under 512 KiB, 1 MiB deep: killed by signal 11" "exec under 16 MiB, 12 MiB deep: exit 0" \
+		"exec under 96 KiB, 32 KiB deep: exit 0" "exec under 96 KiB, 192 KiB deep: killed by signal 11"
 }
 
 @test "mremap: lengths that align to 0 or wrap, huge growth, across VMAs, fixed moves that wrap or overlap, as natively" {

@@ -287,6 +287,8 @@ static int mode_initial(void)
 	child("exec under 512 KiB, 256 KiB deep", 512 * 1024, 256, 1);
 	child("exec under 512 KiB, 1 MiB deep", 512 * 1024, 1024, 1);
 	child("exec under 16 MiB, 12 MiB deep", 16 * MiB, 12 * 1024, 1);
+	child("exec under 96 KiB, 32 KiB deep", 96 * 1024, 32, 1);
+	child("exec under 96 KiB, 192 KiB deep", 96 * 1024, 192, 1);
 	return 0;
 }
 
