@@ -71,3 +71,16 @@ setup() {
 		END { for (r in s) if (!(r in m)) print "not in maps: " r; print n " ranges" }' /proc/self/smaps /proc/self/maps
 	[[ $status == 0 && $output =~ ^[0-9]+\ ranges$ && $output != "0 ranges" ]] || fail_msg "$output"
 }
+
+@test "hostile: a mapped file whose long name carries smaps lines and a fake range forges nothing in smaps_rollup" {
+	local long dir name
+	long=$(printf 'x%.0s' {1..200})
+	dir=$BATS_TEST_TMPDIR/$long/$long/$long	# past 512 bytes, where a line read in pieces would start anew
+	name='1000-2000 rw-p 00000000 00:00 0
+Rss:         9999999 kB'
+	mkdir -p "$dir"
+	printf 'data' >"$dir/$name"
+	chmod -R a+rX "$BATS_TEST_TMPDIR/$long"
+	pvx_run "$(guest rlimit_mem)" named "$dir/$name"
+	[[ $status == 0 && $output == "rollup Rss: sane" ]] || fail_msg "$output"
+}

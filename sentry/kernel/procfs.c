@@ -137,10 +137,14 @@ void procfs_maps_line(FILE *f, const struct task *p, const struct vma *v)
 		strcpy(name, "[heap]");
 	if (v->end == p->mm->stack_top)
 		strcpy(name, "[stack]");
-	fprintf(f, "%08lx-%08lx %c%c%c%c %08lx 00:00 0%s%s\n", v->start, v->end, v->prot & PROT_READ ? 'r' : '-',
+	fprintf(f, "%08lx-%08lx %c%c%c%c %08lx 00:00 0%s", v->start, v->end, v->prot & PROT_READ ? 'r' : '-',
 		v->prot & PROT_WRITE ? 'w' : '-', v->prot & PROT_EXEC ? 'x' : '-',
 		(v->flags & MAP_TYPE) == MAP_PRIVATE ? 'p' : 's', v->file ? v->off : 0,
-		name[0] ? "                          " : "", name);
+		name[0] ? "                          " : "");
+	/* seq_file_path(m, file, "\n"): a newline in a file's name is \012, never a line of its own */
+	for (const char *c = name; *c; c++)
+		*c == '\n' ? (void)fputs("\\012", f) : (void)fputc(*c, f);
+	fputc('\n', f);
 }
 
 /* /proc/PID/maps: one line per VMA. */

@@ -84,8 +84,8 @@ static struct host_vma *host_smaps(const struct task *p, size_t *n)
 	int fd = open_stub_file(p, "smaps");
 	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
 	struct host_vma *hv = NULL, *cur = NULL;
-	size_t cap = 0;
-	char line[512];
+	size_t cap = 0, lsize = 0;
+	char *line = NULL;	/* whole lines: a long file name the guest chose never reads as a line of its own */
 
 	*n = 0;
 	if (!f) {
@@ -93,7 +93,7 @@ static struct host_vma *host_smaps(const struct task *p, size_t *n)
 			close(fd);
 		return NULL;
 	}
-	while (fgets(line, sizeof(line), f)) {
+	while (getline(&line, &lsize, f) > 0) {
 		unsigned long s, e, v;
 		char key[32];
 		if (sscanf(line, "%lx-%lx ", &s, &e) == 2 && strchr(line, ' ') > strchr(line, '-')) {
@@ -122,6 +122,7 @@ static struct host_vma *host_smaps(const struct task *p, size_t *n)
 					cur->kb[i] = v;
 		}
 	}
+	free(line);
 	fclose(f);
 	return hv;
 }
