@@ -19,7 +19,8 @@ setup() {
 @test "RLIMIT_DATA: private writable memory and brk, not shared, read-only or stack memory; mprotect; soft 0, as natively" {
 	compare_flavours 0 rlimit_mem data
 	has "private writable past the limit: ENOMEM" "mprotect it writable: ENOMEM" "shared writable is not data: ok" \
-		"brk past the limit: old break" "brk 1 MiB: moved" "soft 0: 8 MiB within hard: ok" "soft 0: 64 MiB past hard: ENOMEM"
+		"brk past the limit: old break" "brk 1 MiB: moved" \
+		"mremap it to 48 MiB: ENOMEM" "mremap the read-only one to 96 MiB: ok" "soft 0: 8 MiB within hard: ok" "soft 0: 64 MiB past hard: ENOMEM"
 }
 
 @test "RLIMIT_STACK: a recursion past a lowered limit dies of SIGSEGV, one within lives, a raised limit lets it grow, as natively" {

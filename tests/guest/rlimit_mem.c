@@ -137,7 +137,10 @@ static int mode_data(void)
 	P("shared writable is not data", map(NULL, 64 * MiB, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS));
 	P("MAP_GROWSDOWN is not data", map(NULL, 64 * MiB, PROT_READ | PROT_WRITE,
 					  MAP_PRIVATE | MAP_ANONYMOUS | MAP_GROWSDOWN));
-	P("private writable 8 MiB", map(NULL, 8 * MiB, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS));
+	long w = map(NULL, 8 * MiB, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS);
+	P("private writable 8 MiB", w);
+	P("mremap it to 48 MiB", remap((void *)w, 8 * MiB, 48 * MiB, MREMAP_MAYMOVE, NULL));
+	P("mremap the read-only one to 96 MiB", remap((void *)(ro + MiB), 63 * MiB, 95 * MiB, MREMAP_MAYMOVE, NULL));
 	long r = (long)syscall(SYS_brk, cur + 48 * MiB);
 	printf("brk past the limit: %s\n", r == cur ? "old break" : r == cur + (long)(48 * MiB) ? "moved" : "other");
 	r = (long)syscall(SYS_brk, cur + MiB);
