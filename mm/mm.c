@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/vfs.h>
@@ -44,6 +45,7 @@ long mm_init(struct mm *mm, struct addr_space *as)
 	*mm = (struct mm){ .as = as, .users = mm->users };	/* who holds the mm does not change */
 	mm->mmap_base = PVX_MMAP_BASE;
 	mm->stack_top = PVX_STACK_TOP;
+	mm->rlim_as = mm->rlim_data = mm->rlim_data_max = mm->rlim_stack = UINT64_MAX;
 	if (as && as->pid > 0 && as->pid != getpid())	/* a stub process, never the sentry */
 		oom_victim_first(as->pid);
 	return 0;
@@ -71,6 +73,36 @@ static void commit_end(uint64_t old, uint64_t new, bool done)
 		mm_uncharge(old - new);
 	if (!done && new > old)
 		mm_uncharge(new - old);
+}
+
+void mm_set_rlimits(struct mm *mm, const struct rlimit *rlim)
+{
+	mm->rlim_as = rlim[RLIMIT_AS].rlim_cur;	/* RLIM_INFINITY is UINT64_MAX */
+	mm->rlim_data = rlim[RLIMIT_DATA].rlim_cur;
+	mm->rlim_data_max = rlim[RLIMIT_DATA].rlim_max;
+	mm->rlim_stack = rlim[RLIMIT_STACK].rlim_cur;
+}
+
+/* Is data_vm + bytes within RLIMIT_DATA (in whole pages, with Linux's "workaround for Valgrind")? */
+static bool data_ok(const struct mm *mm, uint64_t bytes)
+{
+	uint64_t want = mm->vmas.data_vm + bytes;
+
+	if (want <= (mm->rlim_data & PAGE_MASK))
+		return true;
+	return mm->rlim_data == 0 && want <= (mm->rlim_data_max & PAGE_MASK);
+}
+
+/*
+ * may_expand_vm(): may the caller's mm grow by bytes of a mapping with prot
+ * and flags? RLIMIT_AS holds every mapping, RLIMIT_DATA the private
+ * writable ones that are not a stack (is_data_mapping).
+ */
+static bool may_expand(const struct mm *mm, int prot, int flags, uint64_t bytes)
+{
+	if (mm->vmas.total_vm + bytes > (mm->rlim_as & PAGE_MASK))
+		return false;
+	return !vma_is_data(prot, flags) || data_ok(mm, bytes);
 }
 
 static long as_call(struct mm *mm, long nr, long a0, long a1, long a2, long a3, long a4, long a5)
@@ -135,7 +167,8 @@ long mm_map_vma(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flags,
 		if (as_fd < 0)
 			return as_fd;
 	}
-	int host_flags = (flags & MAP_KNOWN_FLAGS & ~(MAP_FIXED_NOREPLACE | MAP_32BIT)) | MAP_FIXED;
+	/* MAP_GROWSDOWN is pvx's to do (mm_grow_stack): the host growing it would go past the VMAs and limits */
+	int host_flags = (flags & MAP_KNOWN_FLAGS & ~(MAP_FIXED_NOREPLACE | MAP_32BIT | MAP_GROWSDOWN)) | MAP_FIXED;
 	ret = as_call(mm, SYS_mmap, (long)addr, (long)len, prot, host_flags, as_fd, (long)off);
 	if (as_fd >= 0)
 		mm->as->ops->as_put_fd(mm->as, as_fd);
@@ -301,6 +334,9 @@ static long map_new(struct mm *mm, uint64_t addr, uint64_t len, int prot, int fl
 static long map_file(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flags, struct vma_file *file,
 		     uint64_t off)
 {
+	/* mmap_region(): what it replaces goes first, so only the rest counts against the limits */
+	if (!may_expand(mm, prot, vma_flags(flags), len - vma_range_bytes(&mm->vmas, addr, addr + len, NULL)))
+		return -ENOMEM;
 	uint64_t old = vma_range_charge(&mm->vmas, addr, addr + len, -1);
 	uint64_t new = vma_charge(prot, vma_flags(flags), file, len);
 	long ret = commit_begin(old, new);
@@ -354,6 +390,24 @@ long mm_munmap(struct mm *mm, uint64_t addr, uint64_t len)
 	return vma_remove(&mm->vmas, addr, addr + len);
 }
 
+/*
+ * mprotect_fixup(): memory that turns into data (private, made writable)
+ * must fit RLIMIT_DATA, unless RLIMIT_AS refuses it anyway (Linux fails
+ * only when the new flags are refused and the old ones would not be).
+ */
+static bool data_limit_ok(struct mm *mm, uint64_t start, uint64_t end, int prot)
+{
+	uint64_t more = 0;
+
+	for (const struct vma *v = vma_first_above(&mm->vmas, start); v && v->start < end; v = vma_next(&mm->vmas, v)) {
+		uint64_t n = MIN(v->end, end) - MAX(v->start, start);
+		if (vma_is_data(prot, v->flags) && !vma_is_data(v->prot, v->flags) &&
+		    mm->vmas.total_vm + n <= (mm->rlim_as & PAGE_MASK))
+			more += n;
+	}
+	return !more || data_ok(mm, more);
+}
+
 /* mprotect(2): "ENOMEM ... the range contains unmapped pages". */
 long mm_mprotect(struct mm *mm, uint64_t addr, uint64_t len, int prot)
 {
@@ -375,6 +429,8 @@ long mm_mprotect(struct mm *mm, uint64_t addr, uint64_t len, int prot)
 	     v = vma_next(&mm->vmas, v))
 		if (v->flags & PVX_MAP_NOWRITE)
 			return -EACCES;
+	if (!data_limit_ok(mm, addr, addr + len, prot))
+		return -ENOMEM;
 	uint64_t old = vma_range_charge(&mm->vmas, addr, addr + len, -1);
 	uint64_t new = vma_range_charge(&mm->vmas, addr, addr + len, prot);
 	long ret = commit_begin(old, new);
@@ -395,6 +451,15 @@ static long remap_to(struct mm *mm, const struct vma *v, uint64_t old, uint64_t 
 
 	if (too_many_maps(mm, old, old + old_len, 1 + vma_splits(&mm->vmas, to, to + new_len)))
 		return -ENOMEM;
+	/* vma_to_resize(): growth is held to RLIMIT_AS and RLIMIT_DATA once the destination is unmapped */
+	if (new_len > old_len) {
+		uint64_t data, total = to != old ? vma_range_bytes(&mm->vmas, to, to + new_len, &data) : 0;
+		struct mm lim = *mm;
+		lim.vmas.total_vm -= total;
+		lim.vmas.data_vm -= to != old ? data : 0;
+		if (!may_expand(&lim, v->prot, v->flags, new_len - old_len))
+			return -ENOMEM;
+	}
 	/* What goes: the old range and, moving, what the new one replaces; what comes: the new range. */
 	uint64_t was = vma_range_charge(&mm->vmas, old, old + old_len, -1) +
 		       (to != old ? vma_range_charge(&mm->vmas, to, to + new_len, -1) : 0);
@@ -422,26 +487,33 @@ long mm_mremap(struct mm *mm, uint64_t old, uint64_t old_len, uint64_t new_len, 
 	       uint64_t new_addr)
 {
 	if ((old & ~PAGE_MASK) || (flags & ~(MREMAP_MAYMOVE | MREMAP_FIXED)) ||
-	    ((flags & MREMAP_FIXED) && !(flags & MREMAP_MAYMOVE)) || new_len == 0)
+	    ((flags & MREMAP_FIXED) && !(flags & MREMAP_MAYMOVE)))
 		return -EINVAL;
+	/* PAGE_ALIGN of a length within a page of 2^64 is 0: "a zero new-len is nonsensical" (EINVAL) */
 	old_len = PAGE_ALIGN_UP(old_len);
 	new_len = PAGE_ALIGN_UP(new_len);
-	if (old_len == 0)	/* duplicating shared mappings: not supported */
+	if (new_len == 0)
 		return -EINVAL;
-	if (vma_range_sealed(&mm->vmas, old, old + old_len) ||
-	    ((flags & MREMAP_FIXED) && vma_range_sealed(&mm->vmas, new_addr, new_addr + new_len)))
-		return -EPERM;	/* mseal(2): a sealed source or destination */
 	const struct vma *v = vma_lookup(&mm->vmas, old);
-	if (!v || old + old_len > v->end)
+	if (!v)
 		return -EFAULT;
+	if (v->flags & VMA_SEALED)
+		return -EPERM;	/* mseal(2): a sealed source (can_modify_vma) */
+	if (old_len == 0)	/* duplicating a shared mapping: not supported; a private one is EINVAL on Linux too */
+		return -EINVAL;
 	if (flags & MREMAP_FIXED) {
+		/* mremap_to(): the destination's checks (Linux's unsigned arithmetic: no wrap to 0 gets through) */
 		if ((new_addr & ~PAGE_MASK) || !in_guest_range(new_addr, new_len))
 			return -EINVAL;
-		if (new_addr < old + old_len && old < new_addr + new_len)
+		if (old + old_len > new_addr && new_addr + new_len > old)
 			return -EINVAL;
+		if (vma_range_sealed(&mm->vmas, new_addr, new_addr + new_len))
+			return -EPERM;	/* do_munmap() of a sealed destination */
+		if (old_len > v->end - old)	/* vma_to_resize(): "can't remap across vm area boundaries" */
+			return -EFAULT;
 		return remap_to(mm, v, old, old_len, new_len, new_addr);
 	}
-	if (new_len <= old_len) {
+	if (new_len <= old_len) {	/* "Always allow a shrinking remap": the tail is unmapped, its checks are munmap's */
 		if (new_len < old_len) {
 			long err = mm_munmap(mm, old + new_len, old_len - new_len);
 			if (err)
@@ -449,6 +521,8 @@ long mm_mremap(struct mm *mm, uint64_t old, uint64_t old_len, uint64_t new_len, 
 		}
 		return (long)old;
 	}
+	if (old_len > v->end - old)	/* never old + old_len: it may wrap */
+		return -EFAULT;
 	if (in_guest_range(old, new_len) && vma_range_free(&mm->vmas, old + old_len, old + new_len))
 		return remap_to(mm, v, old, old_len, new_len, old);
 	if (!(flags & MREMAP_MAYMOVE))
@@ -463,6 +537,9 @@ uint64_t mm_brk(struct mm *mm, uint64_t want)
 	uint64_t old_end = PAGE_ALIGN_UP(mm->brk_cur), new_end = PAGE_ALIGN_UP(want);
 
 	if (want < mm->brk_start || want >= PVX_GUEST_TASK_SIZE)
+		return mm->brk_cur;
+	/* check_data_rlimit(): the break's span (pvx records no data segment apart) within RLIMIT_DATA */
+	if (mm->rlim_data != UINT64_MAX && want - mm->brk_start > mm->rlim_data)
 		return mm->brk_cur;
 	if (new_end > old_end) {
 		if (!vma_range_free(&mm->vmas, old_end, new_end))
@@ -603,4 +680,46 @@ void mm_populate(struct mm *mm, uint64_t start, uint64_t end)
 		if (as_call(mm, SYS_madvise, (long)s, (long)(e - s), private_w ? 23 : 22, 0, 0, 0) < 0)
 			pr_debug("mlock: populating %#lx-%#lx failed", (unsigned long)s, (unsigned long)e);
 	}
+}
+
+/* Linux's stack_guard_gap: 256 pages kept free below a growing stack. */
+#define STACK_GUARD_GAP (256UL * PAGE_SIZE)
+
+/* Pages a stack grows by at least, where its limit and the guard gap allow: fewer traps than one a page. */
+#define STACK_GROW_MIN (32 * PAGE_SIZE)
+
+/* Grow v down to addr (v's file and flags); false when a limit or the memory bound refuses it. */
+static bool grow_to(struct mm *mm, const struct vma *v, uint64_t addr)
+{
+	int flags = (v->flags & ~(VMA_LOCKED | VMA_LOCKONFAULT | VMA_SEALED)) | MAP_FIXED;
+
+	/* map_file checks RLIMIT_AS (a stack is not data) and charges the memory bound; it merges with v */
+	return map_file(mm, addr, v->start - addr, v->prot, flags, NULL, 0) >= 0;
+}
+
+/* See pvx/mm.h: expand_downwards() and acct_stack_growth(). */
+bool mm_grow_stack(struct mm *mm, uint64_t addr)
+{
+	addr = PAGE_ALIGN_DOWN(addr);
+	const struct vma *v = vma_first_above(&mm->vmas, addr);
+	if (!v || v->start <= addr || !(v->flags & MAP_GROWSDOWN) || v->file || (v->flags & VMA_SEALED) ||
+	    addr < PVX_GUEST_MIN)
+		return false;
+	const struct vma *prev = vma_prev(&mm->vmas, v);
+	uint64_t low = PVX_GUEST_MIN;	/* the lowest the stack may reach: the guard gap above prev, the limit */
+	if (prev && !(prev->flags & MAP_GROWSDOWN) && (prev->prot & (PROT_READ | PROT_WRITE | PROT_EXEC)))
+		low = prev->end > UINT64_MAX - STACK_GUARD_GAP ? UINT64_MAX : prev->end + STACK_GUARD_GAP;
+	if (mm->rlim_stack < v->end)	/* "Stack limit test": the size may not pass RLIMIT_STACK */
+		low = MAX(low, PAGE_ALIGN_UP(v->end - mm->rlim_stack));
+	if (addr < low)
+		return false;
+	/* a few pages more than the fault asked, where that fits; the fault's own page if only that does */
+	uint64_t more = v->start - low > STACK_GROW_MIN ? v->start - STACK_GROW_MIN : low;
+	if (more < addr && grow_to(mm, v, MAX(more, low)))
+		return true;
+	v = vma_first_above(&mm->vmas, addr);	/* a failed map_file leaves the set as it was */
+	bool grew = grow_to(mm, v, addr);
+	if (!grew)
+		pr_debug("stack growth to %#lx refused", (unsigned long)addr);
+	return grew;
 }

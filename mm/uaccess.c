@@ -6,6 +6,7 @@
  * page fails like a kernel copy_to_user would.
  */
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/uio.h>
 
 #include "pvx/mm.h"
@@ -16,6 +17,18 @@ static bool bad_range(uint64_t addr, size_t n)
 	return addr >= PVX_GUEST_TASK_SIZE || n > PVX_GUEST_TASK_SIZE - addr;
 }
 
+/*
+ * The kernel's own access to a user stack below its VMA grows it, as a
+ * fault there does (a read(2) into a large local array not yet touched, a
+ * signal frame below the deepest page): once, then the copy is tried again.
+ */
+static bool grow_for(struct mm *mm, uint64_t addr)
+{
+	const struct vma *v = vma_first_above(&mm->vmas, addr);
+
+	return v && v->start > addr && (v->flags & MAP_GROWSDOWN) && mm_grow_stack(mm, addr);
+}
+
 long copy_from_guest(struct mm *mm, void *dst, uint64_t src, size_t n)
 {
 	struct iovec l = { dst, n }, r = { (void *)src, n };
@@ -24,7 +37,9 @@ long copy_from_guest(struct mm *mm, void *dst, uint64_t src, size_t n)
 		return 0;
 	if (!mm->as || bad_range(src, n))
 		return -EFAULT;	/* no address space: a process that has exited */
-	return process_vm_readv(mm->as->pid, &l, 1, &r, 1, 0) == (ssize_t)n ? 0 : -EFAULT;
+	if (process_vm_readv(mm->as->pid, &l, 1, &r, 1, 0) == (ssize_t)n)
+		return 0;
+	return grow_for(mm, src) && process_vm_readv(mm->as->pid, &l, 1, &r, 1, 0) == (ssize_t)n ? 0 : -EFAULT;
 }
 
 long copy_to_guest(struct mm *mm, uint64_t dst, const void *src, size_t n)
@@ -35,7 +50,9 @@ long copy_to_guest(struct mm *mm, uint64_t dst, const void *src, size_t n)
 		return 0;
 	if (!mm->as || bad_range(dst, n))
 		return -EFAULT;
-	return process_vm_writev(mm->as->pid, &l, 1, &r, 1, 0) == (ssize_t)n ? 0 : -EFAULT;
+	if (process_vm_writev(mm->as->pid, &l, 1, &r, 1, 0) == (ssize_t)n)
+		return 0;
+	return grow_for(mm, dst) && process_vm_writev(mm->as->pid, &l, 1, &r, 1, 0) == (ssize_t)n ? 0 : -EFAULT;
 }
 
 size_t copy_to_guest_partial(struct mm *mm, uint64_t dst, const void *src, size_t n)

@@ -90,6 +90,13 @@ const struct vma *vma_first_above(const struct vma_set *s, uint64_t addr)
 	return n ? &n->v : NULL;
 }
 
+const struct vma *vma_prev(const struct vma_set *s, const struct vma *v)
+{
+	struct vma_node *n = vt_last_below(s->root, v->start);
+
+	return n ? &n->v : NULL;
+}
+
 const struct vma *vma_lookup(const struct vma_set *s, uint64_t addr)
 {
 	const struct vma *v = vma_first_above(s, addr);
@@ -175,6 +182,35 @@ uint64_t vma_range_charge(const struct vma_set *s, uint64_t start, uint64_t end,
 	return sum;
 }
 
+bool vma_is_data(int prot, int flags)
+{
+	return (prot & PROT_WRITE) && (flags & MAP_TYPE) == MAP_PRIVATE && !(flags & MAP_GROWSDOWN);
+}
+
+uint64_t vma_range_bytes(const struct vma_set *s, uint64_t start, uint64_t end, uint64_t *data)
+{
+	uint64_t sum = 0, d = 0;
+
+	for (const struct vma *v = vma_first_above(s, start); v && v->start < end; v = vma_next(s, v)) {
+		uint64_t n = MIN(v->end, end) - MAX(v->start, start);
+		sum += n;
+		d += vma_is_data(v->prot, v->flags) ? n : 0;
+	}
+	if (data)
+		*data = d;
+	return sum;
+}
+
+/* Count v's bytes in (sign 1) or out of (-1) the set's totals. */
+static void account(struct vma_set *s, const struct vma *v, int sign)
+{
+	uint64_t n = v->end - v->start;
+
+	s->total_vm += sign > 0 ? n : -n;
+	if (vma_is_data(v->prot, v->flags))
+		s->data_vm += sign > 0 ? n : -n;
+}
+
 /* Would Linux merge b into a, its lower neighbour (vma_merge's can_vma_merge_after)? */
 static bool mergeable(const struct vma *a, const struct vma *b)
 {
@@ -221,6 +257,7 @@ long vma_insert(struct vma_set *s, uint64_t start, uint64_t end, int prot, int f
 	n->v = (struct vma){ start, end, prot, flags, file_get(file), off };
 	vt_insert(&s->root, n);
 	s->n++;
+	account(s, &n->v, 1);
 	merge_range(s, start, end);
 	return 0;
 }
@@ -257,6 +294,7 @@ long vma_remove(struct vma_set *s, uint64_t start, uint64_t end)
 		return err;
 	while ((a = vt_first_above(s->root, start)) && a->v.start < end) {
 		vt_delete(&s->root, a);
+		account(s, &a->v, -1);
 		vma_file_put(a->v.file);
 		free(a);
 		s->n--;
@@ -275,8 +313,11 @@ long vma_protect(struct vma_set *s, uint64_t start, uint64_t end, int prot)
 	if ((err = split_at(s, start)) || (err = split_at(s, end)))
 		return err;
 	for (struct vma_node *a = vt_first_above(s->root, start); a && a->v.start < end;
-	     a = vt_first_above(s->root, a->v.end))
+	     a = vt_first_above(s->root, a->v.end)) {
+		account(s, &a->v, -1);
 		a->v.prot = prot;
+		account(s, &a->v, 1);
+	}
 	merge_range(s, start, end);
 	return 0;
 }
@@ -291,8 +332,11 @@ static long change_flags(struct vma_set *s, uint64_t start, uint64_t end, int cl
 	if ((err = split_at(s, start)) || (err = split_at(s, end)))
 		return err;
 	for (struct vma_node *a = vt_first_above(s->root, start); a && a->v.start < end;
-	     a = vt_first_above(s->root, a->v.end))
+	     a = vt_first_above(s->root, a->v.end)) {
+		account(s, &a->v, -1);
 		a->v.flags = (a->v.flags & ~clear) | set;
+		account(s, &a->v, 1);
+	}
 	merge_range(s, start, end);
 	return 0;
 }

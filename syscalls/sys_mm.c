@@ -12,6 +12,13 @@ static int read_implies_exec(const struct task *t, int prot)
 	return (prot & PROT_READ) && (t->proc->personality & READ_IMPLIES_EXEC) ? prot | PROT_EXEC : prot;
 }
 
+/* The caller's RLIMIT_AS, RLIMIT_DATA and RLIMIT_STACK for the change it asks (may_expand_vm reads current's). */
+static struct mm *limited_mm(struct task *t)
+{
+	mm_set_rlimits(t->mm, t->proc->rlim);
+	return t->mm;
+}
+
 long sys_mmap(struct task *t, const long a[6])
 {
 	int prot = (int)a[2], flags = (int)a[3];
@@ -27,7 +34,7 @@ long sys_mmap(struct task *t, const long a[6])
 		if ((host_fd = file_mmap(f)) < 0)
 			return host_fd;
 	}
-	return mm_mmap(t->mm, (uint64_t)a[0], (uint64_t)a[1], prot & (PROT_READ | PROT_WRITE | PROT_EXEC),
+	return mm_mmap(limited_mm(t), (uint64_t)a[0], (uint64_t)a[1], prot & (PROT_READ | PROT_WRITE | PROT_EXEC),
 		       flags, (int)host_fd, (uint64_t)a[5]);
 }
 
@@ -38,17 +45,17 @@ long sys_munmap(struct task *t, const long a[6])
 
 long sys_mprotect(struct task *t, const long a[6])
 {
-	return mm_mprotect(t->mm, (uint64_t)a[0], (uint64_t)a[1], read_implies_exec(t, (int)a[2]));
+	return mm_mprotect(limited_mm(t), (uint64_t)a[0], (uint64_t)a[1], read_implies_exec(t, (int)a[2]));
 }
 
 long sys_mremap(struct task *t, const long a[6])
 {
-	return mm_mremap(t->mm, (uint64_t)a[0], (uint64_t)a[1], (uint64_t)a[2], (int)a[3], (uint64_t)a[4]);
+	return mm_mremap(limited_mm(t), (uint64_t)a[0], (uint64_t)a[1], (uint64_t)a[2], (int)a[3], (uint64_t)a[4]);
 }
 
 long sys_brk(struct task *t, const long a[6])
 {
-	return (long)mm_brk(t->mm, (uint64_t)a[0]);
+	return (long)mm_brk(limited_mm(t), (uint64_t)a[0]);
 }
 
 long sys_madvise(struct task *t, const long a[6])

@@ -54,6 +54,8 @@ struct vma_node;
 struct vma_set {
 	struct vma_node *root;
 	size_t n;
+	/* Linux's mm->total_vm and mm->data_vm in bytes: what may_expand_vm holds to RLIMIT_AS and RLIMIT_DATA. */
+	uint64_t total_vm, data_vm;
 };
 
 /* vm.max_map_count's default: "ENOMEM The process's maximum number of mappings would have been exceeded". */
@@ -67,9 +69,14 @@ const struct vma *vma_lookup(const struct vma_set *s, uint64_t addr);
 const struct vma *vma_first(const struct vma_set *s);
 const struct vma *vma_next(const struct vma_set *s, const struct vma *v);
 const struct vma *vma_first_above(const struct vma_set *s, uint64_t addr);
+const struct vma *vma_prev(const struct vma_set *s, const struct vma *v);
 /* Every VMA of s in address order; the set must not change inside the loop. */
 #define vma_for_each(v, s) for (const struct vma *v = vma_first(s); v; v = vma_next(s, v))
 bool vma_range_free(const struct vma_set *s, uint64_t start, uint64_t end);
+/* Linux's is_data_mapping(): private, writable, not a stack (VM_GROWSDOWN). */
+bool vma_is_data(int prot, int flags);
+/* The bytes of [start, end) that are mapped, and of those the data bytes (NULL: not wanted). */
+uint64_t vma_range_bytes(const struct vma_set *s, uint64_t start, uint64_t end, uint64_t *data);
 bool vma_range_mapped(const struct vma_set *s, uint64_t start, uint64_t end);
 /* How many VMAs a change to [start, end) would split (0-2): what it adds to vma_count at most. */
 int vma_splits(const struct vma_set *s, uint64_t start, uint64_t end);
@@ -116,7 +123,25 @@ struct mm {
 	uint64_t stack_top;	/* the main stack's end (randomized at exec) */
 	uint64_t env_start, env_end;	/* the environment strings exec put on the stack (/proc/PID/environ) */
 	int def_lock;		/* mlockall(MCL_FUTURE): lock bits every new mapping gets (mm/mlock.c) */
+	/*
+	 * The RLIMIT_AS, RLIMIT_DATA (soft, hard) and RLIMIT_STACK of the
+	 * process calling in (mm_set_rlimits), in bytes, UINT64_MAX for none:
+	 * rlimits are a process's, the mm may be shared (CLONE_VM), so the
+	 * caller's are set before each change, as Linux reads current's.
+	 */
+	uint64_t rlim_as, rlim_data, rlim_data_max, rlim_stack;
 };
+
+/* The caller's limits for the next change of mm: rlim is a process's RLIM_NLIMITS limits. */
+struct rlimit;
+void mm_set_rlimits(struct mm *mm, const struct rlimit *rlim);
+/*
+ * A fault at addr below a MAP_GROWSDOWN VMA (the main stack): grow it down
+ * to addr as Linux's expand_downwards() does, held to RLIMIT_STACK,
+ * RLIMIT_AS, the stack guard gap and the memory bound. True when it grew
+ * (the guest runs the faulting instruction again), false for a SIGSEGV.
+ */
+bool mm_grow_stack(struct mm *mm, uint64_t addr);
 
 /*
  * The sandbox's memory bound (mm/account.c): commit accounting over all

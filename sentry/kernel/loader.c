@@ -167,6 +167,7 @@ static uint64_t push_str(struct stack_img *s, const char *str)
 }
 
 #define STACK_IMG_MAX (256UL << 10)	/* argv+envp+auxv we accept (the kernel: 1/4 of 8 MiB) */
+#define STACK_EXPAND (128UL << 10)	/* setup_arg_pages()'s stack_expand */
 
 /* A random number below max (0 when max is 0). */
 static uint64_t rnd_below(uint64_t max)
@@ -376,9 +377,15 @@ long elf_load(struct task *t, int fd, const struct elf_info *ei, int ifd, const 
 	/* setup_new_exec() -> arch_pick_mmap_layout(): the stack top and mmap_base move first. */
 	mm->stack_top = PVX_STACK_TOP - rnd_pages(aslr, PVX_STACK_RND_MAX);
 	mm->mmap_base = mm->stack_top - PVX_STACK_SIZE - PVX_STACK_GAP - rnd_pages(aslr, PVX_MMAP_RND_MAX);
-	r = mm_mmap(mm, mm->stack_top - PVX_STACK_SIZE, PVX_STACK_SIZE,
-		    PROT_READ | PROT_WRITE | (ei->exec_stack ? PROT_EXEC : 0),
-		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_STACK, -1, 0);
+	/*
+	 * setup_arg_pages(): the stack VMA holds the arguments and 128 KiB
+	 * more, no more than RLIMIT_STACK allows; it grows down on faults
+	 * (mm_grow_stack) up to the limit, as a VM_GROWSDOWN VMA does.
+	 */
+	mm_set_rlimits(mm, t->proc->rlim);
+	uint64_t stack = MAX(MIN(STACK_IMG_MAX + STACK_EXPAND, mm->rlim_stack & PAGE_MASK), STACK_IMG_MAX);
+	r = mm_mmap(mm, mm->stack_top - stack, stack, PROT_READ | PROT_WRITE | (ei->exec_stack ? PROT_EXEC : 0),
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_STACK | MAP_GROWSDOWN, -1, 0);
 	if (r < 0)
 		return r;
 
@@ -408,6 +415,19 @@ long elf_load(struct task *t, int fd, const struct elf_info *ei, int ifd, const 
 	r = build_stack(t, &ai, argv, envp, execfn);
 	if (r < 0)
 		return r;
+	/*
+	 * setup_arg_pages(): the stack VMA is the arguments' pages and 128 KiB
+	 * below them, or reaches down to RLIMIT_STACK if that is less (never
+	 * above the arguments): what was mapped below that goes, to be grown
+	 * into on faults as Linux's stack is.
+	 */
+	uint64_t args = PAGE_ALIGN_DOWN((uint64_t)r), floor = mm->stack_top - (mm->rlim_stack & PAGE_MASK);
+	if (mm->rlim_stack > mm->stack_top)
+		floor = 0;
+	uint64_t base = MIN(args, MAX(args - STACK_EXPAND, floor));
+	long err = base > mm->stack_top - stack ? mm_munmap(mm, mm->stack_top - stack, base - (mm->stack_top - stack)) : 0;
+	if (err < 0)
+		return err;
 
 	struct pvx_regs *regs = &t->regs;
 	uint64_t cs = regs->cs, ss = regs->ss, eflags = regs->eflags;

@@ -126,26 +126,36 @@ static const char *comm(const struct task *p)
 	return p->comm[0] ? p->comm : "?";
 }
 
-/* /proc/PID/maps: one line per VMA, as show_map_vma() prints them. */
+/* One VMA's line of /proc/PID/maps (and each VMA's first line in smaps), as show_map_vma() prints it. */
+void procfs_maps_line(FILE *f, const struct task *p, const struct vma *v)
+{
+	char name[PVX_PATH_MAX] = "";
+
+	if (v->file && !(v->flags & MAP_ANONYMOUS) && path_of_fd(v->file->fd, name, sizeof(name)) < 0)
+		name[0] = 0;
+	if (v->start >= p->mm->brk_start && v->end <= PAGE_ALIGN_UP(p->mm->brk_cur) && !v->file)
+		strcpy(name, "[heap]");
+	if (v->end == p->mm->stack_top)
+		strcpy(name, "[stack]");
+	fprintf(f, "%08lx-%08lx %c%c%c%c %08lx 00:00 0%s", v->start, v->end, v->prot & PROT_READ ? 'r' : '-',
+		v->prot & PROT_WRITE ? 'w' : '-', v->prot & PROT_EXEC ? 'x' : '-',
+		(v->flags & MAP_TYPE) == MAP_PRIVATE ? 'p' : 's', v->file ? v->off : 0,
+		name[0] ? "                          " : "");
+	/* seq_file_path(m, file, "\n"): a newline in a file's name is \012, never a line of its own */
+	for (const char *c = name; *c; c++)
+		*c == '\n' ? (void)fputs("\\012", f) : (void)fputc(*c, f);
+	fputc('\n', f);
+}
+
+/* /proc/PID/maps: one line per VMA. */
 static long gen_maps(struct task *p, char **out, size_t *len)
 {
 	FILE *f = open_memstream(out, len);
 
 	if (!f)
 		return -ENOMEM;
-	vma_for_each(v, &p->mm->vmas) {
-		char name[PVX_PATH_MAX] = "";
-		if (v->file && !(v->flags & MAP_ANONYMOUS) && path_of_fd(v->file->fd, name, sizeof(name)) < 0)
-			name[0] = 0;
-		if (v->start >= p->mm->brk_start && v->end <= PAGE_ALIGN_UP(p->mm->brk_cur) && !v->file)
-			strcpy(name, "[heap]");
-		if (v->end == p->mm->stack_top)
-			strcpy(name, "[stack]");
-		fprintf(f, "%08lx-%08lx %c%c%c%c %08lx 00:00 0%s%s\n", v->start, v->end, v->prot & PROT_READ ? 'r' : '-',
-			v->prot & PROT_WRITE ? 'w' : '-', v->prot & PROT_EXEC ? 'x' : '-',
-			(v->flags & MAP_TYPE) == MAP_PRIVATE ? 'p' : 's', v->file ? v->off : 0,
-			name[0] ? "                          " : "", name);
-	}
+	vma_for_each(v, &p->mm->vmas)
+		procfs_maps_line(f, p, v);
 	return fclose(f) ? -ENOMEM : 0;
 }
 
@@ -251,6 +261,8 @@ static long gen_file(struct task *p, const char *what, char **out, size_t *len)
 
 	if (!strcmp(what, "/maps"))
 		return gen_maps(p, out, len);
+	if (!strcmp(what, "/smaps") || !strcmp(what, "/smaps_rollup"))
+		return procfs_smaps(p, what[6] == '_', out, len);	/* sentry/kernel/procfs_smaps.c */
 	if (!strcmp(what, "/mounts") || !strcmp(what, "/mountinfo"))
 		return gen_mounts(what[6] == 'i', out, len);
 	if (!strcmp(what, "/cmdline")) {
@@ -390,7 +402,7 @@ static long list_fds(struct task *t, struct task *p, const char *what)
 
 static const char *const pid_entries[] = { "cmdline", "comm", "cwd", "environ", "exe", "fd", "fdinfo", "limits",
 					   "maps", "mountinfo", "mounts", "root", "stat", "statm", "status", "task",
-					   "timerslack_ns" };
+					   "timerslack_ns", "smaps", "smaps_rollup", "pagemap" };
 
 static bool starts(const char *s, const char *prefix)
 {
@@ -686,6 +698,8 @@ static long procfs_open_kind(struct task *t, const char *orig, int flags, const 
 	}
 	if (threads)
 		return list_threads(threads);
+	if (!strcmp(rest, "/pagemap"))	/* made at each read (sentry/kernel/procfs_smaps.c) */
+		return procfs_pagemap_open(t, p, kind);
 	r = gen_file(p, rest, &text, &len);
 	if (!r)
 		r = procfs_text_fd(text ? text : "", len);

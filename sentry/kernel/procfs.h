@@ -33,4 +33,11 @@ struct file_ops;
 long procfs_sys_open(const char *rest, const struct file_ops **kind) __must_check;
 long procfs_config_open(const struct file_ops **kind) __must_check;
 
+/* /proc/PID/maps's line for v (procfs.c); /proc/PID/smaps or smaps_rollup, and pagemap (procfs_smaps.c). */
+#include <stdio.h>
+struct vma;
+void procfs_maps_line(FILE *f, const struct task *p, const struct vma *v);
+long procfs_smaps(struct task *p, bool rollup, char **out, size_t *len) __must_check;
+long procfs_pagemap_open(struct task *t, struct task *p, const struct file_ops **kind) __must_check;
+
 #endif

@@ -159,6 +159,7 @@ long shm_attach(struct task *t, int id, uint64_t addr, int flags, uint64_t *out)
 	}
 	struct vma_file *f = s->file;
 	f->refs++;	/* SHM_REMAP over its own last mapping must not destroy it meanwhile */
+	mm_set_rlimits(t->mm, t->proc->rlim);	/* do_mmap(): RLIMIT_AS holds an attachment too */
 	r = mm_mmap_vfile(t->mm, addr, s->size, prot, mflags, f, 0);
 	if (r >= 0) {
 		s->atime = ipc_now();

@@ -59,6 +59,12 @@ static void handle_trap_signal(struct task *t, const struct pvx_trap *trap)
 
 	if (sig <= 0 || sig > 64 || (sig == PVX_SIG_INTERRUPT && trap->code <= 0))
 		return;	/* an interruption (task_interrupt): pending signals are delivered below */
+	/* A fault below a stack: it grows as Linux's do_user_addr_fault() grows it, or the SIGSEGV goes on. */
+	if (sig == SIGSEGV && trap->code == SEGV_MAPERR) {
+		mm_set_rlimits(t->mm, t->proc->rlim);
+		if (mm_grow_stack(t->mm, trap->addr))
+			return;
+	}
 	if (trap->code > 0) {
 		struct sigaction_rec *sa = &t->proc->sigactions[sig - 1];
 		if (sa->handler == (uint64_t)SIG_IGN || (t->sigmask & (1UL << (sig - 1)))) {

@@ -183,6 +183,12 @@ static bool random_ops(int n, struct vma_file *files[2], int *counts)
 		}
 		counts[op]++;
 		good &= matches_model(&s);
+		uint64_t total = 0, data = 0;	/* total_vm and data_vm (may_expand_vm's) follow every change */
+		for (int i = 0; i < NPG; i++) {
+			total += model[i].mapped ? P(1) : 0;
+			data += model[i].mapped && vma_is_data(model[i].prot, model[i].flags) ? P(1) : 0;
+		}
+		good &= s.total_vm == total && s.data_vm == data && vma_range_bytes(&s, 0, P(NPG), NULL) == total;
 		good &= files[0]->refs == model_refs(&s, files[0]) && files[1]->refs == model_refs(&s, files[1]);
 		if (!good)
 			printf("# step %d op %d [%d,%d) prot %d file %d\n", step, op, a, b, prot, fi);
