@@ -21,6 +21,19 @@ long futex_wait(struct task *t, uint64_t uaddr, uint32_t val, uint64_t until, bo
 /* FUTEX_REQUEUE / FUTEX_CMP_REQUEUE: wake n, move up to n2 waiters to uaddr2. */
 long futex_requeue(struct task *t, uint64_t uaddr, int n, int n2, uint64_t uaddr2, bool cmp, uint32_t val3,
 		   bool private);
+/* FUTEX_WAKE_OP: the encoded op on uaddr2, then the wakes (sentry/kernel/futex.c). */
+long futex_wake_op(struct task *t, uint64_t uaddr, int n, int n2, uint64_t uaddr2, uint32_t encoded, bool private);
+
+#define FUTEX_WAITV_MAX 128
+/* One entry of a futex_waitv(2) vector, read and checked. */
+struct futex_waitv_req {
+	uint64_t uaddr;
+	uint32_t val;
+	bool private;
+};
+/* futex_waitv(2): the index of a woken entry, -EAGAIN, -ETIMEDOUT (until: CLOCK_MONOTONIC ns), -ERESTARTSYS. */
+long futex_waitv(struct task *t, const struct futex_waitv_req *v, int n, uint64_t until);
+
 /*
  * Walk t's robust futex list in mm (its memory, still mapped) and mark the
  * locks t still holds FUTEX_OWNER_DIED (sentry/kernel/robust.c); the list

@@ -17,9 +17,13 @@
  * mapping, or a shared anonymous mapping (a memfd) inherited through fork.
  * Anything else is (address space, address).
  *
- * Not here: FUTEX_WAKE_OP (needs an atomic read-modify-write on guest
- * memory; glibc >= 2.25 and musl do not use it), the PI ops and
- * FUTEX_WAIT_REQUEUE_PI: ENOSYS. Robust lists: sentry/kernel/robust.c.
+ * FUTEX_WAKE_OP changes the guest word with guest_cmpxchg32 (mm/), which
+ * runs a lock cmpxchg in the guest's own address space: atomic against the
+ * guest's threads on other CPUs, unlike a read and a write through
+ * process_vm_readv/writev.
+ *
+ * Not here: the PI ops and FUTEX_WAIT_REQUEUE_PI: ENOSYS. Robust lists:
+ * sentry/kernel/robust.c.
  */
 #include <linux/futex.h>
 #include <sys/mman.h>
@@ -39,6 +43,7 @@ struct futex_waiter {
 	struct futex_key key;
 	uint32_t bitset;
 	bool woken;
+	bool *any;	/* futex_waitv: set when any waiter of the sleeper is woken */
 };
 
 static struct futex_waiter head = { &head, &head };
@@ -61,6 +66,10 @@ static long key_get(struct mm *mm, uint64_t uaddr, bool private, struct futex_ke
 {
 	uint32_t word;
 
+	if (uaddr & 3)
+		return -EINVAL;	/* "naturally aligned" */
+	if (uaddr > PVX_GUEST_TASK_SIZE - sizeof(word))
+		return -EFAULT;	/* access_ok */
 	if (!private && copy_from_guest(mm, &word, uaddr, sizeof(word)))
 		return -EFAULT;
 	*k = key_of(mm, uaddr, private);
@@ -79,18 +88,25 @@ static void unqueue(struct futex_waiter *w)
 	w->next = w->prev = w;
 }
 
-/* Wake up to n waiters on key k whose bitset meets bitset. */
+/*
+ * Wake up to n waiters on key k whose bitset meets bitset. As Linux's
+ * loops ("if (++ret >= nr_wake) break" after the wake), an n of 0 or less
+ * still wakes one.
+ */
 static int wake(struct futex_key k, int n, uint32_t bitset)
 {
 	int woken = 0;
 
-	for (struct futex_waiter *w = head.next, *next; w != &head && woken < n; w = next) {
+	for (struct futex_waiter *w = head.next, *next; w != &head; w = next) {
 		next = w->next;
 		if (!key_eq(w->key, k) || !(w->bitset & bitset))
 			continue;
 		unqueue(w);
 		w->woken = true;
-		woken++;
+		if (w->any)
+			*w->any = true;
+		if (++woken >= n)
+			break;
 	}
 	if (woken)
 		sentry_wake_all();
@@ -172,4 +188,144 @@ long futex_requeue(struct task *t, uint64_t uaddr, int n, int n2, uint64_t uaddr
 			moved++;
 		}
 	return woken + moved;
+}
+
+#define ATOMIC_OP_TRIES 100000	/* cmpxchg retries against guest threads changing the word meanwhile */
+
+/*
+ * arch_futex_atomic_op_inuser(): *uaddr = *uaddr OP oparg, atomically,
+ * *old = what it was; -ENOSYS for an op code Linux has not (before the word
+ * is touched), -EFAULT. A cmpxchg loop: the word is read, the new value
+ * computed, and stored only if the word is still what was read. A guest
+ * that changes the word for ever between our read and our cmpxchg gets
+ * EAGAIN after ATOMIC_OP_TRIES (the sentry lock is held meanwhile).
+ */
+static long atomic_op(struct mm *mm, uint64_t uaddr, unsigned op, uint32_t oparg, uint32_t *old)
+{
+	uint32_t cur, want, prev;
+	long r;
+
+	if (op > FUTEX_OP_XOR)
+		return -ENOSYS;
+	if ((r = copy_from_guest(mm, &cur, uaddr, sizeof(cur))))
+		return r;
+	for (int i = 0; i < ATOMIC_OP_TRIES; i++) {
+		switch (op) {
+		case FUTEX_OP_SET: want = oparg; break;
+		case FUTEX_OP_ADD: want = cur + oparg; break;
+		case FUTEX_OP_OR: want = cur | oparg; break;
+		case FUTEX_OP_ANDN: want = cur & ~oparg; break;
+		default: want = cur ^ oparg; break;	/* FUTEX_OP_XOR */
+		}
+		if ((r = guest_cmpxchg32(mm, uaddr, cur, want, &prev)))
+			return r;
+		if (prev == cur) {
+			*old = cur;
+			return 0;
+		}
+		cur = prev;
+	}
+	return -EAGAIN;
+}
+
+/*
+ * futex_atomic_op_inuser(): decode FUTEX_OP(op, oparg, cmp, cmparg), run
+ * the op on uaddr, and say whether the old value meets the comparison
+ * (1/0). oparg and cmparg are 12-bit signed; with FUTEX_OP_OPARG_SHIFT the
+ * op's argument is 1 << oparg, a shift outside 0..31 taken mod 32 (Linux
+ * only logs it). A bad cmp is -ENOSYS after the op has run, as Linux.
+ */
+static long wake_op_atomic(struct mm *mm, uint64_t uaddr, uint32_t encoded)
+{
+	unsigned op = (encoded & 0x70000000) >> 28, cmp = (encoded & 0x0f000000) >> 24;
+	int32_t oparg = (int32_t)(encoded << 8) >> 20, cmparg = (int32_t)(encoded << 20) >> 20;
+	int32_t old;
+	long r;
+
+	if (encoded & (FUTEX_OP_OPARG_SHIFT << 28))
+		oparg = (int32_t)(1U << (oparg & 31));
+	if ((r = atomic_op(mm, uaddr, op, (uint32_t)oparg, (uint32_t *)&old)))
+		return r;
+	switch (cmp) {
+	case FUTEX_OP_CMP_EQ: return old == cmparg;
+	case FUTEX_OP_CMP_NE: return old != cmparg;
+	case FUTEX_OP_CMP_LT: return old < cmparg;
+	case FUTEX_OP_CMP_GE: return old >= cmparg;
+	case FUTEX_OP_CMP_LE: return old <= cmparg;
+	case FUTEX_OP_CMP_GT: return old > cmparg;
+	}
+	return -ENOSYS;
+}
+
+/*
+ * FUTEX_WAKE_OP (futex_wake_op in kernel/futex/waitwake.c): the op on
+ * uaddr2, then wake up to n waiters of uaddr and, if the old value of
+ * uaddr2 met the comparison, up to n2 of uaddr2. Returns how many woke.
+ */
+long futex_wake_op(struct task *t, uint64_t uaddr, int n, int n2, uint64_t uaddr2, uint32_t encoded, bool private)
+{
+	struct futex_key k1, k2;
+	long r, met;
+
+	if ((r = key_get(t->mm, uaddr, private, &k1)) || (r = key_get(t->mm, uaddr2, private, &k2)))
+		return r;
+	if ((met = wake_op_atomic(t->mm, uaddr2, encoded)) < 0)
+		return met;
+	r = wake(k1, n, FUTEX_BITSET_MATCH_ANY);
+	if (met)
+		r += wake(k2, n2, FUTEX_BITSET_MATCH_ANY);
+	return r;
+}
+
+/*
+ * futex_waitv(2), its vector already read and checked (sys_futex.c):
+ * queue a waiter on each word whose value is the expected one, under the
+ * sentry lock, and sleep until one is woken (its index; when several
+ * were, the last one's, as futex_unqueue_multiple), EAGAIN when a word
+ * differs (unless one was woken meanwhile), ETIMEDOUT at until (ns of
+ * CLOCK_MONOTONIC, 0: none), ERESTARTSYS on a signal.
+ */
+long futex_waitv(struct task *t, const struct futex_waitv_req *v, int n, uint64_t until)
+{
+	struct futex_waiter w[FUTEX_WAITV_MAX];
+	bool any = false;
+	int queued = 0;
+	long r = 0;
+
+	for (int i = 0; i < n && !r; i++)
+		r = key_get(t->mm, v[i].uaddr, v[i].private, &w[i].key);
+	if (r)
+		return r;
+	for (; queued < n; queued++) {
+		uint32_t cur;
+		if ((r = copy_from_guest(t->mm, &cur, v[queued].uaddr, sizeof(cur))))
+			break;
+		if (cur != v[queued].val) {
+			r = -EAGAIN;
+			break;
+		}
+		w[queued].bitset = FUTEX_BITSET_MATCH_ANY;
+		w[queued].woken = false;
+		w[queued].any = &any;
+		w[queued].next = &head;
+		w[queued].prev = head.prev;
+		head.prev->next = &w[queued];
+		head.prev = &w[queued];
+	}
+	while (!r && !any) {
+		if (signal_pending(t))
+			r = -ERESTARTSYS;
+		else if (until && timer_now_ns() >= until)
+			r = -ETIMEDOUT;
+		else
+			sentry_timedwait(until);
+	}
+	long woken = -1;
+	for (int i = 0; i < queued; i++) {
+		if (w[i].woken)
+			woken = i;
+		else
+			unqueue(&w[i]);
+	}
+	return woken >= 0 ? woken : r;
 }
