@@ -3,8 +3,9 @@
  * futex(2): decode the op and the timeout; the waiter table is the
  * kernel's (sentry/kernel/futex.c).
  *
- * Not here: the PI ops and FUTEX_WAIT_REQUEUE_PI: ENOSYS. Robust lists:
- * sentry/kernel/robust.c.
+ * Not here: FUTEX_WAIT_REQUEUE_PI and FUTEX_CMP_REQUEUE_PI (glibc's
+ * condition variables have not used them since 2.25): ENOSYS. Robust
+ * lists: sentry/kernel/robust.c.
  */
 #include <linux/futex.h>
 #include <time.h>
@@ -70,12 +71,13 @@ static long wait_op(struct task *t, uint64_t uaddr, uint32_t val, uint64_t uts, 
 long sys_futex(struct task *t, const long a[6])
 {
 	int op = (int)a[1] & FUTEX_CMD_MASK, flags = (int)a[1] & ~FUTEX_CMD_MASK;
-	uint64_t uaddr = (uint64_t)a[0];
+	uint64_t uaddr = (uint64_t)a[0], until;
 	bool private = flags & FUTEX_PRIVATE_FLAG;
+	long r;
 
-	if (uaddr & 3)
+	if ((uaddr & 3) && op != FUTEX_UNLOCK_PI)	/* it reads the word first: EPERM before EINVAL */
 		return -EINVAL;
-	if ((flags & FUTEX_CLOCK_REALTIME) && op != FUTEX_WAIT && op != FUTEX_WAIT_BITSET)
+	if ((flags & FUTEX_CLOCK_REALTIME) && op != FUTEX_WAIT && op != FUTEX_WAIT_BITSET && op != FUTEX_LOCK_PI2)
 		return -ENOSYS;
 	switch (op) {
 	case FUTEX_WAIT:
@@ -92,6 +94,16 @@ long sys_futex(struct task *t, const long a[6])
 		return futex_requeue(t, uaddr, (int)a[2], (int)a[3], (uint64_t)a[4], false, 0, private);
 	case FUTEX_CMP_REQUEUE:
 		return futex_requeue(t, uaddr, (int)a[2], (int)a[3], (uint64_t)a[4], true, (uint32_t)a[5], private);
+	case FUTEX_LOCK_PI:	/* an absolute CLOCK_REALTIME timeout */
+	case FUTEX_LOCK_PI2:	/* absolute, CLOCK_MONOTONIC unless FUTEX_CLOCK_REALTIME */
+		if ((r = deadline(t, (uint64_t)a[3], FUTEX_WAIT_BITSET,
+				  op == FUTEX_LOCK_PI || (flags & FUTEX_CLOCK_REALTIME), &until)))
+			return r;
+		return futex_lock_pi(t, uaddr, private, until, false);
+	case FUTEX_TRYLOCK_PI:
+		return futex_lock_pi(t, uaddr, private, 0, true);
+	case FUTEX_UNLOCK_PI:
+		return futex_unlock_pi(t, uaddr, private);
 	case FUTEX_WAKE_OP:	/* val2, the second count, comes in the timeout's place */
 		return futex_wake_op(t, uaddr, (int)a[2], (int)(uint32_t)a[3], (uint64_t)a[4], (uint32_t)a[5], private);
 	}

@@ -89,3 +89,37 @@ owner_died() {
 	has 'nr 0: -1 EINVAL' 'nr 129: -1 EINVAL' 'reserved: -1 EINVAL' '64-bit value: -1 EINVAL' \
 		'unmapped waiters: -1 EFAULT' 'kernel uaddr: -1 EFAULT' 'size u64: -1 EINVAL'
 }
+
+# PI futexes (issue 15): tests/guest/futex_pi.c, compared with its native run. Words print their owner as me/A/B.
+
+@test "futex PI: the owner-TID protocol: take, EDEADLK, TRYLOCK's EAGAIN (WAITERS left set), EPERM, hand-off" {
+	compare_flavours 0 futex_pi basic
+	has 'lock again: -1 EDEADLK word me' 'trylock held by A: -1 EAGAIN word A|WAITERS' \
+		'unlock held by A: -1 EPERM word A|WAITERS' 'A unlocked: B got it 0, word then B|WAITERS, now 0' \
+		'FUTEX_WAKE on a word with PI waiters: -1 EINVAL'
+}
+
+@test "futex PI: LOCK_PI (realtime) and LOCK_PI2 (either clock) deadlines, ENOSYS clock flags, restart after a signal" {
+	compare_flavours 0 futex_pi time
+	has 'LOCK_PI2|CLOCK_REALTIME: -1 ETIMEDOUT word A|WAITERS' 'LOCK_PI|CLOCK_REALTIME: -1 ENOSYS word A|WAITERS' \
+		'alarm handler ran' 'B after the signal: 0'
+}
+
+@test "futex PI (hostile): forged owner TIDs (unknown, exited, live), OWNER_DIED, bad and read-only pointers" {
+	compare_flavours 0 futex_pi forged
+	has 'owner tid no thread has: -1 ESRCH word tid?|WAITERS' 'owner tid of an exited thread: -1 ESRCH, waiters bit yes' \
+		'OWNER_DIED, no owner: 0 0 word me|OWNER_DIED' 'unlock a word of a live thread: -1 EPERM word A' \
+		'read-only lock: -1 EFAULT, word 0' 'stub gadget address: -1 EFAULT' 'unaligned unlock: -1 EPERM word 0'
+}
+
+@test "futex PI: an owner thread that exits holding the lock hands it to its waiter with OWNER_DIED" {
+	compare_flavours 0 futex_pi death
+	has 'A exited holding it: B got it 0, word then B|WAITERS|OWNER_DIED, now 0' \
+		'locked after A exited, no waiter: -1 ESRCH'
+}
+
+@test "futex PI: glibc PTHREAD_PRIO_INHERIT mutexes under contention, with a condvar, robust with a dead owner" {
+	compare_flavours 0 futex_pi glibc
+	has '4 threads x 20000 under a PI mutex: 80000' 'condvar with a PI mutex: ready 5, woke at least once: yes' \
+		'robust PI lock after the owner died: EOWNERDEAD' 'lock again: 0'
+}

@@ -35,6 +35,15 @@ struct futex_waitv_req {
 long futex_waitv(struct task *t, const struct futex_waitv_req *v, int n, uint64_t until);
 
 /*
+ * PI futexes (sentry/kernel/futex.c): FUTEX_LOCK_PI/LOCK_PI2/TRYLOCK_PI
+ * (until: CLOCK_MONOTONIC ns, 0: none) and FUTEX_UNLOCK_PI; futex_exit_pi
+ * hands the locks a gone thread held to their waiters.
+ */
+long futex_lock_pi(struct task *t, uint64_t uaddr, bool private, uint64_t until, bool trylock);
+long futex_unlock_pi(struct task *t, uint64_t uaddr, bool private);
+void futex_exit_pi(struct task *t);
+
+/*
  * Walk t's robust futex list in mm (its memory, still mapped) and mark the
  * locks t still holds FUTEX_OWNER_DIED (sentry/kernel/robust.c); the list
  * is forgotten. At thread exit, execve, and for all threads of a process

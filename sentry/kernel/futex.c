@@ -22,8 +22,8 @@
  * guest's threads on other CPUs, unlike a read and a write through
  * process_vm_readv/writev.
  *
- * Not here: the PI ops and FUTEX_WAIT_REQUEUE_PI: ENOSYS. Robust lists:
- * sentry/kernel/robust.c.
+ * PI futexes (FUTEX_LOCK_PI...): below. Not here: FUTEX_WAIT_REQUEUE_PI
+ * and FUTEX_CMP_REQUEUE_PI: ENOSYS. Robust lists: sentry/kernel/robust.c.
  */
 #include <linux/futex.h>
 #include <sys/mman.h>
@@ -44,6 +44,12 @@ struct futex_waiter {
 	uint32_t bitset;
 	bool woken;
 	bool *any;	/* futex_waitv: set when any waiter of the sleeper is woken */
+	/* PI waiters (FUTEX_LOCK_PI*): woken means handed the lock. */
+	bool pi;
+	struct task *task;	/* the waiting thread */
+	struct task *owner;	/* who holds the lock, by the word when it queued or by the last hand-off */
+	struct mm *mm;		/* where the word is, for a hand-off at the owner's exit */
+	uint64_t uaddr;
 };
 
 static struct futex_waiter head = { &head, &head };
@@ -89,17 +95,25 @@ static void unqueue(struct futex_waiter *w)
 }
 
 /*
- * Wake up to n waiters on key k whose bitset meets bitset. As Linux's
+ * Wake up to n waiters on key k whose bitset meets bitset. As Linux's wake
  * loops ("if (++ret >= nr_wake) break" after the wake), an n of 0 or less
- * still wakes one.
+ * still wakes one, unless exact (futex_requeue counts before it wakes).
+ * A PI waiter on k makes it -EINVAL, as "if (this->pi_state ||
+ * this->rt_waiter)" does: the word is a PI lock, not a plain futex.
  */
-static int wake(struct futex_key k, int n, uint32_t bitset)
+static int wake_n(struct futex_key k, int n, uint32_t bitset, bool exact)
 {
-	int woken = 0;
+	int woken = 0, r = 0;
 
-	for (struct futex_waiter *w = head.next, *next; w != &head; w = next) {
+	for (struct futex_waiter *w = head.next, *next; w != &head && (!exact || woken < n); w = next) {
 		next = w->next;
-		if (!key_eq(w->key, k) || !(w->bitset & bitset))
+		if (!key_eq(w->key, k))
+			continue;
+		if (w->pi) {
+			r = -EINVAL;
+			break;
+		}
+		if (!(w->bitset & bitset))
 			continue;
 		unqueue(w);
 		w->woken = true;
@@ -110,7 +124,12 @@ static int wake(struct futex_key k, int n, uint32_t bitset)
 	}
 	if (woken)
 		sentry_wake_all();
-	return woken;
+	return r ? r : woken;
+}
+
+static int wake(struct futex_key k, int n, uint32_t bitset)
+{
+	return wake_n(k, n, bitset, false);
 }
 
 /* The clear_child_tid wake of an exiting thread: a shared key where the word is in shared memory. */
@@ -181,9 +200,11 @@ long futex_requeue(struct task *t, uint64_t uaddr, int n, int n2, uint64_t uaddr
 		if (cur != val3)
 			return -EAGAIN;
 	}
-	int woken = wake(k1, n, FUTEX_BITSET_MATCH_ANY);
+	int woken = wake_n(k1, n, FUTEX_BITSET_MATCH_ANY, true);
+	if (woken < 0)
+		return woken;
 	for (struct futex_waiter *w = head.next; w != &head && moved < n2; w = w->next)
-		if (key_eq(w->key, k1)) {
+		if (key_eq(w->key, k1) && !w->pi) {
 			w->key = k2;
 			moved++;
 		}
@@ -271,10 +292,10 @@ long futex_wake_op(struct task *t, uint64_t uaddr, int n, int n2, uint64_t uaddr
 		return r;
 	if ((met = wake_op_atomic(t->mm, uaddr2, encoded)) < 0)
 		return met;
-	r = wake(k1, n, FUTEX_BITSET_MATCH_ANY);
-	if (met)
-		r += wake(k2, n2, FUTEX_BITSET_MATCH_ANY);
-	return r;
+	if ((r = wake(k1, n, FUTEX_BITSET_MATCH_ANY)) < 0 || !met)
+		return r;
+	long r2 = wake(k2, n2, FUTEX_BITSET_MATCH_ANY);
+	return r2 < 0 ? r2 : r + r2;
 }
 
 /*
@@ -304,9 +325,7 @@ long futex_waitv(struct task *t, const struct futex_waitv_req *v, int n, uint64_
 			r = -EAGAIN;
 			break;
 		}
-		w[queued].bitset = FUTEX_BITSET_MATCH_ANY;
-		w[queued].woken = false;
-		w[queued].any = &any;
+		w[queued] = (struct futex_waiter){ .key = w[queued].key, .bitset = FUTEX_BITSET_MATCH_ANY, .any = &any };
 		w[queued].next = &head;
 		w[queued].prev = head.prev;
 		head.prev->next = &w[queued];
@@ -328,4 +347,191 @@ long futex_waitv(struct task *t, const struct futex_waitv_req *v, int n, uint64_
 			unqueue(&w[i]);
 	}
 	return woken >= 0 ? woken : r;
+}
+
+/*
+ * PI futexes (kernel/futex/pi.c): the word is a lock, 0 when free, else
+ * the owner's tid with FUTEX_WAITERS when someone sleeps on it (the
+ * owner's unlock must then come to the kernel) and FUTEX_OWNER_DIED when
+ * its last owner died holding it. Changes to the word are cmpxchg's in the
+ * guest's mm (guest_cmpxchg32), so a guest thread's own atomic lock or
+ * unlock at the same time is never lost.
+ *
+ * Priority inheritance itself is a no-op: pvx schedules nothing by
+ * priority (the host does), so there is no owner to boost. Waiters are
+ * handed the lock in the order they queued (Linux: priority order, then
+ * FIFO; every guest thread has the same priority to pvx).
+ */
+
+/* The first waiter queued on k, PI or not. */
+static struct futex_waiter *top_waiter(struct futex_key k)
+{
+	for (struct futex_waiter *w = head.next; w != &head; w = w->next)
+		if (key_eq(w->key, k))
+			return w;
+	return NULL;
+}
+
+/* Every PI waiter of k now waits for owner (a lock taken or handed on). */
+static void set_owner(struct futex_key k, struct task *owner)
+{
+	for (struct futex_waiter *w = head.next; w != &head; w = w->next)
+		if (w->pi && key_eq(w->key, k))
+			w->owner = owner;
+}
+
+/* Hand the lock to waiter w: the word is already its; it wakes owning it. */
+static void hand_to(struct futex_waiter *w)
+{
+	unqueue(w);
+	w->woken = true;
+	set_owner(w->key, w->task);
+	sentry_wake_all();
+}
+
+/*
+ * FUTEX_LOCK_PI, FUTEX_LOCK_PI2, FUTEX_TRYLOCK_PI (futex_lock_pi and
+ * futex_lock_pi_atomic): take a free word (keeping FUTEX_OWNER_DIED);
+ * EDEADLK when the caller owns it; ESRCH when its owner tid is no thread
+ * of the sandbox or one that has exited (attach_to_pi_owner,
+ * handle_exit_race); EINVAL when plain waiters sleep on the word or the
+ * word names another owner than the one its waiters wait for
+ * (attach_to_pi_state). Else set FUTEX_WAITERS and (trylock: EAGAIN after
+ * that, as Linux leaves the bit) sleep until an unlock or the owner's exit
+ * hands the lock over (0), the deadline (ETIMEDOUT; until: CLOCK_MONOTONIC
+ * ns, 0: none) or a signal (restarted whatever SA_RESTART says:
+ * ERESTARTNOINTR).
+ */
+long futex_lock_pi(struct task *t, uint64_t uaddr, bool private, uint64_t until, bool trylock)
+{
+	const uint32_t tid = (uint32_t)t->tid;
+	struct futex_key k;
+	uint32_t uval, prev;
+	long r;
+
+	if ((r = key_get(t->mm, uaddr, private, &k)))
+		return r;
+	for (int tries = 0;; tries++) {
+		if (tries >= ATOMIC_OP_TRIES)
+			return -EAGAIN;
+		if ((r = guest_cmpxchg32(t->mm, uaddr, 0, tid, &uval)))
+			return r;
+		if (!uval)
+			return 0;	/* it was free: ours now */
+		if ((uval & FUTEX_TID_MASK) == tid)
+			return -EDEADLK;
+		struct futex_waiter *top = top_waiter(k);
+		if (top && !top->pi)
+			return -EINVAL;
+		uint32_t owner_tid = uval & FUTEX_TID_MASK;
+		if (!owner_tid) {	/* no owner (OWNER_DIED, stray WAITERS): take it, as Linux does */
+			uint32_t nv = (uval & FUTEX_OWNER_DIED) | tid | (top ? FUTEX_WAITERS : 0);
+			if ((r = guest_cmpxchg32(t->mm, uaddr, uval, nv, &prev)))
+				return r;
+			if (prev != uval)
+				continue;
+			if (top)
+				set_owner(k, t);
+			return 0;
+		}
+		struct task *owner = task_find((int)owner_tid);
+		if (top && top->owner && top->owner != owner)
+			return -EINVAL;
+		if (!(uval & FUTEX_WAITERS)) {	/* set before the owner is looked at, as Linux */
+			if ((r = guest_cmpxchg32(t->mm, uaddr, uval, uval | FUTEX_WAITERS, &prev)))
+				return r;
+			if (prev != uval)
+				continue;
+		}
+		if (!owner || !owner->proc || owner->exited)
+			return -ESRCH;	/* the word is as read: another change would have failed the cmpxchg */
+		if (owner->exiting) {	/* wait_for_owner_exiting(): its robust walk may free the word */
+			if (signal_pending(t))
+				return -ERESTARTNOINTR;
+			sentry_timedwait(timer_now_ns() + 1000000);
+			continue;
+		}
+		if (trylock)
+			return -EAGAIN;
+		struct futex_waiter w = { .key = k, .pi = true, .task = t, .owner = owner, .mm = t->mm,
+					  .uaddr = uaddr, .bitset = FUTEX_BITSET_MATCH_ANY };
+		w.next = &head;
+		w.prev = head.prev;
+		head.prev->next = &w;
+		head.prev = &w;
+		for (;;) {
+			if (w.woken)
+				return 0;
+			if (signal_pending(t)) {
+				r = -ERESTARTNOINTR;
+				break;
+			}
+			if (until && timer_now_ns() >= until) {
+				r = -ETIMEDOUT;
+				break;
+			}
+			sentry_timedwait(until);
+		}
+		unqueue(&w);
+		return r;
+	}
+}
+
+/*
+ * FUTEX_UNLOCK_PI (futex_unlock_pi): only the owner (EPERM); the first
+ * waiter gets the lock (the word: its tid | FUTEX_WAITERS, wake_futex_pi),
+ * or the word becomes 0 (FUTEX_OWNER_DIED and stray bits go too).
+ */
+long futex_unlock_pi(struct task *t, uint64_t uaddr, bool private)
+{
+	const uint32_t tid = (uint32_t)t->tid;
+	struct futex_key k;
+	uint32_t uval, prev;
+	long r;
+
+	for (int tries = 0; tries < ATOMIC_OP_TRIES; tries++) {
+		if ((r = copy_from_guest(t->mm, &uval, uaddr, sizeof(uval))))
+			return r;
+		if ((uval & FUTEX_TID_MASK) != tid)
+			return -EPERM;
+		if ((r = key_get(t->mm, uaddr, private, &k)))
+			return r;
+		struct futex_waiter *top = top_waiter(k);
+		if (top && !top->pi)
+			return -EINVAL;
+		uint32_t nv = top ? FUTEX_WAITERS | (uint32_t)top->task->tid : 0;
+		if ((r = guest_cmpxchg32(t->mm, uaddr, uval, nv, &prev)))
+			return r;
+		if (prev != uval)
+			continue;
+		if (top)
+			hand_to(top);
+		return 0;
+	}
+	return -EAGAIN;
+}
+
+/*
+ * exit_pi_state_list(): t is gone (after its robust list set
+ * FUTEX_OWNER_DIED on the locks it registered): each lock it held with
+ * waiters goes to its first waiter, the word its tid | FUTEX_WAITERS |
+ * FUTEX_OWNER_DIED, robust lock or not (fixup_pi_state_owner: "if
+ * (!pi_state->owner) newtid |= FUTEX_OWNER_DIED"), so a waiter never
+ * sleeps on a dead owner.
+ */
+void futex_exit_pi(struct task *t)
+{
+	for (struct futex_waiter *w = head.next; w != &head; w = w->next) {
+		if (!w->pi || w->owner != t)
+			continue;
+		struct futex_waiter *top = top_waiter(w->key);
+		uint32_t cur, prev;
+		for (int tries = 0; tries < 100 && !copy_from_guest(top->mm, &cur, top->uaddr, sizeof(cur)); tries++) {
+			uint32_t nv = FUTEX_OWNER_DIED | FUTEX_WAITERS | (uint32_t)top->task->tid;
+			if (guest_cmpxchg32(top->mm, top->uaddr, cur, nv, &prev) || prev == cur)
+				break;
+		}
+		hand_to(top);
+		w = &head;	/* the queue changed: from the start */
+	}
 }
