@@ -3,9 +3,7 @@
  * futex(2): decode the op and the timeout; the waiter table is the
  * kernel's (sentry/kernel/futex.c).
  *
- * Not here: FUTEX_WAIT_REQUEUE_PI and FUTEX_CMP_REQUEUE_PI (glibc's
- * condition variables have not used them since 2.25): ENOSYS. Robust
- * lists: sentry/kernel/robust.c.
+ * Robust lists: sentry/kernel/robust.c.
  */
 #include <linux/futex.h>
 #include <time.h>
@@ -77,7 +75,8 @@ long sys_futex(struct task *t, const long a[6])
 
 	if ((uaddr & 3) && op != FUTEX_UNLOCK_PI)	/* it reads the word first: EPERM before EINVAL */
 		return -EINVAL;
-	if ((flags & FUTEX_CLOCK_REALTIME) && op != FUTEX_WAIT && op != FUTEX_WAIT_BITSET && op != FUTEX_LOCK_PI2)
+	if ((flags & FUTEX_CLOCK_REALTIME) && op != FUTEX_WAIT && op != FUTEX_WAIT_BITSET && op != FUTEX_LOCK_PI2 &&
+	    op != FUTEX_WAIT_REQUEUE_PI)
 		return -ENOSYS;
 	switch (op) {
 	case FUTEX_WAIT:
@@ -104,11 +103,16 @@ long sys_futex(struct task *t, const long a[6])
 		return futex_lock_pi(t, uaddr, private, 0, true);
 	case FUTEX_UNLOCK_PI:
 		return futex_unlock_pi(t, uaddr, private);
+	case FUTEX_WAIT_REQUEUE_PI:	/* absolute, as FUTEX_WAIT_BITSET */
+		if ((r = deadline(t, (uint64_t)a[3], FUTEX_WAIT_BITSET, flags & FUTEX_CLOCK_REALTIME, &until)))
+			return r;
+		return futex_wait_requeue_pi(t, uaddr, (uint32_t)a[2], until, (uint64_t)a[4], private);
+	case FUTEX_CMP_REQUEUE_PI:
+		return futex_cmp_requeue_pi(t, uaddr, (int)a[2], (int)(uint32_t)a[3], (uint64_t)a[4], (uint32_t)a[5],
+					    private);
 	case FUTEX_WAKE_OP:	/* val2, the second count, comes in the timeout's place */
 		return futex_wake_op(t, uaddr, (int)a[2], (int)(uint32_t)a[3], (uint64_t)a[4], (uint32_t)a[5], private);
 	}
-	if (op <= FUTEX_CMP_REQUEUE_PI)	/* a real op pvx lacks, not a bad number */
-		pr_info("futex op %d is not supported", op);	/* --debug only: stderr is the guest's */
 	return -ENOSYS;
 }
 

@@ -123,3 +123,10 @@ owner_died() {
 	has '4 threads x 20000 under a PI mutex: 80000' 'condvar with a PI mutex: ready 5, woke at least once: yes' \
 		'robust PI lock after the owner died: EOWNERDEAD' 'lock again: 0'
 }
+
+@test "futex PI: WAIT_REQUEUE_PI / CMP_REQUEUE_PI: EINVAL/EAGAIN rules, the lock taken for the first waiter, moves" {
+	compare_flavours 0 futex_pi requeue
+	has 'FUTEX_WAKE on their word: -1 EINVAL' 'CMP_REQUEUE_PI, lock free: 3 0' 'waiters that owned it: 3, errors 0, word 0' \
+		'CMP_REQUEUE_PI n2 0, lock held: 1 0 word me|WAITERS' \
+		'after our unlock: waiters that owned it: 3, errors 0, word 0'
+}

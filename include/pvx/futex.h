@@ -41,6 +41,11 @@ long futex_waitv(struct task *t, const struct futex_waitv_req *v, int n, uint64_
  */
 long futex_lock_pi(struct task *t, uint64_t uaddr, bool private, uint64_t until, bool trylock);
 long futex_unlock_pi(struct task *t, uint64_t uaddr, bool private);
+/* FUTEX_WAIT_REQUEUE_PI and FUTEX_CMP_REQUEUE_PI. */
+long futex_wait_requeue_pi(struct task *t, uint64_t uaddr, uint32_t val, uint64_t until, uint64_t uaddr2,
+			   bool private);
+long futex_cmp_requeue_pi(struct task *t, uint64_t uaddr, int n, int n2, uint64_t uaddr2, uint32_t val3,
+			  bool private);
 void futex_exit_pi(struct task *t);
 
 /*

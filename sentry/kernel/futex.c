@@ -22,8 +22,8 @@
  * guest's threads on other CPUs, unlike a read and a write through
  * process_vm_readv/writev.
  *
- * PI futexes (FUTEX_LOCK_PI...): below. Not here: FUTEX_WAIT_REQUEUE_PI
- * and FUTEX_CMP_REQUEUE_PI: ENOSYS. Robust lists: sentry/kernel/robust.c.
+ * PI futexes (FUTEX_LOCK_PI..., the requeue-PI pair): below. Robust
+ * lists: sentry/kernel/robust.c.
  */
 #include <linux/futex.h>
 #include <sys/mman.h>
@@ -46,6 +46,8 @@ struct futex_waiter {
 	bool *any;	/* futex_waitv: set when any waiter of the sleeper is woken */
 	/* PI waiters (FUTEX_LOCK_PI*): woken means handed the lock. */
 	bool pi;
+	bool rqpi;		/* FUTEX_WAIT_REQUEUE_PI, not requeued yet: it waits for rq_key's lock */
+	struct futex_key rq_key;
 	struct task *task;	/* the waiting thread */
 	struct task *owner;	/* who holds the lock, by the word when it queued or by the last hand-off */
 	struct mm *mm;		/* where the word is, for a hand-off at the owner's exit */
@@ -109,7 +111,7 @@ static int wake_n(struct futex_key k, int n, uint32_t bitset, bool exact)
 		next = w->next;
 		if (!key_eq(w->key, k))
 			continue;
-		if (w->pi) {
+		if (w->pi || w->rqpi) {
 			r = -EINVAL;
 			break;
 		}
@@ -204,7 +206,7 @@ long futex_requeue(struct task *t, uint64_t uaddr, int n, int n2, uint64_t uaddr
 	if (woken < 0)
 		return woken;
 	for (struct futex_waiter *w = head.next; w != &head && moved < n2; w = w->next)
-		if (key_eq(w->key, k1) && !w->pi) {
+		if (key_eq(w->key, k1) && !w->pi && !w->rqpi) {
 			w->key = k2;
 			moved++;
 		}
@@ -402,49 +404,92 @@ static void hand_to(struct futex_waiter *w)
  * ns, 0: none) or a signal (restarted whatever SA_RESTART says:
  * ERESTARTNOINTR).
  */
-long futex_lock_pi(struct task *t, uint64_t uaddr, bool private, uint64_t until, bool trylock)
+/*
+ * futex_lock_pi_atomic() for thread t on the word at uaddr of mm (key k):
+ * 1 when t took it, 0 when t must wait (FUTEX_WAITERS is set, *owner holds
+ * it), or -errno (see futex_lock_pi). set_waiters: a lock taken on t's
+ * behalf by a requeue keeps FUTEX_WAITERS (the requeuer queues more).
+ */
+static long pi_attach(struct mm *mm, uint64_t uaddr, struct futex_key k, struct task *t, bool set_waiters,
+		      struct task **owner)
 {
 	const uint32_t tid = (uint32_t)t->tid;
-	struct futex_key k;
 	uint32_t uval, prev;
 	long r;
 
-	if ((r = key_get(t->mm, uaddr, private, &k)))
-		return r;
-	for (int tries = 0;; tries++) {
-		if (tries >= ATOMIC_OP_TRIES)
-			return -EAGAIN;
-		if ((r = guest_cmpxchg32(t->mm, uaddr, 0, tid, &uval)))
+	for (int tries = 0; tries < ATOMIC_OP_TRIES; tries++) {
+		if ((r = copy_from_guest(mm, &uval, uaddr, sizeof(uval))))
 			return r;
-		if (!uval)
-			return 0;	/* it was free: ours now */
 		if ((uval & FUTEX_TID_MASK) == tid)
 			return -EDEADLK;
 		struct futex_waiter *top = top_waiter(k);
 		if (top && !top->pi)
 			return -EINVAL;
 		uint32_t owner_tid = uval & FUTEX_TID_MASK;
-		if (!owner_tid) {	/* no owner (OWNER_DIED, stray WAITERS): take it, as Linux does */
-			uint32_t nv = (uval & FUTEX_OWNER_DIED) | tid | (top ? FUTEX_WAITERS : 0);
-			if ((r = guest_cmpxchg32(t->mm, uaddr, uval, nv, &prev)))
+		if (!owner_tid) {	/* free, or no owner (OWNER_DIED, stray WAITERS): take it, as Linux does */
+			uint32_t nv = (uval & FUTEX_OWNER_DIED) | tid | (top || set_waiters ? FUTEX_WAITERS : 0);
+			if ((r = guest_cmpxchg32(mm, uaddr, uval, nv, &prev)))
 				return r;
 			if (prev != uval)
 				continue;
 			if (top)
 				set_owner(k, t);
-			return 0;
+			return 1;
 		}
-		struct task *owner = task_find((int)owner_tid);
-		if (top && top->owner && top->owner != owner)
+		struct task *o = task_find((int)owner_tid);
+		if (top && top->owner && top->owner != o)
 			return -EINVAL;
 		if (!(uval & FUTEX_WAITERS)) {	/* set before the owner is looked at, as Linux */
-			if ((r = guest_cmpxchg32(t->mm, uaddr, uval, uval | FUTEX_WAITERS, &prev)))
+			if ((r = guest_cmpxchg32(mm, uaddr, uval, uval | FUTEX_WAITERS, &prev)))
 				return r;
 			if (prev != uval)
 				continue;
 		}
-		if (!owner || !owner->proc || owner->exited)
+		if (!o || !o->proc || o->exited)
 			return -ESRCH;	/* the word is as read: another change would have failed the cmpxchg */
+		*owner = o;
+		return 0;
+	}
+	return -EAGAIN;
+}
+
+/* Queue w and sleep until it is woken (0), the deadline (-ETIMEDOUT) or a signal (-EINTR); it leaves the queue. */
+static long sleep_queued(struct task *t, struct futex_waiter *w, uint64_t until)
+{
+	long r;
+
+	w->next = &head;
+	w->prev = head.prev;
+	head.prev->next = w;
+	head.prev = w;
+	for (;;) {
+		if (w->woken)
+			return 0;
+		if (signal_pending(t)) {
+			r = -EINTR;
+			break;
+		}
+		if (until && timer_now_ns() >= until) {
+			r = -ETIMEDOUT;
+			break;
+		}
+		sentry_timedwait(until);
+	}
+	unqueue(w);
+	return r;
+}
+
+long futex_lock_pi(struct task *t, uint64_t uaddr, bool private, uint64_t until, bool trylock)
+{
+	struct futex_key k;
+	struct task *owner;
+	long r;
+
+	if ((r = key_get(t->mm, uaddr, private, &k)))
+		return r;
+	for (;;) {
+		if ((r = pi_attach(t->mm, uaddr, k, t, false, &owner)))
+			return r > 0 ? 0 : r;
 		if (owner->exiting) {	/* wait_for_owner_exiting(): its robust walk may free the word */
 			if (signal_pending(t))
 				return -ERESTARTNOINTR;
@@ -455,26 +500,101 @@ long futex_lock_pi(struct task *t, uint64_t uaddr, bool private, uint64_t until,
 			return -EAGAIN;
 		struct futex_waiter w = { .key = k, .pi = true, .task = t, .owner = owner, .mm = t->mm,
 					  .uaddr = uaddr, .bitset = FUTEX_BITSET_MATCH_ANY };
-		w.next = &head;
-		w.prev = head.prev;
-		head.prev->next = &w;
-		head.prev = &w;
-		for (;;) {
-			if (w.woken)
-				return 0;
-			if (signal_pending(t)) {
-				r = -ERESTARTNOINTR;
-				break;
-			}
-			if (until && timer_now_ns() >= until) {
-				r = -ETIMEDOUT;
-				break;
-			}
-			sentry_timedwait(until);
-		}
-		unqueue(&w);
-		return r;
+		r = sleep_queued(t, &w, until);
+		return r == -EINTR ? -ERESTARTNOINTR : r;
 	}
+}
+
+/*
+ * FUTEX_WAIT_REQUEUE_PI (futex_wait_requeue_pi): wait on the plain word
+ * uaddr like FUTEX_WAIT, for a FUTEX_CMP_REQUEUE_PI to uaddr2 that either
+ * takes the PI lock uaddr2 for us (0) or moves us to its waiters, to be
+ * handed it by an unlock (0). Still on uaddr: ETIMEDOUT, or a restart
+ * after a signal; once moved: ETIMEDOUT, or EAGAIN after a signal (Linux
+ * saves the restart that would fail on the changed word anyway).
+ */
+long futex_wait_requeue_pi(struct task *t, uint64_t uaddr, uint32_t val, uint64_t until, uint64_t uaddr2,
+			   bool private)
+{
+	struct futex_key k1, k2;
+	uint32_t cur;
+	long r;
+
+	if (uaddr == uaddr2)
+		return -EINVAL;
+	if ((r = key_get(t->mm, uaddr2, private, &k2)) || (r = key_get(t->mm, uaddr, private, &k1)))
+		return r;
+	if ((r = copy_from_guest(t->mm, &cur, uaddr, sizeof(cur))))
+		return r;
+	if (cur != val)
+		return -EAGAIN;
+	if (key_eq(k1, k2))
+		return -EINVAL;
+	struct futex_waiter w = { .key = k1, .rqpi = true, .rq_key = k2, .task = t, .mm = t->mm, .uaddr = uaddr2,
+				  .bitset = FUTEX_BITSET_MATCH_ANY };
+	r = sleep_queued(t, &w, until);
+	if (r == -EINTR)
+		return w.pi ? -EAGAIN : -ERESTARTNOINTR;
+	return r;
+}
+
+/*
+ * FUTEX_CMP_REQUEUE_PI (futex_requeue with requeue_pi): n must be 1 and
+ * the words differ (EINVAL); *uaddr must be val3 (EAGAIN). The first
+ * waiter of uaddr (every one must be a FUTEX_WAIT_REQUEUE_PI waiter for
+ * uaddr2, else EINVAL) is given the lock uaddr2 if it is free
+ * (futex_proxy_trylock_atomic), and woken; then waiters move to uaddr2's
+ * PI waiters until "task_count - nr_wake >= nr_requeue" (so n2 + 1 of them
+ * when none was given the lock, as Linux). Returns woken + moved.
+ */
+long futex_cmp_requeue_pi(struct task *t, uint64_t uaddr, int n, int n2, uint64_t uaddr2, uint32_t val3,
+			  bool private)
+{
+	struct futex_key k1, k2;
+	struct task *owner = NULL;
+	uint32_t cur;
+	int count = 0;
+	long r;
+
+	if (n < 0 || n2 < 0 || uaddr == uaddr2 || n != 1)
+		return -EINVAL;
+	if ((r = key_get(t->mm, uaddr, private, &k1)) || (r = key_get(t->mm, uaddr2, private, &k2)))
+		return r;
+	if (key_eq(k1, k2))
+		return -EINVAL;
+	if ((r = copy_from_guest(t->mm, &cur, uaddr, sizeof(cur))))
+		return r;
+	if (cur != val3)
+		return -EAGAIN;
+	struct futex_waiter *top = top_waiter(k1);
+	if (!top)
+		return 0;
+	if (!top->rqpi || !key_eq(top->rq_key, k2))
+		return -EINVAL;
+	if ((r = pi_attach(t->mm, uaddr2, k2, top->task, true, &owner)) < 0)
+		return r;
+	if (r == 1) {
+		unqueue(top);
+		top->woken = true;
+		owner = top->task;
+		count++;
+		sentry_wake_all();
+	}
+	r = 0;
+	for (struct futex_waiter *w = head.next; w != &head && count - n < n2; w = w->next) {
+		if (!key_eq(w->key, k1))
+			continue;
+		if (!w->rqpi || !key_eq(w->rq_key, k2)) {
+			r = -EINVAL;
+			break;
+		}
+		w->key = k2;
+		w->rqpi = false;
+		w->pi = true;
+		w->owner = owner;
+		count++;
+	}
+	return r ? r : count;
 }
 
 /*

@@ -4,6 +4,7 @@
  *   time     timeouts of LOCK_PI (CLOCK_REALTIME) and LOCK_PI2 (either clock), ENOSYS clock flags, a signal
  *   forged   words the guest forged: unknown and exited owner TIDs (ESRCH), OWNER_DIED, WAITERS, bad pointers
  *   death    an owner thread exits holding the lock: its waiter is handed it
+ *   requeue  FUTEX_WAIT_REQUEUE_PI / FUTEX_CMP_REQUEUE_PI: the lock taken for the first waiter, the others moved
  *   glibc    PTHREAD_PRIO_INHERIT mutexes: contention, a robust one whose owner dies, a condition variable
  * Words are printed with the owner TID as "me", "A", "B" or "tid?" so native and sandbox runs compare. */
 #define _GNU_SOURCE
@@ -25,7 +26,10 @@
 #define FUTEX_UNLOCK_PI 7
 #define FUTEX_TRYLOCK_PI 8
 #define FUTEX_LOCK_PI2 13
+#define FUTEX_WAIT_REQUEUE_PI 11
+#define FUTEX_CMP_REQUEUE_PI 12
 #define FUTEX_PRIVATE_FLAG 128
+#define FUTEX_WAKE_PRIVATE_ (1 | 128)
 #define FUTEX_CLOCK_REALTIME 256
 #define FUTEX_WAITERS 0x80000000u
 #define FUTEX_OWNER_DIED 0x40000000u
@@ -280,6 +284,81 @@ static void mode_death(void)
 	say("locked after A exited, no waiter: %ld %s\n", r, en(r));
 }
 
+/* A FUTEX_WAIT_REQUEUE_PI waiter on words[4] for the lock words[5]: it unlocks what it gets. */
+static volatile int rq_owned, rq_errors;
+static void *rq_waiter(void *arg)
+{
+	(void)arg;
+	long r = syscall(SYS_futex, &words[4], FUTEX_WAIT_REQUEUE_PI | FUTEX_PRIVATE_FLAG, 0, NULL, &words[5], 0);
+	if (r == 0 && (words[5] & FUTEX_TID_MASK) == (uint32_t)gettid_()) {
+		__atomic_add_fetch(&rq_owned, 1, __ATOMIC_SEQ_CST);
+		fx(&words[5], FUTEX_UNLOCK_PI | FUTEX_PRIVATE_FLAG, 0, NULL);
+	} else {
+		__atomic_add_fetch(&rq_errors, 1, __ATOMIC_SEQ_CST);
+	}
+	return NULL;
+}
+
+static long rq(uint32_t *u, int n, int n2, uint32_t *u2, uint32_t val3)
+{
+	return syscall(SYS_futex, u, FUTEX_CMP_REQUEUE_PI | FUTEX_PRIVATE_FLAG, n, (long)n2, u2, val3);
+}
+
+static void mode_requeue(void)
+{
+	pthread_t th[3];
+	long r;
+
+	r = rq(&words[4], 2, 1, &words[5], 0);
+	say("CMP_REQUEUE_PI n 2: %ld %s\n", r, en(r));
+	r = rq(&words[4], 1, -1, &words[5], 0);
+	say("CMP_REQUEUE_PI n2 -1: %ld %s\n", r, en(r));
+	r = rq(&words[4], 1, 1, &words[4], 0);
+	say("CMP_REQUEUE_PI same word: %ld %s\n", r, en(r));
+	r = rq(&words[4], 1, 1, &words[5], 7);
+	say("CMP_REQUEUE_PI val3 differs: %ld %s\n", r, en(r));
+	r = rq(&words[4], 1, 1, &words[5], 0);
+	say("CMP_REQUEUE_PI no waiters: %ld %s word %s\n", r, en(r), w2s(words[5]));
+	r = syscall(SYS_futex, &words[4], FUTEX_WAIT_REQUEUE_PI | FUTEX_PRIVATE_FLAG, 0, NULL, &words[4], 0);
+	say("WAIT_REQUEUE_PI same word: %ld %s\n", r, en(r));
+	r = syscall(SYS_futex, &words[4], FUTEX_WAIT_REQUEUE_PI | FUTEX_PRIVATE_FLAG, 3, NULL, &words[5], 0);
+	say("WAIT_REQUEUE_PI value differs: %ld %s\n", r, en(r));
+	struct timespec ts = abs_in(CLOCK_MONOTONIC, 100);
+	r = syscall(SYS_futex, &words[4], FUTEX_WAIT_REQUEUE_PI | FUTEX_PRIVATE_FLAG, 0, &ts, &words[5], 0);
+	say("WAIT_REQUEUE_PI deadline: %ld %s\n", r, en(r));
+	ts = abs_in(CLOCK_REALTIME, 100);
+	r = syscall(SYS_futex, &words[4], FUTEX_WAIT_REQUEUE_PI | FUTEX_PRIVATE_FLAG | FUTEX_CLOCK_REALTIME, 0, &ts,
+		    &words[5], 0);
+	say("WAIT_REQUEUE_PI realtime deadline: %ld %s\n", r, en(r));
+
+	/* The lock is free: the first waiter gets it, the other two move and get it in turn. */
+	for (int i = 0; i < 3; i++)
+		pthread_create(&th[i], NULL, rq_waiter, NULL);
+	settle();
+	r = syscall(SYS_futex, &words[4], FUTEX_WAKE_PRIVATE_, 1, NULL, NULL, 0);
+	say("FUTEX_WAKE on their word: %ld %s\n", r, en(r));
+	r = rq(&words[4], 1, 100, &words[5], 0);
+	say("CMP_REQUEUE_PI, lock free: %ld %s\n", r, en(r));
+	for (int i = 0; i < 3; i++)
+		pthread_join(th[i], NULL);
+	say("waiters that owned it: %d, errors %d, word %s\n", rq_owned, rq_errors, w2s(words[5]));
+
+	/* The lock is ours: nobody is woken, n2 + 1 move (Linux counts the wake slot), then the rest. */
+	rq_owned = rq_errors = 0;
+	fx(&words[5], FUTEX_LOCK_PI | FUTEX_PRIVATE_FLAG, 0, NULL);
+	for (int i = 0; i < 3; i++)
+		pthread_create(&th[i], NULL, rq_waiter, NULL);
+	settle();
+	r = rq(&words[4], 1, 0, &words[5], 0);
+	say("CMP_REQUEUE_PI n2 0, lock held: %ld %s word %s\n", r, en(r), w2s(words[5]));
+	r = rq(&words[4], 1, 5, &words[5], 0);
+	say("CMP_REQUEUE_PI n2 5, lock held: %ld %s word %s\n", r, en(r), w2s(words[5]));
+	r = fx(&words[5], FUTEX_UNLOCK_PI | FUTEX_PRIVATE_FLAG, 0, NULL);
+	for (int i = 0; i < 3; i++)
+		pthread_join(th[i], NULL);
+	say("after our unlock: waiters that owned it: %d, errors %d, word %s\n", rq_owned, rq_errors, w2s(words[5]));
+}
+
 static pthread_mutex_t pm, rm;
 static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
 static long counter;
@@ -379,6 +458,8 @@ int main(int argc, char **argv)
 		mode_forged();
 	else if (!strcmp(argv[1], "death"))
 		mode_death();
+	else if (!strcmp(argv[1], "requeue"))
+		mode_requeue();
 	else if (!strcmp(argv[1], "glibc"))
 		mode_glibc();
 	else
