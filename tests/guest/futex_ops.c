@@ -19,17 +19,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "guest.h"
+#include "futex_guest.h"
 
-/* <linux/futex.h>, which musl-gcc does not have */
-#define FUTEX_WAIT 0
-#define FUTEX_WAKE 1
-#define FUTEX_WAKE_OP 5
-#define FUTEX_PRIVATE_FLAG 128
-#define FUTEX_CLOCK_REALTIME 256
-#define FUTEX_WAIT_PRIVATE (FUTEX_WAIT | FUTEX_PRIVATE_FLAG)
-#define FUTEX_WAKE_PRIVATE (FUTEX_WAKE | FUTEX_PRIVATE_FLAG)
-#define FUTEX_WAKE_OP_PRIVATE (FUTEX_WAKE_OP | FUTEX_PRIVATE_FLAG)
+/* FUTEX_OP of <linux/futex.h> */
 #define FUTEX_OP_SET 0
 #define FUTEX_OP_ADD 1
 #define FUTEX_OP_OPARG_SHIFT 8
@@ -53,17 +45,6 @@ struct waitv {
 	uint32_t flags, reserved;
 };
 
-static const char *en(long r)
-{
-	if (r >= 0)
-		return "0";
-	switch (errno) {
-	case ETIMEDOUT: return "ETIMEDOUT";
-	case EWOULDBLOCK: return "EAGAIN";
-	default: return errname(errno);
-	}
-}
-
 static long fx(void *u, int op, long val, long val2, void *u2, unsigned val3)
 {
 	return syscall(SYS_futex, u, op, val, val2, u2, val3);
@@ -74,7 +55,6 @@ static long waitv(struct waitv *w, unsigned n, unsigned flags, struct timespec *
 	return syscall(SYS_futex_waitv, w, n, flags, ts, clk);
 }
 
-static uint32_t *words;	/* page of futex words */
 
 /* One thread per word index: FUTEX_WAIT on it (private), counting the wake-ups it got. */
 static volatile int woke[8];
@@ -85,11 +65,6 @@ static void *waiter(void *arg)
 	if (fx(&words[i], FUTEX_WAIT_PRIVATE, v, 0, 0, 0) == 0)
 		__atomic_add_fetch(&woke[i], 1, __ATOMIC_SEQ_CST);
 	return NULL;
-}
-
-static void settle(void)
-{
-	usleep(150 * 1000);
 }
 
 /* Each FUTEX_OP the uapi defines, and the codes beyond them. */
@@ -224,16 +199,6 @@ static void mode_race(void)
 	pthread_join(b, NULL);
 	say("race: sum %u, expected %u, failed calls %d\n", words[5], 2 * RACE_ADDS + RACE_OPS - fails, fails);
 	say("race: %s\n", words[5] == 2u * RACE_ADDS + RACE_OPS && !fails ? "exact" : "LOST UPDATES");
-}
-
-static struct timespec abs_in(int clk, long ms)
-{
-	struct timespec ts;
-	clock_gettime(clk, &ts);
-	ts.tv_nsec += (ms % 1000) * 1000000L;
-	ts.tv_sec += ms / 1000 + ts.tv_nsec / 1000000000L;
-	ts.tv_nsec %= 1000000000L;
-	return ts;
 }
 
 static void *waker(void *arg)
@@ -375,20 +340,12 @@ static void mode_waitv_err(void)
 
 int main(int argc, char **argv)
 {
-	if (argc < 2)
-		return 2;
-	words = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (!strcmp(argv[1], "wakeop"))
-		mode_wakeop();
-	else if (!strcmp(argv[1], "wakeop_err"))
-		mode_wakeop_err();
-	else if (!strcmp(argv[1], "race"))
-		mode_race();
-	else if (!strcmp(argv[1], "waitv"))
-		mode_waitv();
-	else if (!strcmp(argv[1], "waitv_err"))
-		mode_waitv_err();
-	else
-		return 2;
-	return 0;
+	static const struct mode modes[] = {
+		{ "wakeop", mode_wakeop },
+		{ "wakeop_err", mode_wakeop_err },
+		{ "race", mode_race },
+		{ "waitv", mode_waitv },
+		{ "waitv_err", mode_waitv_err },
+	};
+	return run_mode(argc, argv, modes, sizeof(modes) / sizeof(modes[0]));
 }

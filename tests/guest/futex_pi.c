@@ -20,39 +20,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "guest.h"
+#include "futex_guest.h"
 
-#define FUTEX_LOCK_PI 6
-#define FUTEX_UNLOCK_PI 7
-#define FUTEX_TRYLOCK_PI 8
-#define FUTEX_LOCK_PI2 13
-#define FUTEX_WAIT_REQUEUE_PI 11
-#define FUTEX_CMP_REQUEUE_PI 12
-#define FUTEX_PRIVATE_FLAG 128
-#define FUTEX_WAKE_PRIVATE_ (1 | 128)
-#define FUTEX_CLOCK_REALTIME 256
-#define FUTEX_WAITERS 0x80000000u
-#define FUTEX_OWNER_DIED 0x40000000u
-#define FUTEX_TID_MASK 0x3fffffffu
 
-static uint32_t *words;
 static volatile int tid_a, tid_b;
 
 static int gettid_(void)
 {
 	return (int)syscall(SYS_gettid);
-}
-
-static const char *en(long r)
-{
-	if (r >= 0)
-		return "0";
-	switch (errno) {
-	case ETIMEDOUT: return "ETIMEDOUT";
-	case EWOULDBLOCK: return "EAGAIN";
-	case EDEADLK: return "EDEADLK";
-	default: return errname(errno);
-	}
 }
 
 /* The word with its TID named. */
@@ -76,21 +51,6 @@ static void step(const char *what, uint32_t *u, int op, const struct timespec *t
 {
 	long r = fx(u, op, 0, ts);
 	say("%s: %ld %s word %s\n", what, r, en(r), w2s(*u));
-}
-
-static struct timespec abs_in(int clk, long ms)
-{
-	struct timespec ts;
-	clock_gettime(clk, &ts);
-	ts.tv_nsec += (ms % 1000) * 1000000L;
-	ts.tv_sec += ms / 1000 + ts.tv_nsec / 1000000000L;
-	ts.tv_nsec %= 1000000000L;
-	return ts;
-}
-
-static void settle(void)
-{
-	usleep(150 * 1000);
 }
 
 /* Thread A: take words[0], signal, hold it until told, unlock (or exit holding it). */
@@ -335,7 +295,7 @@ static void mode_requeue(void)
 	for (int i = 0; i < 3; i++)
 		pthread_create(&th[i], NULL, rq_waiter, NULL);
 	settle();
-	r = syscall(SYS_futex, &words[4], FUTEX_WAKE_PRIVATE_, 1, NULL, NULL, 0);
+	r = syscall(SYS_futex, &words[4], FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 	say("FUTEX_WAKE on their word: %ld %s\n", r, en(r));
 	r = rq(&words[4], 1, 100, &words[5], 0);
 	say("CMP_REQUEUE_PI, lock free: %ld %s\n", r, en(r));
@@ -447,22 +407,13 @@ static void mode_glibc(void)
 
 int main(int argc, char **argv)
 {
-	if (argc < 2)
-		return 2;
-	words = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (!strcmp(argv[1], "basic"))
-		mode_basic();
-	else if (!strcmp(argv[1], "time"))
-		mode_time();
-	else if (!strcmp(argv[1], "forged"))
-		mode_forged();
-	else if (!strcmp(argv[1], "death"))
-		mode_death();
-	else if (!strcmp(argv[1], "requeue"))
-		mode_requeue();
-	else if (!strcmp(argv[1], "glibc"))
-		mode_glibc();
-	else
-		return 2;
-	return 0;
+	static const struct mode modes[] = {
+		{ "basic", mode_basic },
+		{ "time", mode_time },
+		{ "forged", mode_forged },
+		{ "death", mode_death },
+		{ "requeue", mode_requeue },
+		{ "glibc", mode_glibc },
+	};
+	return run_mode(argc, argv, modes, sizeof(modes) / sizeof(modes[0]));
 }
