@@ -644,7 +644,12 @@ void futex_exit_pi(struct task *t)
 	for (struct futex_waiter *w = head.next; w != &head; w = w->next) {
 		if (!w->pi || w->owner != t)
 			continue;
-		struct futex_waiter *top = top_waiter(w->key);
+		struct futex_waiter *top = w;	/* the first PI waiter of its word */
+		for (struct futex_waiter *x = head.next; x != w; x = x->next)
+			if (x->pi && key_eq(x->key, w->key)) {
+				top = x;
+				break;
+			}
 		uint32_t cur, prev;
 		for (int tries = 0; tries < 100 && !copy_from_guest(top->mm, &cur, top->uaddr, sizeof(cur)); tries++) {
 			uint32_t nv = FUTEX_OWNER_DIED | FUTEX_WAITERS | (uint32_t)top->task->tid;
