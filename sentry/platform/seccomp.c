@@ -30,6 +30,7 @@
  */
 #include <fcntl.h>
 #include <linux/kcmp.h>
+#include <limits.h>
 #include <linux/seccomp.h>
 #include <sched.h>
 #include <signal.h>
@@ -551,6 +552,7 @@ static long seccomp_as_cmpxchg32(struct addr_space *as, uint64_t uaddr, uint32_t
 	if (!sc)
 		return -ESRCH;
 	struct pvx_regs tmpl = sc->sh->regs;	/* guest-writable: only the thread's own state */
+	sc->cmd_nr = LONG_MIN;	/* no host call is ours: a stub thread the guest steered into one is not "in the command" */
 	return gadget_cmpxchg32(&sc->ctx, gadget_run, &tmpl, uaddr, old, new, prev);
 }
 
