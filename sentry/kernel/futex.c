@@ -149,6 +149,32 @@ int futex_wake_bitset(struct mm *mm, uint64_t uaddr, bool private, int n, uint32
 	return r < 0 ? (int)r : wake(k, n, bitset);
 }
 
+/* Queue w and sleep until it is woken (0), the deadline (-ETIMEDOUT) or a signal (-EINTR); it leaves the queue. */
+static long sleep_queued(struct task *t, struct futex_waiter *w, uint64_t until)
+{
+	long r;
+
+	w->next = &head;
+	w->prev = head.prev;
+	head.prev->next = w;
+	head.prev = w;
+	for (;;) {
+		if (w->woken)
+			return 0;
+		if (signal_pending(t)) {
+			r = -EINTR;
+			break;
+		}
+		if (until && timer_now_ns() >= until) {
+			r = -ETIMEDOUT;
+			break;
+		}
+		sentry_timedwait(until);
+	}
+	unqueue(w);
+	return r;
+}
+
 /* Queue t on the word's key and sleep until woken, a signal or the deadline (see pvx/futex.h). */
 long futex_wait(struct task *t, uint64_t uaddr, uint32_t val, uint64_t until, bool timed, bool private,
 		uint32_t bitset)
@@ -162,25 +188,8 @@ long futex_wait(struct task *t, uint64_t uaddr, uint32_t val, uint64_t until, bo
 	if (cur != val)
 		return -EAGAIN;
 	w.key = key_of(t->mm, uaddr, private);
-	w.next = &head;
-	w.prev = head.prev;
-	head.prev->next = &w;
-	head.prev = &w;
-	for (;;) {
-		if (w.woken)
-			return 0;
-		if (signal_pending(t)) {
-			r = timed ? -EINTR : -ERESTARTSYS;
-			break;
-		}
-		if (until && timer_now_ns() >= until) {
-			r = -ETIMEDOUT;
-			break;
-		}
-		sentry_timedwait(until);
-	}
-	unqueue(&w);
-	return r;
+	r = sleep_queued(t, &w, until);
+	return r == -EINTR && !timed ? -ERESTARTSYS : r;
 }
 
 /* Wake n waiters of uaddr's key and move up to n2 more to uaddr2's, after the FUTEX_CMP_REQUEUE check. */
@@ -451,32 +460,6 @@ static long pi_attach(struct mm *mm, uint64_t uaddr, struct futex_key k, struct 
 		return 0;
 	}
 	return -EAGAIN;
-}
-
-/* Queue w and sleep until it is woken (0), the deadline (-ETIMEDOUT) or a signal (-EINTR); it leaves the queue. */
-static long sleep_queued(struct task *t, struct futex_waiter *w, uint64_t until)
-{
-	long r;
-
-	w->next = &head;
-	w->prev = head.prev;
-	head.prev->next = w;
-	head.prev = w;
-	for (;;) {
-		if (w->woken)
-			return 0;
-		if (signal_pending(t)) {
-			r = -EINTR;
-			break;
-		}
-		if (until && timer_now_ns() >= until) {
-			r = -ETIMEDOUT;
-			break;
-		}
-		sentry_timedwait(until);
-	}
-	unqueue(w);
-	return r;
 }
 
 long futex_lock_pi(struct task *t, uint64_t uaddr, bool private, uint64_t until, bool trylock)
