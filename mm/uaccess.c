@@ -55,6 +55,29 @@ long copy_to_guest(struct mm *mm, uint64_t dst, const void *src, size_t n)
 	return grow_for(mm, dst) && process_vm_writev(mm->as->pid, &l, 1, &r, 1, 0) == (ssize_t)n ? 0 : -EFAULT;
 }
 
+/*
+ * The 32-bit guest word at uaddr (4-aligned) becomes new if it is old;
+ * *prev is what it was. Atomic against the guest's own threads where the
+ * platform can run the stub's cmpxchg gadget in the guest's mm (see
+ * platform.h); where it cannot (no context of the calling thread in mm,
+ * e.g. another process's robust-list walk at its death), a read and a
+ * write under the sentry lock, atomic only against the sentry's own
+ * changes. 0 or -EFAULT, as futex_atomic_cmpxchg_inatomic.
+ */
+long guest_cmpxchg32(struct mm *mm, uint64_t uaddr, uint32_t old, uint32_t new, uint32_t *prev)
+{
+	long r;
+
+	if (!mm->as || bad_range(uaddr, sizeof(old)) || (uaddr & 3))
+		return -EFAULT;
+	r = mm->as->ops->as_cmpxchg32 ? mm->as->ops->as_cmpxchg32(mm->as, uaddr, old, new, prev) : -ENOSYS;
+	if (r != -ENOSYS && r != -ESRCH)
+		return r ? -EFAULT : 0;
+	if ((r = copy_from_guest(mm, prev, uaddr, sizeof(*prev))))
+		return r;
+	return *prev == old ? copy_to_guest(mm, uaddr, &new, sizeof(new)) : 0;
+}
+
 size_t copy_to_guest_partial(struct mm *mm, uint64_t dst, const void *src, size_t n)
 {
 	size_t done = 0;

@@ -163,4 +163,17 @@ stub_fork_gadget:
 	syscall
 	jmp 2b
 
+/*
+ * Every platform: the sentry's atomic read-modify-write of a guest word
+ * (futex ops), run as guest code in the guest's own mm: *(u32 *)rdi
+ * becomes ecx if it is eax; eax is what it was. It stops at int3; a bad
+ * address faults on the cmpxchg itself (EFAULT). No syscall: in the
+ * guest's hands it is an instruction the guest can run anyway.
+ */
+	.org STUB_OFF_CMPXCHG_GADGET, 0xcc
+	.globl stub_cmpxchg_gadget
+stub_cmpxchg_gadget:
+	lock cmpxchg %ecx, (%rdi)
+	int3
+
 	.section .note.GNU-stack,"",@progbits

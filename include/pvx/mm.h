@@ -220,6 +220,8 @@ long copy_from_guest(struct mm *mm, void *dst, uint64_t src, size_t n) __must_ch
 long copy_to_guest(struct mm *mm, uint64_t dst, const void *src, size_t n) __must_check;
 long clear_guest(struct mm *mm, uint64_t dst, size_t n) __must_check;
 /* Copy as much as fits before the first unwritable page; returns the bytes copied. */
+/* Atomic 32-bit compare-and-exchange on a guest word: 0 (*prev = the old value) or -EFAULT. */
+long guest_cmpxchg32(struct mm *mm, uint64_t uaddr, uint32_t old, uint32_t new, uint32_t *prev) __must_check;
 size_t copy_to_guest_partial(struct mm *mm, uint64_t dst, const void *src, size_t n);
 /* Copy a NUL-terminated string; returns its length, -EFAULT or -ENAMETOOLONG. */
 long strncpy_from_guest(struct mm *mm, char *dst, uint64_t src, size_t max) __must_check;

@@ -38,6 +38,11 @@ _Static_assert(STUB_BASE_ADDR == PVX_STUB_BASE, "stub_layout.h and guest_layout.
 /* "syscall; test rax; jz; int3; ..." (ptrace): a fork whose child waits for its tracer (sites.S). */
 #define STUB_FORK_GADGET ((uint64_t)STUB_TEXT_ADDR + STUB_OFF_FORK_GADGET)
 
+/* "lock cmpxchg %ecx,(%rdi); int3" (every platform): the sentry's atomic on a guest word (platform.c). */
+#define STUB_CMPXCHG_GADGET ((uint64_t)STUB_TEXT_ADDR + STUB_OFF_CMPXCHG_GADGET)
+#define STUB_CMPXCHG_GADGET_BYTES "\xf0\x0f\xb1\x0f\xcc"
+#define STUB_CMPXCHG_GADGET_INT3 (STUB_CMPXCHG_GADGET + 4)
+
 /* The seccomp stub's syscall instructions ("sites"): a syscall made there reports this instruction_pointer. */
 #define STUB_SITE_IP(off) ((uint64_t)STUB_TEXT_ADDR + (off) + 2)
 

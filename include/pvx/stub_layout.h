@@ -30,6 +30,7 @@
 #define STUB_OFF_SITE_SECCOMP 0x1a0	/* a new thread: the filter that denies it K's sites */
 #define STUB_OFF_FORK_GADGET 0x200	/* ptrace: a fork of the stub; the child waits in pause() */
 #define STUB_FORK_SEIZE_S 60		/* ... and exits (SIGALRM) unless its tracer has it by then */
+#define STUB_OFF_CMPXCHG_GADGET 0x240	/* every platform: lock cmpxchg %ecx,(%rdi); int3 (futex atomics) */
 
 /* The control page: written by the sentry only, mapped read-only (and sealed) in the stub. */
 #define STUB_CTL_ADDR (STUB_BASE_ADDR + 0x80000)

@@ -229,6 +229,8 @@ struct task {
 
 /* Kernel-internal: the wait was interrupted by a signal; restart it unless a handler says EINTR. */
 #define ERESTARTSYS 512
+/* Kernel-internal: interrupted by a signal; restart it after the handler, SA_RESTART or not. */
+#define ERESTARTNOINTR 513
 
 
 #endif

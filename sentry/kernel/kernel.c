@@ -489,6 +489,7 @@ static void thread_exit(struct task *t)
 
 	if (p->as)	/* exit_mm_release(): the robust list first, then clear_child_tid */
 		futex_exit_robust(t, t->mm);
+	futex_exit_pi(t);	/* exit_pi_state_list(): its PI locks with waiters go to them */
 	if (t->clear_child_tid && p->nr_threads > 1 && p->as) {
 		uint32_t zero = 0;
 		if (!copy_to_guest(t->mm, t->clear_child_tid, &zero, sizeof(zero)))

@@ -11,12 +11,10 @@
  * unaligned word or a failed read ends the walk; a cycle ends after
  * ROBUST_LIST_LIMIT entries. Nothing is trusted but the read values.
  *
- * The word is read and written with two copies, not a cmpxchg: the sentry
- * has no atomic access to guest memory. Under the sentry lock the only
- * other change a live thread can make to a word owned by the dying tid is
- * setting FUTEX_WAITERS (then it calls FUTEX_WAIT with that value, which
- * fails with EAGAIN against our write under the same lock, and it retries
- * and sees FUTEX_OWNER_DIED): a lost FUTEX_WAITERS costs no wake-up.
+ * The word changes with a cmpxchg in the guest's mm (guest_cmpxchg32),
+ * retried while the guest's live threads change it meanwhile (setting
+ * FUTEX_WAITERS), as handle_futex_death does. A PI lock with waiters is
+ * then handed to the first of them (futex_exit_pi, after this walk).
  */
 #include <linux/futex.h>
 
@@ -24,6 +22,7 @@
 #include "pvx/kernel.h"
 
 #define ROBUST_LIST_LIMIT 2048	/* Linux's: stops a cyclic list */
+#define ROBUST_CMPXCHG_TRIES 1000	/* retries of one word's cmpxchg against the guest's own changes */
 
 /* struct robust_list_head of the x86-64 ABI, as the guest wrote it. */
 struct guest_robust_head {
@@ -54,23 +53,30 @@ static long fetch_entry(struct mm *mm, uint64_t uaddr, uint64_t *entry, bool *pi
  */
 static long futex_death(struct mm *mm, uint64_t uaddr, int tid, bool pi, bool pending)
 {
-	uint32_t uval, mval;
+	uint32_t uval, mval, nval;
 	long r;
 
 	if (uaddr & 3)
 		return -EINVAL;
 	if ((r = copy_from_guest(mm, &uval, uaddr, sizeof(uval))))
 		return r;
-	uint32_t owner = uval & FUTEX_TID_MASK;
-	if (pending && !pi && !owner) {
-		futex_wake(mm, uaddr, 1);
-		return 0;
+	for (int tries = 0;; tries++) {
+		uint32_t owner = uval & FUTEX_TID_MASK;
+		if (pending && !pi && !owner) {
+			futex_wake(mm, uaddr, 1);
+			return 0;
+		}
+		if (owner != (uint32_t)tid)
+			return 0;
+		mval = (uval & FUTEX_WAITERS) | FUTEX_OWNER_DIED;
+		if ((r = guest_cmpxchg32(mm, uaddr, uval, mval, &nval)))
+			return r;
+		if (nval == uval)
+			break;
+		if (tries >= ROBUST_CMPXCHG_TRIES)
+			return -EAGAIN;	/* a guest rewriting the word without end: the walk stops */
+		uval = nval;
 	}
-	if (owner != (uint32_t)tid)
-		return 0;
-	mval = (uval & FUTEX_WAITERS) | FUTEX_OWNER_DIED;
-	if ((r = copy_to_guest(mm, uaddr, &mval, sizeof(mval))))
-		return r;
 	if (!pi && (uval & FUTEX_WAITERS))
 		futex_wake(mm, uaddr, 1);
 	return 0;

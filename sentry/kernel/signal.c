@@ -366,8 +366,8 @@ void signal_deliver(struct task *t, long *ret)
 			return;
 		}
 		/* A syscall cut short by a signal: restart it only with SA_RESTART (signal(7)). */
-		if (ret && *ret == -ERESTARTSYS) {
-			if (sa->flags & SA_RESTART) {
+		if (ret && (*ret == -ERESTARTSYS || *ret == -ERESTARTNOINTR)) {
+			if ((sa->flags & SA_RESTART) || *ret == -ERESTARTNOINTR) {
 				t->regs.rip -= 2;	/* back onto the syscall instruction */
 				*ret = (long)t->regs.orig_rax;
 			} else {
@@ -398,7 +398,7 @@ void signal_deliver(struct task *t, long *ret)
 	}
 	if (delivered)
 		return;
-	if (ret && *ret == -ERESTARTSYS) {	/* ignored or no signal: restart transparently */
+	if (ret && (*ret == -ERESTARTSYS || *ret == -ERESTARTNOINTR)) {	/* ignored or no signal: restart */
 		t->regs.rip -= 2;
 		*ret = (long)t->regs.orig_rax;
 	}

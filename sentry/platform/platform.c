@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "pvx/log.h"
+#include "pvx/stub_abi.h"
 #include "platform.h"
 
 /* Preference order for "auto": fastest first. */
@@ -111,4 +112,65 @@ void ctx_kick(struct platform_ctx *ctx, int sig)
 	si.si_signo = sig;
 	si.si_code = SI_QUEUE;
 	syscall(SYS_rt_tgsigqueueinfo, ctx->as->pid, ctx->tid, sig, &si);
+}
+
+/* The stub pvx runs has the cmpxchg gadget's bytes where stub_abi.h says (checked once). */
+static bool cmpxchg_gadget_ok(void)
+{
+	static int ok;	/* 0: not checked, 1: yes, -1: no */
+	char got[sizeof(STUB_CMPXCHG_GADGET_BYTES) - 1];
+
+	if (!__atomic_load_n(&ok, __ATOMIC_RELAXED)) {
+		bool same = !stub_image_peek(STUB_CMPXCHG_GADGET, got, sizeof(got)) &&
+			    !memcmp(got, STUB_CMPXCHG_GADGET_BYTES, sizeof(got));
+		if (!same)
+			pr_err("stub image has no cmpxchg gadget at %#lx", (unsigned long)STUB_CMPXCHG_GADGET);
+		__atomic_store_n(&ok, same ? 1 : -1, __ATOMIC_RELAXED);
+	}
+	return __atomic_load_n(&ok, __ATOMIC_RELAXED) > 0;
+}
+
+#define CMPXCHG_TRIES 16	/* runs cut short by a signal before the gadget ran; then EFAULT */
+
+/*
+ * See platform.h. The gadget runs as guest code of the calling thread's
+ * own context (which is stopped in the sentry for the syscall that asked),
+ * so it touches the guest's memory with the guest's rights and the fault
+ * of a bad address is the guest's fault, turned into -EFAULT. Where it
+ * stopped says what happened: after the cmpxchg (at or past the int3) it
+ * ran and eax is the old value; still at the cmpxchg, it faulted (SIGSEGV,
+ * SIGBUS) or a signal came first and it runs again. Anything else is a
+ * report the guest forged (seccomp: its shared region) or a stub that is
+ * not ours: -EFAULT, the guest only hurts its own futex.
+ */
+long gadget_cmpxchg32(struct platform_ctx *ctx,
+		      long (*run1)(struct platform_ctx *, struct pvx_regs *, struct pvx_trap *),
+		      const struct pvx_regs *tmpl, uint64_t uaddr, uint32_t old, uint32_t new, uint32_t *prev)
+{
+	struct pvx_trap trap;
+
+	if (!cmpxchg_gadget_ok())
+		return -ENOSYS;
+	for (int i = 0; i < CMPXCHG_TRIES; i++) {
+		struct pvx_regs r = *tmpl;
+		r.rip = STUB_CMPXCHG_GADGET;
+		r.rdi = uaddr;
+		r.rax = old;
+		r.rcx = new;
+		r.orig_rax = (uint64_t)-1;
+		r.eflags &= ~(0x100UL | 0x40000UL);	/* no TF single-step, no AC alignment check */
+		long e = run1(ctx, &r, &trap);
+		if (e < 0)
+			return e;
+		if (r.rip == STUB_CMPXCHG_GADGET_INT3 || (r.rip == STUB_CMPXCHG_GADGET_INT3 + 1 && trap.signo == SIGTRAP)) {
+			*prev = (uint32_t)r.rax;
+			return 0;
+		}
+		if (r.rip != STUB_CMPXCHG_GADGET)
+			break;
+		if (trap.signo == SIGSEGV || trap.signo == SIGBUS)
+			return -EFAULT;
+	}
+	pr_debug("cmpxchg gadget of stub %d did not complete", ctx->as->pid);
+	return -EFAULT;
 }

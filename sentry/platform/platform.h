@@ -84,6 +84,14 @@ struct platform_ops {
 	 */
 	long (*fpu_get)(struct platform_ctx *ctx, void *buf, size_t len);
 	long (*fpu_set)(struct platform_ctx *ctx, const void *buf, size_t len);
+	/*
+	 * Atomically: the 32-bit guest word at uaddr becomes new if it is
+	 * old; *prev is what it was (lock cmpxchg). Run by the calling
+	 * thread's context in as, at the stub's cmpxchg gadget, as guest
+	 * code: 0, -EFAULT (the guest would fault there), -ESRCH (no context
+	 * of this thread in as) or -ENOSYS (not on this platform).
+	 */
+	long (*as_cmpxchg32)(struct addr_space *as, uint64_t uaddr, uint32_t old, uint32_t new, uint32_t *prev);
 };
 
 /* Common state every platform's address space starts with. */
@@ -127,6 +135,16 @@ void ctx_unlink(struct platform_ctx *ctx);
 struct platform_ctx *ctx_self(struct addr_space *as);
 /* Make the guest code of ctx trap (a signal for the sentry to look at). */
 void ctx_kick(struct platform_ctx *ctx, int sig);
+
+/*
+ * The cmpxchg gadget (platform.c), for the platforms' as_cmpxchg32: run
+ * one go of it with run1 (the platform's run with a bounded wait) on the
+ * thread's context, from tmpl (selectors, flags and bases the thread may
+ * run with), until it stops at its int3 or faults.
+ */
+long gadget_cmpxchg32(struct platform_ctx *ctx,
+		      long (*run1)(struct platform_ctx *, struct pvx_regs *, struct pvx_trap *),
+		      const struct pvx_regs *tmpl, uint64_t uaddr, uint32_t old, uint32_t new, uint32_t *prev);
 
 extern const struct platform_ops platform_ptrace;
 extern const struct platform_ops platform_seccomp;

@@ -462,6 +462,41 @@ static long ptrace_run(struct platform_ctx *ctx, struct pvx_regs *regs, struct p
 }
 
 /*
+ * One go of the cmpxchg gadget (gadget_cmpxchg32): PTRACE_CONT to its
+ * int3 or a fault. The fault is not delivered (the next run sets the
+ * guest's registers again); a signal from elsewhere is kept for the guest,
+ * as gadget_syscall does.
+ */
+static long ptrace_gadget_run(struct platform_ctx *ctx, struct pvx_regs *regs, struct pvx_trap *trap)
+{
+	pid_t tid = ctx->tid;
+	long sig;
+
+	memset(trap, 0, sizeof(*trap));
+	if (ptrace(PTRACE_SETREGS, tid, 0, regs) < 0 || ptrace(PTRACE_CONT, tid, 0, 0) < 0)
+		return neg_errno();
+	if ((sig = wait_stop(tid)) < 0)
+		return sig;
+	if (ptrace(PTRACE_GETREGS, tid, 0, regs) < 0)
+		return neg_errno();
+	trap->kind = TRAP_SIGNAL;
+	trap->signo = (int)sig;
+	if (sig && sig != SIGTRAP && sig != SIGSEGV && sig != SIGBUS)
+		to_pctx(ctx)->pending_sig = (int)sig;
+	return 0;
+}
+
+static long ptrace_as_cmpxchg32(struct addr_space *as, uint64_t uaddr, uint32_t old, uint32_t new, uint32_t *prev)
+{
+	struct platform_ctx *c = ctx_self(as);
+
+	if (!c)
+		return -ESRCH;
+	return gadget_cmpxchg32(c, ptrace_gadget_run, (const struct pvx_regs *)&to_pas(as)->tmpl, uaddr, old, new,
+				prev);
+}
+
+/*
  * NT_X86_XSTATE is the XSAVE layout with the fx_sw_bytes filled in; a
  * signal frame adds FP_XSTATE_MAGIC2 after it.
  */
@@ -507,4 +542,5 @@ const struct platform_ops platform_ptrace = {
 	.run = ptrace_run,
 	.fpu_get = ptrace_fpu_get,
 	.fpu_set = ptrace_fpu_set,
+	.as_cmpxchg32 = ptrace_as_cmpxchg32,
 };

@@ -30,6 +30,7 @@
  */
 #include <fcntl.h>
 #include <linux/kcmp.h>
+#include <limits.h>
 #include <linux/seccomp.h>
 #include <sched.h>
 #include <signal.h>
@@ -489,7 +490,8 @@ static void seccomp_as_put_fd(struct addr_space *as, long as_fd)
 		pr_debug("close of fd %ld in stub failed", as_fd);
 }
 
-static long seccomp_run(struct platform_ctx *ctx, struct pvx_regs *regs, struct pvx_trap *trap)
+/* Run guest code until it traps: how says how long the stub may take (WAIT_RUN: unbounded, no lock held). */
+static long run_wait(struct platform_ctx *ctx, struct pvx_regs *regs, struct pvx_trap *trap, enum stub_wait how)
 {
 	struct seccomp_as *sas = to_sas(ctx->as);
 	struct seccomp_ctx *sc = to_sctx(ctx);
@@ -500,7 +502,7 @@ static long seccomp_run(struct platform_ctx *ctx, struct pvx_regs *regs, struct 
 	regs->cs = sas->cs;
 	regs->ss = sas->ss;
 	sh->regs = *regs;
-	r = stub_command(sas, sc, STUB_CMD_RUN, WAIT_RUN);
+	r = stub_command(sas, sc, STUB_CMD_RUN, how);
 	int dead = __atomic_load_n(&sas->dead_sig, __ATOMIC_RELAXED);
 	if (r == -ESRCH && dead) {
 		/* Killed by its filter (int $0x80, a forbidden call at a stub site) or by us. */
@@ -522,6 +524,36 @@ static long seccomp_run(struct platform_ctx *ctx, struct pvx_regs *regs, struct 
 		trap->kind = TRAP_SIGNAL;
 	}
 	return 0;
+}
+
+static long seccomp_run(struct platform_ctx *ctx, struct pvx_regs *regs, struct pvx_trap *trap)
+{
+	return run_wait(ctx, regs, trap, WAIT_RUN);
+}
+
+/* One go of the cmpxchg gadget: under the sentry lock, so with a command's deadline. */
+static long gadget_run(struct platform_ctx *ctx, struct pvx_regs *regs, struct pvx_trap *trap)
+{
+	return run_wait(ctx, regs, trap, WAIT_CMD);
+}
+
+/*
+ * The thread's registers at its trap are the template: its own fs/gs
+ * bases, so the stub need not change them twice. The stub thread returns
+ * from its trap into the gadget and traps again at the int3 (or the fault)
+ * with the same signal frame contents (FPU state included) the guest gets
+ * back on its next run.
+ */
+static long seccomp_as_cmpxchg32(struct addr_space *as, uint64_t uaddr, uint32_t old, uint32_t new,
+				 uint32_t *prev)
+{
+	struct seccomp_ctx *sc = self(as);
+
+	if (!sc)
+		return -ESRCH;
+	struct pvx_regs tmpl = sc->sh->regs;	/* guest-writable: only the thread's own state */
+	sc->cmd_nr = LONG_MIN;	/* no host call is ours: a stub thread the guest steered into one is not "in the command" */
+	return gadget_cmpxchg32(&sc->ctx, gadget_run, &tmpl, uaddr, old, new, prev);
 }
 
 /* A stub address inside sc's region, as a sentry pointer (NULL if [addr, addr+len) is outside). */
@@ -591,4 +623,5 @@ const struct platform_ops platform_seccomp = {
 	.run = seccomp_run,
 	.fpu_get = seccomp_fpu_get,
 	.fpu_set = seccomp_fpu_set,
+	.as_cmpxchg32 = seccomp_as_cmpxchg32,
 };
