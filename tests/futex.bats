@@ -118,6 +118,11 @@ owner_died() {
 		'locked after A exited, no waiter: -1 ESRCH'
 }
 
+@test "futex PI: a child that execs holding a shared lock hands it to its waiting parent with OWNER_DIED" {
+	compare_flavours 0 futex_pi exec
+	has 'the owner exec'"'"'d: LOCK_PI 0 0, word me|WAITERS|OWNER_DIED' 'the child exited 2'
+}
+
 @test "futex PI: glibc PTHREAD_PRIO_INHERIT mutexes under contention, with a condvar, robust with a dead owner" {
 	compare_flavours 0 futex_pi glibc
 	has '4 threads x 20000 under a PI mutex: 80000' 'condvar with a PI mutex: ready 5, woke at least once: yes' \

@@ -202,6 +202,7 @@ static long exec_mm(struct task *t, int fd, const struct elf_info *ei, int ifd, 
 		return r;
 	}
 	futex_exit_robust(t, old_mm);	/* exec_mm_release(): the old image's locks */
+	futex_exit_pi(t);		/* futex_exec_release(): PI locks it held with waiters go to them */
 	mm_leave(t, old_mm, old_as);	/* its stub goes unless a vfork parent runs there */
 	return 0;
 }

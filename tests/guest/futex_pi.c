@@ -4,6 +4,7 @@
  *   time     timeouts of LOCK_PI (CLOCK_REALTIME) and LOCK_PI2 (either clock), ENOSYS clock flags, a signal
  *   forged   words the guest forged: unknown and exited owner TIDs (ESRCH), OWNER_DIED, WAITERS, bad pointers
  *   death    an owner thread exits holding the lock: its waiter is handed it
+ *   exec     a child execs holding a shared lock its parent waits for: exec releases it (futex_exec_release)
  *   requeue  FUTEX_WAIT_REQUEUE_PI / FUTEX_CMP_REQUEUE_PI: the lock taken for the first waiter, the others moved
  *   glibc    PTHREAD_PRIO_INHERIT mutexes: contention, a robust one whose owner dies, a condition variable
  * Words are printed with the owner TID as "me", "A", "B" or "tid?" so native and sandbox runs compare. */
@@ -17,6 +18,7 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -405,9 +407,38 @@ static void mode_glibc(void)
 	pthread_join(o, NULL);
 }
 
+/* The child takes the shared word, the parent waits in LOCK_PI, the child execs: the exec hands the lock
+ * to the parent with OWNER_DIED as a thread exit would (Linux's futex_exec_release). */
+static const char *self;
+static void mode_exec(void)
+{
+	uint32_t *w = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	volatile uint32_t *flag = w + 1;
+	pid_t c = fork();
+	if (c == 0) {
+		fx(w, FUTEX_LOCK_PI, 0, NULL);
+		*flag = 1;
+		while (*flag != 2)
+			usleep(1000);
+		usleep(100000);	/* the parent is in LOCK_PI by now */
+		execl(self, self, "none", (char *)NULL);
+		_exit(3);
+	}
+	while (*flag != 1)
+		usleep(1000);
+	*flag = 2;
+	long r = fx(w, FUTEX_LOCK_PI, 0, NULL);
+	say("the owner exec'd: LOCK_PI %ld %s, word %s\n", r, en(r), w2s(*w));
+	int st;
+	waitpid(c, &st, 0);
+	say("the child exited %d\n", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+}
+
 int main(int argc, char **argv)
 {
+	self = argv[0];
 	static const struct mode modes[] = {
+		{ "exec", mode_exec },
 		{ "basic", mode_basic },
 		{ "time", mode_time },
 		{ "forged", mode_forged },
