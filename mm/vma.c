@@ -178,7 +178,7 @@ uint64_t vma_range_charge(const struct vma_set *s, uint64_t start, uint64_t end,
 /* Would Linux merge b into a, its lower neighbour (vma_merge's can_vma_merge_after)? */
 static bool mergeable(const struct vma *a, const struct vma *b)
 {
-	return a->end == b->start && a->prot == b->prot && a->flags == b->flags && a->file == b->file &&
+	return a->end == b->start && a->prot == b->prot && a->flags == b->flags && a->file == b->file && a->pol == b->pol &&
 	       (!a->file || a->off + (a->end - a->start) == b->off);
 }
 
@@ -309,6 +309,22 @@ bool vma_range_sealed(const struct vma_set *s, uint64_t start, uint64_t end)
 		if (v->flags & VMA_SEALED)
 			return true;
 	return false;
+}
+
+/* See pvx/mm.h: as change_flags, but holes are skipped (mbind with MPOL_DEFAULT may span them). */
+long vma_set_policy(struct vma_set *s, uint64_t start, uint64_t end, const struct mpol *pol)
+{
+	long err;
+
+	if (start >= end)
+		return -EINVAL;
+	if ((err = split_at(s, start)) || (err = split_at(s, end)))
+		return err;
+	for (struct vma_node *a = vt_first_above(s->root, start); a && a->v.start < end;
+	     a = vt_first_above(s->root, a->v.end))
+		a->v.pol = pol;
+	merge_range(s, start, end);
+	return 0;
 }
 
 long vma_set_lock(struct vma_set *s, uint64_t start, uint64_t end, int lock)

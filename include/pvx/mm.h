@@ -41,12 +41,14 @@ struct vma_file {
  */
 #define PVX_MAP_NOWRITE 0x8000000
 
+struct mpol;
 struct vma {
 	uint64_t start, end;	/* [start, end), page aligned */
 	int prot;
 	int flags;		/* MAP_PRIVATE/MAP_SHARED/MAP_ANONYMOUS/... as mapped */
 	struct vma_file *file;	/* NULL for private anonymous memory */
 	uint64_t off;		/* file offset of start */
+	const struct mpol *pol;	/* mbind(2)'s policy (pvx/numa.h), interned; NULL: none (MPOL_DEFAULT) */
 };
 
 /* The guest's VMAs, ordered and non-overlapping, in a balanced tree (mm/vma.c). */
@@ -99,6 +101,8 @@ long vma_set_lock(struct vma_set *s, uint64_t start, uint64_t end, int lock) __m
 #define VMA_SEALED (1 << 28)
 /* Seal the mapped range [start, end) (it must be mapped). */
 long vma_seal(struct vma_set *s, uint64_t start, uint64_t end) __must_check;
+/* mbind(2): the mapped parts of [start, end) get policy pol (pvx/numa.h; NULL: none), split at its edges. */
+long vma_set_policy(struct vma_set *s, uint64_t start, uint64_t end, const struct mpol *pol) __must_check;
 /* Does any VMA in [start, end) carry VMA_SEALED? */
 bool vma_range_sealed(const struct vma_set *s, uint64_t start, uint64_t end);
 
