@@ -265,3 +265,9 @@ sysval() {
 	has "migrate_pages {0} -> {0}: 0" "migrate_pages pid 99999: ESRCH" "move_pages stat: 0 status 0 -2 -14 -14" \
 		"move_pages page 1 to node 1: errno 19 status 0 7" "move_pages bad status: EFAULT"
 }
+
+@test "name_to_handle_at on /proc: AT_HANDLE_FID only, EOPNOTSUPP without it (no export operations); /proc/filesystems is there (LTP name_to_handle_at03), as natively" {
+	compare_flavours 0 fhandle_proc
+	has "/proc/filesystems: FID 0, plain EOPNOTSUPP" "/proc/self/status: FID 0, plain EOPNOTSUPP" "/proc: FID 0, plain EOPNOTSUPP" \
+		"a file: plain 0" "/proc/filesystems: opened, lists proc: yes"
+}
