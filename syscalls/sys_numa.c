@@ -95,6 +95,14 @@ static long put_nodes(struct task *t, uint64_t umask, uint64_t maxnode, uint64_t
 	return copy && copy_to_guest(t->mm, umask, &nodes, copy) ? -EFAULT : 0;
 }
 
+/* len = PAGE_ALIGN(len), then "end < start" is EINVAL; 1 for an empty range (nothing to do), else 0 and *end. */
+static long range_of(uint64_t start, uint64_t len, uint64_t *end)
+{
+	len = PAGE_ALIGN_UP(len);
+	*end = start + len;
+	return *end < start ? -EINVAL : len == 0;
+}
+
 /*
  * set_mempolicy(2): "EINVAL mode is invalid. Or, mode is MPOL_DEFAULT and
  * nodemask is nonempty, or mode is MPOL_BIND or MPOL_INTERLEAVE and nodemask
@@ -181,7 +189,7 @@ long sys_get_mempolicy(struct task *t, const long a[6])
  */
 long sys_mbind(struct task *t, const long a[6])
 {
-	uint64_t start = (uint64_t)a[0], len = (uint64_t)a[1], nodes[PVX_NODE_WORDS];
+	uint64_t start = (uint64_t)a[0], len = (uint64_t)a[1], nodes[PVX_NODE_WORDS], end;
 	unsigned int mflags = (unsigned int)a[5];
 	const struct mpol *p;
 	unsigned flags;
@@ -196,20 +204,17 @@ long sys_mbind(struct task *t, const long a[6])
 		return -EPERM;
 	if (start & ~PAGE_MASK)
 		return -EINVAL;
-	len = PAGE_ALIGN_UP(len);
-	if (start + len < start)
-		return -EINVAL;
-	if (!len)
-		return 0;
+	if ((r = range_of(start, len, &end)))
+		return r < 0 ? r : 0;
 	if ((r = mpol_make(mode, flags, nodes, &p)))
 		return r;
-	return mm_mbind(t->mm, start, start + len, p, !p);
+	return mm_mbind(t->mm, start, end, p, !p);
 }
 
 /* set_mempolicy_home_node(2): the home node of the BIND and PREFERRED_MANY policies of the range's VMAs. */
 long sys_set_mempolicy_home_node(struct task *t, const long a[6])
 {
-	uint64_t start = (uint64_t)a[0], len = (uint64_t)a[1], home = (uint64_t)a[2];
+	uint64_t start = (uint64_t)a[0], len = (uint64_t)a[1], home = (uint64_t)a[2], end;
 
 	if (start & ~PAGE_MASK)
 		return -EINVAL;
@@ -217,12 +222,8 @@ long sys_set_mempolicy_home_node(struct task *t, const long a[6])
 		return -EINVAL;
 	if (home >= PVX_MAX_NUMNODES || home != 0)	/* !node_online(home_node) */
 		return -EINVAL;
-	len = PAGE_ALIGN_UP(len);
-	if (start + len < start)
-		return -EINVAL;
-	if (!len)
-		return 0;
-	return mm_set_home_node(t->mm, start, start + len, (int)home);
+	long r = range_of(start, len, &end);
+	return r ? (r < 0 ? r : 0) : mm_set_home_node(t->mm, start, end, (int)home);
 }
 
 /* find_task_by_vpid(); ptrace_may_access passes between guests of one uid. */

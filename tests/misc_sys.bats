@@ -271,3 +271,10 @@ sysval() {
 	has "/proc/filesystems: FID 0, plain EOPNOTSUPP" "/proc/self/status: FID 0, plain EOPNOTSUPP" "/proc: FID 0, plain EOPNOTSUPP" \
 		"a file: plain 0" "/proc/filesystems: opened, lists proc: yes"
 }
+
+@test "NUMA, one node: the policies a guest can make are bounded (4096 distinct, then ENOMEM), those made before still work" {
+	pvx_run "$(guest numa)" bound
+	[[ $status == 0 ]] || fail_msg "status $status: $output"
+	[[ $output == *"distinct policies: 4"*", then ENOMEM"* ]] || fail_msg "$output"
+	[[ $output == *"a policy made before: 0"* ]] || fail_msg "$output"
+}

@@ -173,6 +173,9 @@ static void task_policy(void)
 	r = getpol(&mode, m, 200, NULL, 0);
 	say("get: maxnode 200: %s words %#lx %#lx %#lx %#lx %#lx\n", E(r), m[0], m[1], m[2], m[3], m[4]);
 	say("get: maxnode a page of bits + 66: %s\n", E(getpol(&mode, m, PG * 8 + 66, NULL, 0)));
+	m[0] = 7;
+	r = getpol(&mode, m, ~0UL, NULL, 0);
+	say("get: maxnode ~0 (rounds to 0 bytes): %s mask %#lx\n", E(r), m[0]);
 	say("set DEFAULT: %s\n", E(setpol(DEFAULT, NULL, 0)));
 	show("back to default", NULL);
 	say("F_NODE under DEFAULT: %s\n", E(getpol(&node, NULL, 0, NULL, F_NODE)));
@@ -295,6 +298,30 @@ static void migrate(void)
 	say("move_pages count 0: %s\n", E(syscall(SYS_move_pages, 0, 0, BAD, NULL, BAD, 0)));
 }
 
+/* "bound": as many distinct policies as a guest can make (node 0 and two nonexistent nodes, MPOL_F_STATIC_NODES keeps them) */
+static void bound(void)
+{
+	unsigned long m[16], one = 1;
+	int ok = 0;
+	const char *err = "none";
+	say("BIND {0} first: %s\n", E(setpol(BIND, &one, 2)));
+	for (int i = 1; i < 100 && !strcmp(err, "none"); i++)
+		for (int j = 1; j < 100; j++) {
+			memset(m, 0, sizeof m);
+			m[0] = 1;
+			m[i / 64] |= 1UL << (i % 64);
+			m[1 + j / 64 + 2] |= 1UL << (j % 64);
+			if (setpol(BIND | F_STATIC, m, 1025) == 0)
+				ok++;
+			else {
+				err = errname(errno);
+				break;
+			}
+		}
+	say("distinct policies: %d, then %s\n", ok, err);
+	say("a policy made before: %s\n", E(setpol(BIND, &one, 2)));
+}
+
 int main(int argc, char **argv)
 {
 	const char *what = argc > 1 ? argv[1] : "all";
@@ -304,5 +331,7 @@ int main(int argc, char **argv)
 		vma_policy();
 	if (!strcmp(what, "migrate") || !strcmp(what, "all"))
 		migrate();
+	if (!strcmp(what, "bound"))
+		bound();
 	return 0;
 }
