@@ -266,29 +266,17 @@ long sys_migrate_pages(struct task *t, const long a[6])
 
 /*
  * A page's status for move_pages(2): -EFAULT outside every VMA, else its
- * node (0) when present, -ENOENT when not, as folio_walk_start finds it.
- * Presence is the host's mincore(2) of the page in the caller's own
- * address space, written into the caller's status slot and read back; for
- * another process's page pvx has no such probe and reports a mapped page
- * present.
+ * node (0) when present, -ENOENT when not, as folio_walk_start finds it
+ * (the stub's pagemap: mm_resident). The zero page, which Linux counts as
+ * -EFAULT, pvx cannot tell from another present page.
  */
-static long page_status(struct task *t, struct mm *mm, uint64_t page, uint64_t ustatus, int *st)
+static int page_status(struct mm *mm, uint64_t page)
 {
-	const struct vma *v = vma_lookup(&mm->vmas, page);
-	unsigned char in = 1;
+	uint64_t in = 0;
 
-	*st = -EFAULT;
-	if (!v)
-		return 0;
-	if (mm == t->mm) {
-		long r = mm_mincore(mm, page & PAGE_MASK, PAGE_SIZE, ustatus);
-		if (r == -EFAULT || (r >= 0 && copy_from_guest(mm, &in, ustatus, 1)))
-			return -EFAULT;
-		if (r < 0)
-			in = 0;
-	}
-	*st = in & 1 ? 0 : -ENOENT;
-	return 0;
+	if (!vma_lookup(&mm->vmas, page))
+		return -EFAULT;
+	return mm_resident(mm, page & PAGE_MASK, (page & PAGE_MASK) + PAGE_SIZE, &in) || !in ? -ENOENT : 0;
 }
 
 /*
@@ -324,7 +312,8 @@ long sys_move_pages(struct task *t, const long a[6])
 			if (node < 0 || node >= PVX_MAX_NUMNODES || node != 0)
 				return -ENODEV;	/* !node_state(node, N_MEMORY) */
 		}
-		if (page_status(t, p->mm, page, slot, &st) || copy_to_guest(t->mm, slot, &st, sizeof(st)))
+		st = page_status(p->mm, page);
+		if (copy_to_guest(t->mm, slot, &st, sizeof(st)))
 			return -EFAULT;
 	}
 	return 0;

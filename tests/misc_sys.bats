@@ -278,3 +278,9 @@ sysval() {
 	[[ $output == *"distinct policies: 4"*", then ENOMEM"* ]] || fail_msg "$output"
 	[[ $output == *"a policy made before: 0"* ]] || fail_msg "$output"
 }
+
+@test "/proc/PID/smaps: Size, Rss (the stub's pages in memory), Locked, Anonymous of mlock'ed, populated, untouched and written mappings (LTP mlock05); move_pages of another process's pages, as natively" {
+	compare_flavours 0 smaps
+	has "mlocked: Size: 1024 Rss: 1024 Locked: 1024 Anonymous: 1024" "untouched: Size: 1024 Rss: 0 Locked: 0 Anonymous: 0" \
+		"three pages written: Size: 1024 Rss: 12 Locked: 0 Anonymous: 12" "child's pages from the parent: 0 status 0 -2 -14"
+}

@@ -147,6 +147,8 @@ long mm_madvise(struct mm *mm, uint64_t addr, uint64_t len, int advice) __must_c
 long mm_msync(struct mm *mm, uint64_t addr, uint64_t len, int flags) __must_check;
 /* mincore(2): the stub writes the residency vector at guest address vec. */
 long mm_mincore(struct mm *mm, uint64_t addr, uint64_t len, uint64_t vec) __must_check;
+/* Pages of [start, end) in memory, from the stub's pagemap (mm/resident.c); -EIO when it cannot be read. */
+long mm_resident(struct mm *mm, uint64_t start, uint64_t end, uint64_t *pages) __must_check;
 /*
  * The mlock family (mm/mlock.c), bookkeeping only: lock_limit is
  * RLIMIT_MEMLOCK in bytes (the guest holds no CAP_IPC_LOCK). mlock2's

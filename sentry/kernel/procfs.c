@@ -126,26 +126,32 @@ static const char *comm(const struct task *p)
 	return p->comm[0] ? p->comm : "?";
 }
 
-/* /proc/PID/maps: one line per VMA, as show_map_vma() prints them. */
+/* One line of /proc/PID/maps (and the head of its smaps entry), as show_map_vma() prints it. */
+void procfs_map_line(FILE *f, const struct task *p, const struct vma *v)
+{
+	char name[PVX_PATH_MAX] = "";
+
+	if (v->file && !(v->flags & MAP_ANONYMOUS) && path_of_fd(v->file->fd, name, sizeof(name)) < 0)
+		name[0] = 0;
+	if (v->start >= p->mm->brk_start && v->end <= PAGE_ALIGN_UP(p->mm->brk_cur) && !v->file)
+		strcpy(name, "[heap]");
+	if (v->end == p->mm->stack_top)
+		strcpy(name, "[stack]");
+	fprintf(f, "%08lx-%08lx %c%c%c%c %08lx 00:00 0%s%s\n", v->start, v->end, v->prot & PROT_READ ? 'r' : '-',
+		v->prot & PROT_WRITE ? 'w' : '-', v->prot & PROT_EXEC ? 'x' : '-',
+		(v->flags & MAP_TYPE) == MAP_PRIVATE ? 'p' : 's', v->file ? v->off : 0,
+		name[0] ? "                          " : "", name);
+}
+
+/* /proc/PID/maps: one line per VMA. */
 static long gen_maps(struct task *p, char **out, size_t *len)
 {
 	FILE *f = open_memstream(out, len);
 
 	if (!f)
 		return -ENOMEM;
-	vma_for_each(v, &p->mm->vmas) {
-		char name[PVX_PATH_MAX] = "";
-		if (v->file && !(v->flags & MAP_ANONYMOUS) && path_of_fd(v->file->fd, name, sizeof(name)) < 0)
-			name[0] = 0;
-		if (v->start >= p->mm->brk_start && v->end <= PAGE_ALIGN_UP(p->mm->brk_cur) && !v->file)
-			strcpy(name, "[heap]");
-		if (v->end == p->mm->stack_top)
-			strcpy(name, "[stack]");
-		fprintf(f, "%08lx-%08lx %c%c%c%c %08lx 00:00 0%s%s\n", v->start, v->end, v->prot & PROT_READ ? 'r' : '-',
-			v->prot & PROT_WRITE ? 'w' : '-', v->prot & PROT_EXEC ? 'x' : '-',
-			(v->flags & MAP_TYPE) == MAP_PRIVATE ? 'p' : 's', v->file ? v->off : 0,
-			name[0] ? "                          " : "", name);
-	}
+	vma_for_each(v, &p->mm->vmas)
+		procfs_map_line(f, p, v);
 	return fclose(f) ? -ENOMEM : 0;
 }
 
@@ -251,6 +257,8 @@ static long gen_file(struct task *p, const char *what, char **out, size_t *len)
 
 	if (!strcmp(what, "/maps"))
 		return gen_maps(p, out, len);
+	if (!strcmp(what, "/smaps"))
+		return procfs_gen_smaps(p, out, len);
 	if (!strcmp(what, "/mounts") || !strcmp(what, "/mountinfo"))
 		return gen_mounts(what[6] == 'i', out, len);
 	if (!strcmp(what, "/cmdline")) {
@@ -389,7 +397,7 @@ static long list_fds(struct task *t, struct task *p, const char *what)
 }
 
 static const char *const pid_entries[] = { "cmdline", "comm", "cwd", "environ", "exe", "fd", "fdinfo", "limits",
-					   "maps", "mountinfo", "mounts", "root", "stat", "statm", "status", "task",
+					   "maps", "mountinfo", "mounts", "root", "smaps", "stat", "statm", "status", "task",
 					   "timerslack_ns" };
 
 static bool starts(const char *s, const char *prefix)

@@ -2,6 +2,8 @@
 #ifndef PVX_PROCFS_H
 #define PVX_PROCFS_H
 
+#include <stdio.h>
+
 #include "pvx/task.h"
 
 /* rel is the guest path after "/proc" ("" or "/..."). Returns a host fd or -errno. */
@@ -25,6 +27,9 @@ long procfs_dir_path(const char *host, char *buf, size_t size);
 
 /* A read-only host fd holding len bytes of text (r--r--r--, as /proc's files). */
 long procfs_text_fd(const char *text, size_t len) __must_check;
+/* /proc/PID/maps's line for v (procfs.c); /proc/PID/smaps (procfs_smaps.c). */
+void procfs_map_line(FILE *f, const struct task *p, const struct vma *v);
+long procfs_gen_smaps(struct task *p, char **out, size_t *len) __must_check;
 /* A directory guest_dir ("/proc/...") listing names, each an empty file (see procfs.c). */
 long procfs_dir_fd(const char *guest_dir, const char *const names[], size_t n) __must_check;
 
