@@ -101,6 +101,17 @@ static long copy_vma(struct mm *child, struct mm *parent, int pagemap, const str
 	return r < 0 ? r : 0;
 }
 
+/* vma_dup_policy(): the child's VMAs get the parent's mbind policies, once all are inserted. */
+static long copy_policies(struct mm *child, const struct mm *parent)
+{
+	long r = 0;
+
+	for (const struct vma *v = vma_first(&parent->vmas); v && !r; v = vma_next(&parent->vmas, v))
+		if (v->pol)
+			r = vma_set_policy(&child->vmas, v->start, v->end, v->pol);
+	return r;
+}
+
 /* The brk, stack and environment bounds the child has as the parent does. */
 static void copy_bounds(struct mm *child, const struct mm *parent)
 {
@@ -139,7 +150,7 @@ long mm_inherit(struct mm *child, struct mm *parent)
 			return r;
 		}
 	}
-	return 0;
+	return copy_policies(child, parent);
 }
 
 long mm_fork(struct mm *child, struct mm *parent, struct addr_space **out)
@@ -186,7 +197,7 @@ long mm_copy(struct mm *child, struct mm *parent)
 		r = copy_vma(child, parent, pagemap, v);
 	if (pagemap >= 0)
 		close(pagemap);
-	return r;
+	return r ? r : copy_policies(child, parent);
 }
 
 /*

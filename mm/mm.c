@@ -475,7 +475,8 @@ static long remap_to(struct mm *mm, const struct vma *v, uint64_t old, uint64_t 
 		ret = as_call(mm, SYS_mremap, (long)old, (long)old_len, (long)new_len,
 			      MREMAP_MAYMOVE | MREMAP_FIXED, (long)to, 0);
 	if (ret >= 0 && (vma_remove(&mm->vmas, old, old + old_len) || vma_remove(&mm->vmas, to, to + new_len) ||
-	    vma_insert(&mm->vmas, to, to + new_len, keep.prot, keep.flags, keep.file, keep.off)))
+	    vma_insert(&mm->vmas, to, to + new_len, keep.prot, keep.flags, keep.file, keep.off) ||
+	    (keep.pol && vma_set_policy(&mm->vmas, to, to + new_len, keep.pol))))	/* the mbind policy moves with it */
 		ret = -ENOMEM;
 	commit_end(was, will, ret >= 0);
 	vma_file_put(keep.file);

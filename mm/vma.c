@@ -214,7 +214,7 @@ static void account(struct vma_set *s, const struct vma *v, int sign)
 /* Would Linux merge b into a, its lower neighbour (vma_merge's can_vma_merge_after)? */
 static bool mergeable(const struct vma *a, const struct vma *b)
 {
-	return a->end == b->start && a->prot == b->prot && a->flags == b->flags && a->file == b->file &&
+	return a->end == b->start && a->prot == b->prot && a->flags == b->flags && a->file == b->file && a->pol == b->pol &&
 	       (!a->file || a->off + (a->end - a->start) == b->off);
 }
 
@@ -302,43 +302,49 @@ long vma_remove(struct vma_set *s, uint64_t start, uint64_t end)
 	return 0;
 }
 
-long vma_protect(struct vma_set *s, uint64_t start, uint64_t end, int prot)
+/* What a change makes of every VMA of a range: its prot and policy if asked, its flags cleared then set. */
+struct vma_change {
+	bool set_prot, set_pol;
+	int prot, clear, set;
+	const struct mpol *pol;
+};
+
+/* Split [start, end) out of its neighbours, change every VMA in it (holes are skipped), merge back what can be. */
+static long change_range(struct vma_set *s, uint64_t start, uint64_t end, const struct vma_change *c)
 {
 	long err;
 
 	if (start >= end)
 		return -EINVAL;
-	if (!vma_range_mapped(s, start, end))
-		return -ENOMEM;
 	if ((err = split_at(s, start)) || (err = split_at(s, end)))
 		return err;
 	for (struct vma_node *a = vt_first_above(s->root, start); a && a->v.start < end;
 	     a = vt_first_above(s->root, a->v.end)) {
 		account(s, &a->v, -1);
-		a->v.prot = prot;
+		if (c->set_prot)
+			a->v.prot = c->prot;
+		if (c->set_pol)
+			a->v.pol = c->pol;
+		a->v.flags = (a->v.flags & ~c->clear) | c->set;
 		account(s, &a->v, 1);
 	}
 	merge_range(s, start, end);
 	return 0;
 }
 
+long vma_protect(struct vma_set *s, uint64_t start, uint64_t end, int prot)
+{
+	if (start >= end)
+		return -EINVAL;
+	if (!vma_range_mapped(s, start, end))
+		return -ENOMEM;
+	return change_range(s, start, end, &(struct vma_change){ .set_prot = true, .prot = prot });
+}
+
 /* Like vma_protect, for flag bits: clear then set them on every VMA of [start, end), split at its edges. */
 static long change_flags(struct vma_set *s, uint64_t start, uint64_t end, int clear, int set)
 {
-	long err;
-
-	if (start >= end)
-		return -EINVAL;
-	if ((err = split_at(s, start)) || (err = split_at(s, end)))
-		return err;
-	for (struct vma_node *a = vt_first_above(s->root, start); a && a->v.start < end;
-	     a = vt_first_above(s->root, a->v.end)) {
-		account(s, &a->v, -1);
-		a->v.flags = (a->v.flags & ~clear) | set;
-		account(s, &a->v, 1);
-	}
-	merge_range(s, start, end);
-	return 0;
+	return change_range(s, start, end, &(struct vma_change){ .clear = clear, .set = set });
 }
 
 /* See pvx/mm.h. */
@@ -353,6 +359,12 @@ bool vma_range_sealed(const struct vma_set *s, uint64_t start, uint64_t end)
 		if (v->flags & VMA_SEALED)
 			return true;
 	return false;
+}
+
+/* See pvx/mm.h: holes are skipped (mbind with MPOL_DEFAULT may span them). */
+long vma_set_policy(struct vma_set *s, uint64_t start, uint64_t end, const struct mpol *pol)
+{
+	return change_range(s, start, end, &(struct vma_change){ .set_pol = true, .pol = pol });
 }
 
 long vma_set_lock(struct vma_set *s, uint64_t start, uint64_t end, int lock)

@@ -122,6 +122,8 @@ long sys_fcntl(struct task *t, const long a[6])
 		return lease_set(t, f, fd, (int)a[2]);
 	case F_GETLEASE:
 		return lease_get(f);
+	case F_NOTIFY:
+		return dnotify_fcntl(t, t->files, f, fd, (unsigned)a[2], t->proc->pid);
 	case F_GETOWN:
 	case F_SETOWN:
 	case F_GETOWN_EX:

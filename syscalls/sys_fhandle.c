@@ -8,6 +8,7 @@
  */
 #include <fcntl.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -18,6 +19,22 @@
 #define AT_HANDLE_FID 0x200
 #endif
 #define AT_HANDLE_CONNECTABLE_ 0x002
+
+/* Is the host object behind fd part of the guest's /proc (a file of the host's /proc it shows, or one it generates)? */
+static bool in_proc(int fd)
+{
+	char guest[PVX_PATH_MAX], host[64], target[PVX_PATH_MAX];
+
+	if (path_of_fd(fd, guest, sizeof(guest)) >= 0 && !strncmp(guest, "/proc", 5) && (guest[5] == '/' || !guest[5]))
+		return true;
+	snprintf(host, sizeof(host), "/proc/self/fd/%d", fd);
+	ssize_t n = readlink(host, target, sizeof(target) - 1);
+	if (n <= 0)
+		return false;
+	target[n] = 0;
+	/* a generated file (procfs.c's memfd) or a directory staged for /proc */
+	return !strncmp(target, "/memfd:pvx-proc ", 16) || fs_kernel->proc_dir_path(target, guest, sizeof(guest)) >= 0;
+}
 
 /*
  * name_to_handle_at(2): the flags, then the lookup (EBADF, ENOTDIR, EFAULT,
@@ -47,6 +64,9 @@ long sys_name_to_handle_at(struct task *t, const long a[6])
 	cleanup_close int hfd = (int)(r = path_lookup(t, (int)a[0], path, at));
 	if (r < 0)
 		return r;
+	/* exportfs_can_encode_fh(): /proc has no export operations, only AT_HANDLE_FID's fid */
+	if (!(flags & AT_HANDLE_FID) && in_proc(hfd))
+		return -EOPNOTSUPP;
 	if ((r = copy_from_guest(t->mm, &fh.h, (uint64_t)a[2], sizeof(fh.h))))
 		return r;
 	if (fh.h.handle_bytes > MAX_HANDLE_SZ)

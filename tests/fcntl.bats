@@ -85,3 +85,28 @@ setup() {
 		"creat while it runs: ETXTBSY" "truncate while it runs: ETXTBSY" "still whole: yes" \
 		"still whole after opens of a racing name: yes" "child: execve of a program open for writing: ETXTBSY" "execve once closed: ran"
 }
+
+@test "dnotify: F_NOTIFY on a directory signals its owner (F_SETSIG's signal with si_fd and POLL_MSG, or SIGIO) for attribute changes, renames within it (fcntl38, fcntl39), creates, deletes, writes and reads, as natively" {
+	PVX_OPTS=(--rw)
+	compare_flavours 0 dnotify
+	has "chmod sub: parent 1, sub 1, si_code POLL_MSG yes, si_band POLLIN|POLLRDNORM|POLLMSG" "chmod file: parent 1, sub 0" \
+		"rename . -> sub: parent 0, sub 0" "rename sub -> sub2: parent 1, sub 0" "rename within sub2: parent 0, sub 1" \
+		"two creats: SIGIO 1" "rename out: SIGIO 2" "write: 3, parent 1" "pread: 3, parent 1" \
+		"child's creat: signal SIG, si_fd 3, si_pid is the kernel's: no" "creat after the child's close: parent 1"
+}
+
+@test "dnotify: removed by F_NOTIFY 0 and by closing any fd of the directory (a dup), not by a child's close; ENOTDIR, EBADF (O_PATH, bad fd), F_SETSIG out of range, as natively" {
+	PVX_OPTS=(--rw)
+	compare_flavours 0 dnotify
+	has "chmod sub after removal: parent 1, sub 0" "write after the dup's close: 1, parent 0" "creat after close: parent 0" \
+		"F_NOTIFY on a file: -1 ENOTDIR" "F_NOTIFY 0 on a file: 0" "F_NOTIFY on a pipe: -1 ENOTDIR" \
+		"F_NOTIFY on O_PATH: -1 EBADF" "F_NOTIFY on a bad fd: -1 EBADF" "F_NOTIFY unknown bits only: 0" "F_SETSIG 65: -1 EINVAL"
+}
+
+@test "dnotify: the host watches it takes are bounded (1024 directories at once, then ENOMEM) and given back by close" {
+	PVX_OPTS=(--rw)
+	pvx_run "$(guest dnotify)" many 1100
+	[[ $status == 0 ]] || fail_msg "status $status: $output"
+	[[ $output == *"watched 1024, first error ENOMEM"* ]] || fail_msg "$output"
+	[[ $output == *"after closing them: 0"* ]] || fail_msg "$output"
+}

@@ -242,3 +242,45 @@ sysval() {
 	has "bad dirfd: EBADF" "dirfd not a directory: ENOTDIR" "bad mount id: EFAULT" "handle_bytes 129: EINVAL" \
 		"handle_bytes 0: EOVERFLOW, size needed given: yes, mount id given: yes" "handle: 0, bytes > 0: yes" "open_by_handle_at: EPERM"
 }
+
+@test "NUMA, one node: set_mempolicy and get_mempolicy of every mode and flag, their EINVALs and EFAULTs (huge maxnode, nodes past MAX_NUMNODES, nodemasks running off memory), as natively" {
+	compare_flavours 0 numa task
+	has "set BIND {0}: mode 0x2 mask 0x1 0" "BIND|STATIC: mode 0x8002 mask 0x23 0" "INTERLEAVE|RELATIVE: mode 0x4003 mask 0x8 0" \
+		"PREFERRED {} (local): mode 0x4 mask 0 0" "BIND {1}: EINVAL" "maxnode 2000, node 1492 set: EINVAL" \
+		"maxnode 1031, bit 1087 set: EINVAL" "maxnode a page of bits + 2: EINVAL" "bad nodemask: EFAULT" \
+		"maxnode 2000, nodemask running past the end of memory: EFAULT" "get: MEMS_ALLOWED: 0 mode 0 mask 0x1" \
+		"get: maxnode 200: 0 words 0x1 0 0 0 0xffffffffffffffff" "F_NODE under INTERLEAVE: 0 node 0" "F_NODE under DEFAULT: EINVAL"
+}
+
+@test "NUMA, one node: mbind keeps a policy per VMA (split, merged back by MPOL_DEFAULT, kept by fork, gone with a new mapping); holes EFAULT; set_mempolicy_home_node, as natively" {
+	compare_flavours 0 numa vma
+	has "page 1: mode 0x2 mask 0x1 0" "page 3: mode 0 mask 0 0" "VMAs: 3" "page 2 now: mode 0x8003 mask 0x9 0" \
+		"child page 1: mode 0x2 mask 0x1 0" "child task: mode 0x1 mask 0x1 0" "mbind BIND over a hole: EFAULT" \
+		"mbind DEFAULT over a hole: 0" "mbind DEFAULT, all hole: EFAULT" "page 0 mapped again: mode 0 mask 0 0" \
+		"home node 0 over the INTERLEAVE page: EOPNOTSUPP" "home node 0, no policy in range: ENOENT" "mbind wrapping: EINVAL"
+}
+
+@test "NUMA, one node: migrate_pages and move_pages (page status present, absent, unmapped; nodes that do not exist ENODEV; bad pointers), as natively" {
+	compare_flavours 0 numa migrate
+	has "migrate_pages {0} -> {0}: 0" "migrate_pages pid 99999: ESRCH" "move_pages stat: 0 status 0 -2 -14 -14" \
+		"move_pages page 1 to node 1: errno 19 status 0 7" "move_pages bad status: EFAULT"
+}
+
+@test "name_to_handle_at on /proc: AT_HANDLE_FID only, EOPNOTSUPP without it (no export operations); /proc/filesystems is there (LTP name_to_handle_at03), as natively" {
+	compare_flavours 0 fhandle_proc
+	has "/proc/filesystems: FID 0, plain EOPNOTSUPP" "/proc/self/status: FID 0, plain EOPNOTSUPP" "/proc: FID 0, plain EOPNOTSUPP" \
+		"a file: plain 0" "/proc/filesystems: opened, lists proc: yes"
+}
+
+@test "NUMA, one node: the policies a guest can make are bounded (4096 distinct, then ENOMEM), those made before still work" {
+	pvx_run "$(guest numa)" bound
+	[[ $status == 0 ]] || fail_msg "status $status: $output"
+	[[ $output == *"distinct policies: 4"*", then ENOMEM"* ]] || fail_msg "$output"
+	[[ $output == *"a policy made before: 0"* ]] || fail_msg "$output"
+}
+
+@test "/proc/PID/smaps: Size, Rss (the stub's pages in memory), Locked, Anonymous of mlock'ed, populated, untouched and written mappings (LTP mlock05); move_pages of another process's pages, as natively" {
+	compare_flavours 0 smaps
+	has "mlocked: Size: 1024 Rss: 1024 Locked: 1024 Anonymous: 1024" "untouched: Size: 1024 Rss: 0 Locked: 0 Anonymous: 0" \
+		"three pages written: Size: 1024 Rss: 12 Locked: 0 Anonymous: 12" "child's pages from the parent: 0 status 0 -2 -14"
+}

@@ -225,6 +225,17 @@ void fdtable_release(struct fdtable *t);
  */
 long plock_fcntl(struct task *t, struct file *f, int cmd, uint64_t arg) __must_check;
 void plock_closed(struct fdtable *owner, struct file *f);
+
+/*
+ * dnotify (sentry/fs/dnotify.c): fcntl(F_NOTIFY, arg) on f, guest fd fd of
+ * table, by process owner_pid; dnotify_closed when table closes an fd of f;
+ * dnotify_poll when a guest syscall returns, while dnotify_records is not 0.
+ */
+long dnotify_fcntl(struct task *t, const struct fdtable *table, struct file *f, int fd, unsigned arg,
+		   int owner_pid) __must_check;
+void dnotify_closed(const struct fdtable *table, struct file *f);
+void dnotify_poll(void);
+extern int dnotify_records;
 void plock_release_all(struct fdtable *owner);
 
 /*

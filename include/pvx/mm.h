@@ -41,12 +41,14 @@ struct vma_file {
  */
 #define PVX_MAP_NOWRITE 0x8000000
 
+struct mpol;
 struct vma {
 	uint64_t start, end;	/* [start, end), page aligned */
 	int prot;
 	int flags;		/* MAP_PRIVATE/MAP_SHARED/MAP_ANONYMOUS/... as mapped */
 	struct vma_file *file;	/* NULL for private anonymous memory */
 	uint64_t off;		/* file offset of start */
+	const struct mpol *pol;	/* mbind(2)'s policy (pvx/numa.h), interned; NULL: none (MPOL_DEFAULT) */
 };
 
 /* The guest's VMAs, ordered and non-overlapping, in a balanced tree (mm/vma.c). */
@@ -106,6 +108,8 @@ long vma_set_lock(struct vma_set *s, uint64_t start, uint64_t end, int lock) __m
 #define VMA_SEALED (1 << 28)
 /* Seal the mapped range [start, end) (it must be mapped). */
 long vma_seal(struct vma_set *s, uint64_t start, uint64_t end) __must_check;
+/* mbind(2): the mapped parts of [start, end) get policy pol (pvx/numa.h; NULL: none), split at its edges. */
+long vma_set_policy(struct vma_set *s, uint64_t start, uint64_t end, const struct mpol *pol) __must_check;
 /* Does any VMA in [start, end) carry VMA_SEALED? */
 bool vma_range_sealed(const struct vma_set *s, uint64_t start, uint64_t end);
 
@@ -168,6 +172,8 @@ long mm_madvise(struct mm *mm, uint64_t addr, uint64_t len, int advice) __must_c
 long mm_msync(struct mm *mm, uint64_t addr, uint64_t len, int flags) __must_check;
 /* mincore(2): the stub writes the residency vector at guest address vec. */
 long mm_mincore(struct mm *mm, uint64_t addr, uint64_t len, uint64_t vec) __must_check;
+/* Pages of [start, end) in memory, from the stub's pagemap (mm/resident.c); -EIO when it cannot be read. */
+long mm_resident(struct mm *mm, uint64_t start, uint64_t end, uint64_t *pages) __must_check;
 /*
  * The mlock family (mm/mlock.c), bookkeeping only: lock_limit is
  * RLIMIT_MEMLOCK in bytes (the guest holds no CAP_IPC_LOCK). mlock2's

@@ -172,6 +172,7 @@ struct task {
 	uint64_t cpumask[PVX_CPUMASK_WORDS];	/* sched_setaffinity's; all 0: the CPUs pvx started on (cred.c) */
 	int ioprio;		/* ioprio_set(2)'s value, once has_ioprio (an io_context, in Linux's words) */
 	bool has_ioprio;
+	const struct mpol *mempolicy;	/* set_mempolicy(2)'s (pvx/numa.h), kept by clone and execve; NULL: MPOL_DEFAULT */
 	/* Keyrings (sentry/kernel/keys.c), as Linux's cred: the thread's own, the session's (shared by fork), */
 	struct key *thread_keyring, *session_keyring;
 	int jit_keyring;	/* and KEYCTL_SET_REQKEY_KEYRING's default for request_key */

@@ -109,6 +109,8 @@ long fd_install_at(struct fdtable *t, int fd, struct file *f, bool cloexec)
 	t->fds[fd].cloexec = cloexec;
 	if (old)
 		plock_closed(t, old);
+	if (old && dnotify_records)
+		dnotify_closed(t, old);
 	file_put(old);
 	return fd;
 }
@@ -147,6 +149,8 @@ long fd_close(struct fdtable *t, int fd)
 	t->fds[fd].cloexec = false;
 	t->next_fd = MIN(t->next_fd, (unsigned)fd);
 	plock_closed(t, f);
+	if (dnotify_records)
+		dnotify_closed(t, f);
 	file_put(f);
 	return 0;
 }
@@ -187,6 +191,8 @@ void fdtable_release(struct fdtable *t)
 {
 	plock_release_all(t);
 	for (unsigned fd = 0; fd < t->size; fd++) {
+		if (dnotify_records && t->fds[fd].file)
+			dnotify_closed(t, t->fds[fd].file);
 		file_put(t->fds[fd].file);
 		t->fds[fd].file = NULL;
 	}

@@ -159,6 +159,7 @@ void cred_clone_task(struct task *child, const struct task *t, bool new_process)
 	child->timer_slack_ns = child->default_timer_slack_ns = t->timer_slack_ns;	/* copy_process() */
 	child->has_ioprio = t->has_ioprio && IOPRIO_CLASS(t->ioprio) != 0;
 	child->ioprio = child->has_ioprio ? t->ioprio : 0;
+	child->mempolicy = t->mempolicy;	/* copy_process(): mpol_dup(p->mempolicy) */
 	child->sched_reset_on_fork = false;
 	if (t->sched_reset_on_fork && new_process && child->proc->nice < 0)
 		child->proc->nice = 0;

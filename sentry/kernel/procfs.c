@@ -4,7 +4,7 @@
  * every host process, so the guest never reaches it: the files real programs
  * read are generated from the sentry's own state (/proc/PID/{maps,stat,
  * status,cmdline}) or, for machine-wide facts, copied from the host
- * (meminfo, cpuinfo, stat, uptime, loadavg, version). Everything else under
+ * (meminfo, cpuinfo, stat, uptime, loadavg, version, filesystems). Everything else under
  * /proc is ENOENT. Links: /proc/self, /proc/PID/{exe,cwd,root,fd/N}.
  */
 #include <dirent.h>
@@ -28,7 +28,7 @@
 #include "pvx/rusage.h"
 #include "sentry/kernel/procfs.h"
 
-static const char *const host_files[] = { "meminfo", "cpuinfo", "stat", "uptime", "loadavg", "version" };
+static const char *const host_files[] = { "meminfo", "cpuinfo", "stat", "uptime", "loadavg", "version", "filesystems" };
 
 /*
  * A /proc name that is a number (a pid, an fd): decimal digits only, no

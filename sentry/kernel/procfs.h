@@ -2,6 +2,8 @@
 #ifndef PVX_PROCFS_H
 #define PVX_PROCFS_H
 
+#include <stdio.h>
+
 #include "pvx/task.h"
 
 /* rel is the guest path after "/proc" ("" or "/..."). Returns a host fd or -errno. */

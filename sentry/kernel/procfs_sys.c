@@ -331,6 +331,7 @@ static const char kconfig_fixed[] =
 	"CONFIG_64BIT=y\nCONFIG_X86_64=y\nCONFIG_X86=y\nCONFIG_MMU=y\nCONFIG_SMP=y\n"
 	"CONFIG_PROC_FS=y\nCONFIG_PROC_SYSCTL=y\nCONFIG_SYSCTL=y\nCONFIG_IKCONFIG=y\nCONFIG_IKCONFIG_PROC=y\n"
 	"CONFIG_SHMEM=y\nCONFIG_UNIX=y\nCONFIG_INET=y\nCONFIG_IPV6=y\nCONFIG_NET=y\n"
+	"CONFIG_DNOTIFY=y\n"
 	"# CONFIG_MODULES is not set\n# CONFIG_CGROUPS is not set\n# CONFIG_NAMESPACES is not set\n"
 	"# CONFIG_USER_NS is not set\n# CONFIG_PID_NS is not set\n# CONFIG_NET_NS is not set\n"
 	"# CONFIG_UTS_NS is not set\n# CONFIG_IPC_NS is not set\n# CONFIG_TIME_NS is not set\n"

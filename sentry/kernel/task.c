@@ -124,6 +124,8 @@ int task_run(struct task *t)
 			syscalls->trace_enter(t, nr, a);
 		/* A tracer's orig_rax of -1 skips the call: rax (-ENOSYS or the tracer's) is its result. */
 		long ret = traced && nr == -1 ? (long)t->regs.rax : syscalls->dispatch(t, nr, a);
+		if (dnotify_records)
+			dnotify_poll();	/* what the call changed in watched directories signals before it returns */
 		if (sandbox.strace)
 			syscalls->trace_exit(t, nr, a, ret);
 		if (t->tracer && t->ptrace_syscall && !t->exiting) {	/* syscall-exit stop: it may change rax */
