@@ -21,6 +21,7 @@
 
 #include "pvx/path.h"
 #include "pvx/policy.h"
+#include "sentry/fs/path_long.h"
 
 static char root_host[PATH_MAX];
 static size_t root_len;	/* 0 when the root is the host's / */
@@ -51,7 +52,7 @@ bool path_root_is_host(void)
 
 long path_of_fd(int host_fd, char *buf, size_t size)
 {
-	char proc[64], host[PATH_MAX];
+	char proc[64], host[PATH_MAX + 1];	/* the host names at most 4095 bytes (d_path's page): never cut */
 	const char *guest;
 
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", host_fd);
@@ -407,6 +408,28 @@ static long parent_of(char *abs, char *last, size_t size, enum path_last *type)
 }
 
 /*
+ * Create last in the directory dir (checked), O_EXCL; the new file is
+ * checked too. EISDIR: last is no plain name ("pathname refers to a
+ * directory", a trailing slash).
+ */
+static long create_at(int dir, const char *last, int flags, int mode)
+{
+	struct stat st;
+	long r = 0;
+
+	if (!sandbox.rw)
+		return -EROFS;
+	int fd = openat(dir, last, flags | O_CREAT | O_EXCL | O_NOCTTY | O_CLOEXEC, PVX_MODE_NOSUID(mode) & 07777);
+	if (fd < 0)
+		return neg_errno();
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (r = policy_check(fd, &st, flags & ~O_TRUNC, -1)) < 0) {
+		close(fd);
+		return r < 0 ? r : -EIO;
+	}
+	return fd;
+}
+
+/*
  * Create abs (nothing is there): in its directory, checked like any other,
  * with O_EXCL, so whatever appeared there meanwhile is not opened (EEXIST
  * for the caller to look again). The new file is checked too.
@@ -415,31 +438,40 @@ static long create_file(const char *abs, int flags, int mode)
 {
 	char dirpart[PVX_PATH_MAX], last[PVX_PATH_MAX];
 	enum path_last type;
-	struct stat st;
 
 	snprintf(dirpart, sizeof(dirpart), "%s", abs);
 	long dir = parent_of(dirpart, last, sizeof(last), &type);
 
 	if (dir < 0)
 		return dir;
-	if (type != PATH_LAST_NORM || strchr(last, '/')) {
-		close((int)dir);
-		return -EISDIR;	/* "pathname refers to a directory" (a trailing slash) */
-	}
-	if (!sandbox.rw) {
-		close((int)dir);
-		return -EROFS;
-	}
-	int fd = openat((int)dir, last, flags | O_CREAT | O_EXCL | O_NOCTTY | O_CLOEXEC, PVX_MODE_NOSUID(mode) & 07777);
-	long r = fd < 0 ? neg_errno() : 0;
+	long fd = type != PATH_LAST_NORM || strchr(last, '/') ? -EISDIR : create_at((int)dir, last, flags, mode);
 	close((int)dir);
-	if (r < 0)
-		return r;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (r = policy_check(fd, &st, flags & ~O_TRUNC, -1)) < 0) {
-		close(fd);
-		return r < 0 ? r : -EIO;
-	}
 	return fd;
+}
+
+/*
+ * The object a lookup found (fd, O_PATH; o: its policy_obj to fill) opened
+ * with flags: policy_stat, then the O_PATH fd itself (keep_opath) or the
+ * object reopened (policy_reopen_obj). fd is consumed.
+ */
+static long open_found(struct task *t, int fd, struct policy_obj *o, bool not_sys, int flags, int mode,
+		       const struct file_ops **kind, struct policy_obj *found)
+{
+	bool excl = (flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL);
+	long r = excl ? -EEXIST : policy_stat(fd, o);
+
+	if (r < 0) {
+		close(fd);
+		return r;
+	}
+	o->not_sys = not_sys;
+	if (!(flags & PVX_O_TMPFILE_BIT))
+		*kind = file_kind_of_mode(o->st.st_mode);
+	if (flags & O_PATH)
+		return keep_opath(fd, o, flags, found);
+	r = policy_reopen_obj(t, fd, o, flags, mode, -1);
+	close(fd);
+	return r;
 }
 
 #define CREATE_TRIES 16	/* a name that keeps appearing and vanishing under an O_CREAT */
@@ -466,21 +498,8 @@ static long open_checked(struct task *t, char *abs, size_t size, int flags, int 
 					.x_sync = found ? found->x_sync : 0 };
 		bool not_sys;
 		long fd = lookup_in_root(abs, look, &not_sys);
-		if (fd >= 0) {
-			long r = excl ? -EEXIST : policy_stat((int)fd, &o);
-			if (r < 0) {
-				close((int)fd);
-				return r;
-			}
-			o.not_sys = not_sys;
-			if (!(flags & PVX_O_TMPFILE_BIT))
-				*kind = file_kind_of_mode(o.st.st_mode);
-			if (flags & O_PATH)
-				return keep_opath((int)fd, &o, flags, found);
-			r = policy_reopen_obj(t, (int)fd, &o, flags, mode, -1);
-			close((int)fd);
-			return r;
-		}
+		if (fd >= 0)
+			return open_found(t, (int)fd, &o, not_sys, flags, mode, kind, found);
 		if (fd != -ENOENT || !(flags & O_CREAT))
 			return fd;
 		if (!excl && !(flags & O_NOFOLLOW)) {
@@ -529,6 +548,55 @@ static long open_std_device(const char *abs, int flags)
 
 #define MAX_CREATE_LINKS 40	/* MAXSYMLINKS */
 
+static long path_open_kind(struct task *t, int dirfd, const char *path, int flags, int mode,
+			   const struct file_ops **kind, struct policy_obj *found);
+
+/* The kind of last component a name is (parent_of's). */
+static enum path_last last_type(const char *last)
+{
+	return !strcmp(last, ".") ? PATH_LAST_DOT : !strcmp(last, "..") ? PATH_LAST_DOTDOT : PATH_LAST_NORM;
+}
+
+/*
+ * path_open_kind of a relative path from a directory deeper than PATH_MAX:
+ * walked from it (sentry/fs/path_long.c), then opened as open_checked opens
+ * what it finds; O_CREAT creates a missing last name in its directory.
+ */
+static long long_open(struct task *t, int dirfd, const char *path, int flags, int mode,
+		      const struct file_ops **kind, struct policy_obj *found)
+{
+	cleanup_free struct long_walk *w = malloc(sizeof(*w));
+	long base = dirfd == AT_FDCWD ? t->proc->cwd_fd : path_dir_fd(t, dirfd);
+	bool excl = (flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL);
+	struct policy_obj o = { .x = found ? found->x : NULL, .x_mask = found ? found->x_mask : 0,
+				.x_sync = found ? found->x_sync : 0 };
+	struct stat st;
+
+	if (!w)
+		return -ENOMEM;
+	if (base < 0)
+		return base;
+	long r = path_long_lookup((int)base, path, !excl && !(flags & O_NOFOLLOW), w);
+	if (r < 0)
+		return r;
+	if (w->handoff)
+		return path_open_kind(t, AT_FDCWD, w->abs, flags, mode, kind, found);
+	cleanup_close int dir = w->dir;
+	if (w->fd >= 0 && (flags & O_DIRECTORY) && (fstat(w->fd, &st) < 0 || !S_ISDIR(st.st_mode))) {
+		close(w->fd);
+		return -ENOTDIR;
+	}
+	if (w->fd >= 0)
+		return open_found(t, w->fd, &o, false, flags, mode, kind, found);
+	if (w->fd != -ENOENT || !(flags & O_CREAT))
+		return w->fd;
+	if (w->slash || last_type(w->last) != PATH_LAST_NORM)
+		return -EISDIR;
+	if ((r = policy_check_dir(dir)) < 0)
+		return r;
+	return create_at(dir, w->last, flags, mode);
+}
+
 /*
  * path_open, and the kind of the file it opened: /proc's own or the host
  * object's when known, else NULL (file_kind_of's to find). found, when
@@ -551,6 +619,8 @@ static long path_open_kind(struct task *t, int dirfd, const char *path, int flag
 		found->x_done = false;
 	}
 	r = path_absolute(t, dirfd, path, abs, sizeof(abs));
+	if (r == -ENAMETOOLONG && path[0] != '/')	/* from a directory deeper than the host can name */
+		return long_open(t, dirfd, path, flags, mode, kind, found);
 	for (int links = 0; r >= 0 && links <= MAX_CREATE_LINKS; links++) {
 		/* The guest's /proc is the sentry's own (sentry/kernel/procfs.c), never the host's. */
 		if (path_in_proc(abs))
@@ -613,6 +683,8 @@ long path_open_str_kind(struct task *t, int dirfd, const char *path, int flags, 
 	return fd;
 }
 
+static long long_parent(struct task *t, int dirfd, const char *path, char *last, size_t size, enum path_last *type);
+
 long path_parent(struct task *t, int dirfd, const char *path, char *last, size_t size, enum path_last *type)
 {
 	char abs[PVX_PATH_MAX];
@@ -620,7 +692,33 @@ long path_parent(struct task *t, int dirfd, const char *path, char *last, size_t
 	if (!path[0])
 		return -ENOENT;
 	long r = path_absolute(t, dirfd, path, abs, sizeof(abs));
+	if (r == -ENAMETOOLONG && path[0] != '/')
+		return long_parent(t, dirfd, path, last, size, type);
 	return r < 0 ? r : parent_of(abs, last, size, type);
+}
+
+/* path_parent of a relative path from a directory deeper than PATH_MAX (sentry/fs/path_long.c). */
+static long long_parent(struct task *t, int dirfd, const char *path, char *last, size_t size, enum path_last *type)
+{
+	cleanup_free struct long_walk *w = malloc(sizeof(*w));
+	long base = dirfd == AT_FDCWD ? t->proc->cwd_fd : path_dir_fd(t, dirfd);
+
+	if (!w)
+		return -ENOMEM;
+	if (base < 0)
+		return base;
+	long r = path_long_parent((int)base, path, w);
+	if (r < 0)
+		return r;
+	if (w->handoff)
+		return parent_of(w->abs, last, size, type);
+	if ((r = policy_check_dir(w->dir)) < 0 || strlen(w->last) + 2 > size) {
+		close(w->dir);
+		return r < 0 ? r : -ENAMETOOLONG;
+	}
+	snprintf(last, size, "%s%s", w->last, w->slash ? "/" : "");
+	*type = last_type(w->last);
+	return w->dir;
 }
 
 long path_lookup(struct task *t, int dirfd, const char *path, int at_flags)
