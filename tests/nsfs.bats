@@ -15,7 +15,7 @@ setup() {
 	compare_flavours 0 nsfs links
 	has 'distinct inodes: 8; pid_for_children = pid: yes; time_for_children = time: yes' \
 		"child's links the same: yes" '/proc/PID/ns the same: yes' 'O_NOFOLLOW: ELOOP' 'O_WRONLY: EPERM' \
-		'O_PATH: ok, fstat ino=link yes'
+		'O_PATH: ok, fstat ino=link yes' 'fdinfo ino = link: yes'
 	grep -qx 'net: link net, lstat ok mode 0120777, open ok, fstat mode 0100444 ino=link yes, same dev yes, statfs nsfs, fd link = link, read EINVAL, lseek ESPIPE' "$sandbox_out"
 }
 

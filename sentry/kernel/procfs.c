@@ -420,12 +420,15 @@ static long gen_fdinfo(struct task *p, const char *num, char **out, size_t *len)
 		close(hfd);
 	buf[n > 0 ? n : 0] = 0;
 	long fl = file_getfl(f);
+	struct stat nst;
 	if (!(o = open_memstream(out, len)))
 		return -ENOMEM;
 	for (char *save, *line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		if (starts(line, "flags:"))
 			fprintf(o, "flags:\t0%lo\n", (unsigned long)(fl < 0 ? 0 : fl) |
 				(p->files->fds[fd].cloexec ? O_CLOEXEC : 0));
+		else if (starts(line, "ino:") && nsfs_type(f) >= 0 && !f->ops->stat(f, &nst))
+			fprintf(o, "ino:\t%lu\n", (unsigned long)nst.st_ino);	/* the sandbox's namespace id */
 		else if (starts(line, "pos:") || starts(line, "mnt_id:") || starts(line, "ino:") || f->ops->host_fdinfo)
 			fprintf(o, "%s\n", line);
 	}

@@ -190,7 +190,15 @@ static int links(void)
 	printf("O_DIRECTORY: %s\n", en(open_ns("net", O_RDONLY | O_DIRECTORY)));
 	printf("net/x: %s\n", en(open("/proc/self/ns/net/x", O_RDONLY)));
 	printf("nosuch: %s\n", en(open("/proc/self/ns/nosuch", O_RDONLY)));
-	int op = open_ns("uts", O_PATH);
+	int nf = open_ns("ipc", O_RDONLY);
+	snprintf(p, sizeof(p), "/proc/self/fdinfo/%d", nf);
+	FILE *fi = fopen(p, "r");
+	char line[128];
+	unsigned long fino = 0;
+	while (fi && fgets(line, sizeof(line), fi))
+		sscanf(line, "ino: %lu", &fino);
+	printf("fdinfo ino = link: %s\n", fino == ino[1] ? "yes" : "no");
+		int op = open_ns("uts", O_PATH);
 	printf("O_PATH: %s, fstat ino=link %s\n", en(op), op >= 0 && !fstat(op, &st) && st.st_ino == ino[9] ? "yes" : "no");
 	return 0;
 }
