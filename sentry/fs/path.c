@@ -78,11 +78,39 @@ long path_of_fd(int host_fd, char *buf, size_t size)
 }
 
 /*
+ * "/", "./" and "../" before the first name of an absolute path all stand
+ * for the root (its ".." is itself): dropped, so that "/./proc", "//proc"
+ * and a cwd of "/" joined to "./proc" are known as /proc. A last "." or
+ * ".." stays (rmdir and mkdir tell "/." from "/").
+ */
+static void skip_root_prefix(char *abs)
+{
+	char *p = abs;
+
+	for (;;) {
+		while (*p == '/')
+			p++;
+		size_t n = p[0] == '.' ? (p[1] == '.' ? 2 : 1) : 0;
+		char *q = p + n;
+		if (!n || *q != '/')
+			break;
+		while (*q == '/')
+			q++;
+		if (!*q)
+			break;
+		p = q;
+	}
+	if (p > abs + 1)
+		memmove(abs + 1, p, strlen(p) + 1);
+}
+
+/*
  * /dev/fd, /dev/stdin, /dev/stdout and /dev/stderr are symlinks into /proc
  * on the host; they name the guest's own fds here (bash's <(...) uses them).
  */
 static long dev_fd_alias(char *abs, size_t size)
 {
+	skip_root_prefix(abs);
 	static const struct { const char *dev, *proc; } alias[] = {
 		{ "/dev/fd", "/proc/self/fd" }, { "/dev/stdin", "/proc/self/fd/0" },
 		{ "/dev/stdout", "/proc/self/fd/1" }, { "/dev/stderr", "/proc/self/fd/2" },

@@ -82,8 +82,8 @@ static bool handoff(int cur, const char *rem, struct long_walk *w)
 
 	if (n < 0)
 		return false;
-	while (*rem == '/')
-		rem++;
+	while (*rem == '/' || (rem[0] == '.' && (rem[1] == '/' || !rem[1])))
+		rem++;	/* "./" too: path.c knows /proc by its leading name */
 	n = snprintf(w->abs, sizeof(w->abs), "%s/%s", strcmp(name, "/") ? name : "", rem);
 	return (w->handoff = n >= 0 && (size_t)n < sizeof(w->abs));
 }
@@ -135,7 +135,8 @@ static long walk_dirs(int *cur, char *rem, bool named, int *links, struct long_w
 	struct stat st;
 
 	for (;;) {
-		if (named && handoff(*cur, p, w))
+		/* after a "..", an absolute symlink, or at the root (a long run of "./" from it): perhaps nameable */
+		if ((named || is_root(*cur)) && handoff(*cur, p, w))
 			return 0;
 		named = false;
 		while (*p == '/')

@@ -152,6 +152,9 @@ static int hostile(void)
 	char buf[300];
 	struct stat st;
 
+	static char back[8192];
+	if (!getcwd(back, sizeof(back)))
+		return 1;
 	if (go_down())
 		return 1;
 	/* climb: 1300 ".." (3900 bytes) is far above the top, and the string is under 4096 */
@@ -201,6 +204,26 @@ static int hostile(void)
 		SHOW(what, open(p, O_RDONLY));
 	}
 	SHOW("unlink t", unlink("t"));
+	/* from the root, a string whose join with "/" is over 4096 bytes: into /proc all the same */
+	SHOW("chdir /", chdir("/"));
+	memset(p, 0, sizeof(p));
+	for (int k = 0; k < 4078; k += 2)
+		p[k] = '.', p[k + 1] = '/';
+	strcat(p, "proc/self//status");	/* 4095 bytes: with the cwd "/" joined, 4096 */
+	snprintf(buf, sizeof(buf), "open of a %zu-byte ./././proc/self//status from /", strlen(p));
+	SHOW(buf, open(p, O_RDONLY));
+	SHOW("open ./proc/self/status from /", open("./proc/self/status", O_RDONLY));
+	SHOW("open /./proc/self/status", open("/./proc/self/status", O_RDONLY));
+	SHOW("open //proc/self/status", open("//proc/self/status", O_RDONLY));
+	SHOW("open /../proc/self/status", open("/../proc/self/status", O_RDONLY));
+	SHOW("rmdir /.", rmdir("/."));
+	SHOW("rmdir /..", rmdir("/.."));
+	SHOW("mkdir /./", mkdir("/./", 0755));
+	SHOW("chdir back", chdir(back));
+	SHOW("chdir deep", chdir("deep"));
+	for (int i = 0; i < LEVELS; i++)
+		if (chdir(name))
+			return 1;
 	unlink("up"), unlink("abs"), unlink("l1"), unlink("l2");
 	go_up_remove();
 	return 0;
