@@ -74,18 +74,23 @@ static long inside_root(int base)
 	return cur < 0 ? neg_errno() : -EXDEV;
 }
 
-/* Can the rest rem be resolved from the root as one path? Then w->abs is that path. */
-static bool handoff(int cur, const char *rem, struct long_walk *w)
+/*
+ * Can the rest rem be resolved from the root as one path? Then w->abs is
+ * that path (1). 0: cur has a name but the whole is too long; -1: cur has
+ * no name the host can give.
+ */
+static int handoff(int cur, const char *rem, struct long_walk *w)
 {
 	char name[PVX_PATH_MAX];
 	long n = is_root(cur) ? (long)snprintf(name, sizeof(name), "/") : path_of_dir(cur, name, sizeof(name));
 
 	if (n < 0)
-		return false;
+		return -1;
 	while (*rem == '/' || (rem[0] == '.' && (rem[1] == '/' || !rem[1])))
 		rem++;	/* "./" too: path.c knows /proc by its leading name */
 	n = snprintf(w->abs, sizeof(w->abs), "%s/%s", strcmp(name, "/") ? name : "", rem);
-	return (w->handoff = n >= 0 && (size_t)n < sizeof(w->abs));
+	w->handoff = n >= 0 && (size_t)n < sizeof(w->abs);
+	return w->handoff;
 }
 
 /* A symlink's target (readlinkat of its O_PATH fd) into buf; -errno. */
@@ -125,7 +130,10 @@ static long splice_link(char *rem, const char *rest, const char *target, int *cu
 
 /*
  * The walk of rem's directories from *cur (owned, replaced as it goes).
- * named: try a handoff before the first component. On success *cur is the
+ * named: cur may have a name (the start, after "..", at the root): a
+ * handoff is tried before each component until it has none or the walk
+ * goes down (a /proc directory's staging dir is named this way, and
+ * handed back before any of its files is reached). On success *cur is the
  * last component's directory and w->last/w->slash are set, or w->handoff.
  */
 static long walk_dirs(int *cur, char *rem, bool named, int *links, struct long_walk *w)
@@ -135,10 +143,12 @@ static long walk_dirs(int *cur, char *rem, bool named, int *links, struct long_w
 	struct stat st;
 
 	for (;;) {
-		/* after a "..", an absolute symlink, or at the root (a long run of "./" from it): perhaps nameable */
-		if ((named || is_root(*cur)) && handoff(*cur, p, w))
-			return 0;
-		named = false;
+		if (named) {
+			int h = handoff(*cur, p, w);
+			if (h > 0)
+				return 0;
+			named = h == 0;	/* "." keeps the name: the rest shrinks */
+		}
 		while (*p == '/')
 			p++;
 		size_t n = strcspn(p, "/");
@@ -157,8 +167,10 @@ static long walk_dirs(int *cur, char *rem, bool named, int *links, struct long_w
 		p = q;
 		if (!strcmp(comp, "."))
 			continue;
-		if (!strcmp(comp, "..") && is_root(*cur))
+		if (!strcmp(comp, "..") && is_root(*cur)) {
+			named = true;
 			continue;	/* ".." of the root is the root */
+		}
 		int next = openat(*cur, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 		if (next < 0)
 			return neg_errno();
@@ -174,7 +186,7 @@ static long walk_dirs(int *cur, char *rem, bool named, int *links, struct long_w
 				r = splice_link(rem, p, target, cur);
 			if (r < 0)
 				return r;
-			named = r > 0;
+			named = true;	/* a new rest: perhaps it fits now */
 			p = rem;
 			continue;
 		}
@@ -206,7 +218,7 @@ long path_long_parent(int base, const char *path, struct long_walk *w)
 	int cur = r < 0 ? -1 : fcntl(base, F_DUPFD_CLOEXEC, 3);
 	if (r < 0 || cur < 0)
 		return r < 0 ? r : neg_errno();
-	r = walk_dirs(&cur, rem, false, &links, w);
+	r = walk_dirs(&cur, rem, true, &links, w);
 	if (r < 0 || w->handoff) {
 		close(cur);
 		return r;
@@ -233,7 +245,6 @@ long path_long_lookup(int base, const char *path, bool follow, struct long_walk 
 	char target[PVX_PATH_MAX];
 	int links = 0;
 	struct stat st;
-	bool named = false;
 
 	long r = path_long_parent(base, path, w);
 	if (r < 0 || w->handoff)
@@ -258,8 +269,7 @@ long path_long_lookup(int base, const char *path, bool follow, struct long_walk 
 		if (r >= 0)
 			r = splice_link(rem, w->slash ? "" : NULL, target, &w->dir);
 		if (r >= 0) {
-			named = r > 0;
-			if ((r = walk_dirs(&w->dir, rem, named, &links, w)) >= 0 && w->handoff)
+			if ((r = walk_dirs(&w->dir, rem, true, &links, w)) >= 0 && w->handoff)
 				r = 0;
 		}
 		if (r < 0 || w->handoff) {

@@ -219,6 +219,17 @@ static int hostile(void)
 	SHOW("rmdir /.", rmdir("/."));
 	SHOW("rmdir /..", rmdir("/.."));
 	SHOW("mkdir /./", mkdir("/./", 0755));
+	/* the same from /proc/self: a 4095-byte "./" run to status is the generated file, not a staged one */
+	SHOW("chdir /proc/self", chdir("/proc/self"));
+	memset(p, 0, sizeof(p));
+	for (int k = 0; k < 4088; k += 2)
+		p[k] = '.', p[k + 1] = '/';
+	strcat(p, "status");
+	char st_buf[16] = "";
+	int sfd = open(p, O_RDONLY);
+	ssize_t sn = sfd < 0 ? -1 : read(sfd, st_buf, 5);
+	printf("open of a %zu-byte ./././status from /proc/self: %s, reads \"%.*s\"\n", strlen(p), en(sfd),
+	       (int)(sn > 0 ? sn : 0), st_buf);
 	SHOW("chdir back", chdir(back));
 	SHOW("chdir deep", chdir("deep"));
 	for (int i = 0; i < LEVELS; i++)
