@@ -45,3 +45,20 @@ setup() {
 	assert_status 0
 	grep -qx 'removed all' <<<"$output" || fail_msg "ops under --root: $output"
 }
+
+@test "deep path: with --root under a 1000-byte host prefix, getcwd names a cwd whose guest path fits though the host's does not" {
+	local p
+	p=$(printf 'p%.0s' {1..250})
+	local root=$BATS_TEST_TMPDIR/$p/$p/$p/$p/root
+	mkdir -p "$root/w"
+	chmod -R o+rx "$BATS_TEST_TMPDIR/$p"
+	chmod 0777 "$root/w"
+	cp "$(guest deep_path)" "$root/deep_path"
+	cd "$root/w"
+	PVX_OPTS=(--rw --root "$root")
+	pvx_run /deep_path ops
+	assert_status 0
+	# the guest's cwd is /w/deep + 30 x 201 bytes: getcwd fits again 20 levels down (7 + 20 x 201 < 4096), 10 up
+	grep -qx 'getcwd again after 10 levels up: yes, length ok' <<<"$output" || fail_msg "$output"
+	grep -qx 'removed all' <<<"$output" || fail_msg "$output"
+}

@@ -57,6 +57,10 @@ long path_of_fd(int host_fd, char *buf, size_t size)
 
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", host_fd);
 	ssize_t n = readlink(proc, host, sizeof(host) - 1);
+	if (n < 0 && errno == ENAMETOOLONG && root_len) {
+		struct stat st;	/* under --root a guest path may fit where the host's does not */
+		return fstat(host_fd, &st) == 0 && S_ISDIR(st.st_mode) ? path_long_name(host_fd, buf, size) : -ENAMETOOLONG;
+	}
 	if (n < 0)
 		return neg_errno();
 	host[n] = 0;

@@ -23,6 +23,7 @@
  * chain meets the root before the host's /) when the root is not the
  * host's /.
  */
+#include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -278,4 +279,75 @@ long path_long_lookup(int base, const char *path, bool follow, struct long_walk 
 			return r;
 		}
 	}
+}
+
+/* The name of the directory child in the directory parent (its own dev and ino in *st); -ENOENT. */
+static long name_in(int parent, const struct stat *st, char *name)
+{
+	int fd = openat(parent, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+	struct stat cs;
+	long r = -ENOENT;
+
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return -ENOENT;
+	}
+	/* d_ino first, checked by fstatat; then every name (a mount point's d_ino is the covered inode) */
+	for (int pass = 0; pass < 2 && r < 0; pass++) {
+		rewinddir(d);
+		for (struct dirent *e; r < 0 && (e = readdir(d));) {
+			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || (!pass && e->d_ino != st->st_ino))
+				continue;
+			if (fstatat(parent, e->d_name, &cs, AT_SYMLINK_NOFOLLOW) == 0 && cs.st_dev == st->st_dev &&
+			    cs.st_ino == st->st_ino) {
+				snprintf(name, NAME_MAX + 1, "%s", e->d_name);
+				r = 0;
+			}
+		}
+	}
+	closedir(d);
+	return r;
+}
+
+/* See sentry/fs/path_long.h. */
+long path_long_name(int dir, char *buf, size_t size)
+{
+	char name[NAME_MAX + 1];
+	size_t len = 0;
+	struct stat st;
+	long r = 0;
+
+	if (size < 2)
+		return -ERANGE;
+	buf[0] = 0;
+	int cur = fcntl(dir, F_DUPFD_CLOEXEC, 3);
+	while (cur >= 0 && r == 0 && !is_root(cur)) {
+		int up = openat(cur, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (up < 0 || fstat(cur, &st) < 0 || same_obj(up, cur))
+			r = up < 0 ? neg_errno() : -EXDEV;	/* the host's /: outside the root */
+		else if ((r = name_in(up, &st, name)) == 0) {
+			size_t n = strlen(name);
+			if (len + n + 1 >= size)
+				r = -ENAMETOOLONG;
+			else {
+				memmove(buf + n + 1, buf, len + 1);
+				buf[0] = '/';
+				memcpy(buf + 1, name, n);
+				len += n + 1;
+			}
+		}
+		close(cur);
+		cur = up;
+	}
+	if (cur >= 0)
+		close(cur);
+	else if (r == 0)
+		r = -ENOENT;
+	if (r < 0)
+		return r;
+	if (!len)
+		strcpy(buf, "/");
+	return (long)strlen(buf);
 }

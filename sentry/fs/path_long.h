@@ -45,5 +45,12 @@ long path_long_parent(int base, const char *path, struct long_walk *w) __attribu
  */
 long path_long_lookup(int base, const char *path, bool follow, struct long_walk *w)
 	__attribute__((warn_unused_result));
+/*
+ * The guest path of directory dir when the host cannot name it (its host
+ * path, with the root's prefix, is over 4095 bytes) but it may fit in size:
+ * each name found in its parent, up to the root. ENAMETOOLONG when it does
+ * not fit, EXDEV when dir is not inside the root.
+ */
+long path_long_name(int dir, char *buf, size_t size) __attribute__((warn_unused_result));
 
 #endif
