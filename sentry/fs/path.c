@@ -242,6 +242,23 @@ long path_absolute(struct task *t, int dirfd, const char *path, char *out, size_
 	return dev_fd_alias(out, size);
 }
 
+#define OPENAT2_TRIES 64	/* EAGAIN: another rename or mount of the host's raced a ".." */
+
+/*
+ * openat2(2) from the root with how: "EAGAIN ... resolution of \"..\"
+ * raced against a rename or mount elsewhere on the system; the caller
+ * should retry" (openat2(2)). A guest's open knows no such error: retried.
+ */
+static long openat2_root(const char *abs, struct open_how *how)
+{
+	long fd = -1;
+
+	for (int i = 0; i < OPENAT2_TRIES; i++)
+		if ((fd = syscall(SYS_openat2, sandbox.rootfd, abs, how, sizeof(*how))) >= 0 || errno != EAGAIN)
+			break;
+	return fd < 0 ? neg_errno() : fd;
+}
+
 /* openat2(2) inside the root; no policy here: callers check what they get. */
 static long open_in_root(const char *abs, int flags, int mode)
 {
@@ -250,9 +267,7 @@ static long open_in_root(const char *abs, int flags, int mode)
 		.mode = flags & (O_CREAT | PVX_O_TMPFILE_BIT) ? (uint64_t)(mode & 07777) : 0,
 		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
 	};
-	long fd = syscall(SYS_openat2, sandbox.rootfd, abs, &how, sizeof(how));
-
-	return fd < 0 ? neg_errno() : fd;
+	return openat2_root(abs, &how);
 }
 
 /*
@@ -294,10 +309,10 @@ static long lookup_in_root(const char *abs, int flags, bool *not_sys)
 			.flags = (uint64_t)(flags | O_CLOEXEC),
 			.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_SYMLINKS,
 		};
-		long fd = syscall(SYS_openat2, sandbox.rootfd, abs, &how, sizeof(how));
-		if (fd >= 0 || errno != ELOOP) {
+		long fd = openat2_root(abs, &how);
+		if (fd != -ELOOP) {
 			*not_sys = fd >= 0;
-			return fd < 0 ? neg_errno() : fd;
+			return fd;
 		}
 	}
 	return open_in_root(abs, flags, 0);
