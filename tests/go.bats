@@ -55,7 +55,6 @@ declare -gA GO_STD_EXCLUDE=([time]=TestLoadLocationFromTZData)
 # Packages known to fail under pvx, with the open issue that fixes them: reported and skipped while they fail
 # (an expected failure), and the test fails once one passes, so that the entry is removed.
 declare -gA GO_STD_PENDING=(
-	[os]="issue 15: TestRemoveAllLongPath makes a cwd deeper than PATH_MAX, which pvx's paths (absolute from the root) cannot reach, and the tests after it run there"
 )
 
 # go_std PKG: run PKG's test binary natively and under pvx (in the package's source directory, as `go test`

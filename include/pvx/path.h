@@ -37,6 +37,8 @@ struct fs_kernel_ops {
 	void (*sigio)(struct file *f, int fd, int code, long band);
 	/* proc_open that also says the file kind of the fd it made (NULL: a host object, file_kind_of's). */
 	long (*proc_open_kind)(struct task *t, const char *rel, int flags, const struct file_ops **kind);
+	/* The guest task nr's tid, or with tgid its process's pid; -ESRCH: none (nsfs's pid ioctls). */
+	long (*ns_pid)(int nr, bool tgid);
 };
 extern const struct fs_kernel_ops *fs_kernel;
 void path_set_kernel(const struct fs_kernel_ops *ops);

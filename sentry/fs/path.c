@@ -21,6 +21,7 @@
 
 #include "pvx/path.h"
 #include "pvx/policy.h"
+#include "sentry/fs/path_long.h"
 
 static char root_host[PATH_MAX];
 static size_t root_len;	/* 0 when the root is the host's / */
@@ -51,11 +52,15 @@ bool path_root_is_host(void)
 
 long path_of_fd(int host_fd, char *buf, size_t size)
 {
-	char proc[64], host[PATH_MAX];
+	char proc[64], host[PATH_MAX + 1];	/* the host names at most 4095 bytes (d_path's page): never cut */
 	const char *guest;
 
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", host_fd);
 	ssize_t n = readlink(proc, host, sizeof(host) - 1);
+	if (n < 0 && errno == ENAMETOOLONG && root_len) {
+		struct stat st;	/* under --root a guest path may fit where the host's does not */
+		return fstat(host_fd, &st) == 0 && S_ISDIR(st.st_mode) ? path_long_name(host_fd, buf, size) : -ENAMETOOLONG;
+	}
 	if (n < 0)
 		return neg_errno();
 	host[n] = 0;
@@ -77,11 +82,39 @@ long path_of_fd(int host_fd, char *buf, size_t size)
 }
 
 /*
+ * "/", "./" and "../" before the first name of an absolute path all stand
+ * for the root (its ".." is itself): dropped, so that "/./proc", "//proc"
+ * and a cwd of "/" joined to "./proc" are known as /proc. A last "." or
+ * ".." stays (rmdir and mkdir tell "/." from "/").
+ */
+static void skip_root_prefix(char *abs)
+{
+	char *p = abs;
+
+	for (;;) {
+		while (*p == '/')
+			p++;
+		size_t n = p[0] == '.' ? (p[1] == '.' ? 2 : 1) : 0;
+		char *q = p + n;
+		if (!n || *q != '/')
+			break;
+		while (*q == '/')
+			q++;
+		if (!*q)
+			break;
+		p = q;
+	}
+	if (p > abs + 1)
+		memmove(abs + 1, p, strlen(p) + 1);
+}
+
+/*
  * /dev/fd, /dev/stdin, /dev/stdout and /dev/stderr are symlinks into /proc
  * on the host; they name the guest's own fds here (bash's <(...) uses them).
  */
 static long dev_fd_alias(char *abs, size_t size)
 {
+	skip_root_prefix(abs);
 	static const struct { const char *dev, *proc; } alias[] = {
 		{ "/dev/fd", "/proc/self/fd" }, { "/dev/stdin", "/proc/self/fd/0" },
 		{ "/dev/stdout", "/proc/self/fd/1" }, { "/dev/stderr", "/proc/self/fd/2" },
@@ -209,6 +242,23 @@ long path_absolute(struct task *t, int dirfd, const char *path, char *out, size_
 	return dev_fd_alias(out, size);
 }
 
+#define OPENAT2_TRIES 64	/* EAGAIN: another rename or mount of the host's raced a ".." */
+
+/*
+ * openat2(2) from the root with how: "EAGAIN ... resolution of \"..\"
+ * raced against a rename or mount elsewhere on the system; the caller
+ * should retry" (openat2(2)). A guest's open knows no such error: retried.
+ */
+static long openat2_root(const char *abs, struct open_how *how)
+{
+	long fd = -1;
+
+	for (int i = 0; i < OPENAT2_TRIES; i++)
+		if ((fd = syscall(SYS_openat2, sandbox.rootfd, abs, how, sizeof(*how))) >= 0 || errno != EAGAIN)
+			break;
+	return fd < 0 ? neg_errno() : fd;
+}
+
 /*
  * openat2(2) inside the root, with the guest's own openat2 resolve bits
  * (RESOLVE_NO_SYMLINKS, RESOLVE_NO_XDEV, RESOLVE_CACHED) added when it
@@ -221,9 +271,7 @@ static long open_in_root_r(const char *abs, int flags, int mode, uint64_t resolv
 		.mode = flags & (O_CREAT | PVX_O_TMPFILE_BIT) ? (uint64_t)(mode & 07777) : 0,
 		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS | resolve,
 	};
-	long fd = syscall(SYS_openat2, sandbox.rootfd, abs, &how, sizeof(how));
-
-	return fd < 0 ? neg_errno() : fd;
+	return openat2_root(abs, &how);
 }
 
 static long open_in_root(const char *abs, int flags, int mode)
@@ -270,10 +318,10 @@ static long lookup_in_root(const char *abs, int flags, bool *not_sys, uint64_t r
 			.flags = (uint64_t)(flags | O_CLOEXEC),
 			.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_SYMLINKS | resolve,
 		};
-		long fd = syscall(SYS_openat2, sandbox.rootfd, abs, &how, sizeof(how));
-		if (fd >= 0 || errno != ELOOP) {
+		long fd = openat2_root(abs, &how);
+		if (fd != -ELOOP) {
 			*not_sys = fd >= 0;
-			return fd < 0 ? neg_errno() : fd;
+			return fd;
 		}
 	}
 	return open_in_root_r(abs, flags, 0, resolve);
@@ -416,6 +464,28 @@ static long parent_of(char *abs, char *last, size_t size, enum path_last *type, 
 }
 
 /*
+ * Create last in the directory dir (checked), O_EXCL; the new file is
+ * checked too. EISDIR: last is no plain name ("pathname refers to a
+ * directory", a trailing slash).
+ */
+static long create_at(int dir, const char *last, int flags, int mode)
+{
+	struct stat st;
+	long r = 0;
+
+	if (!sandbox.rw)
+		return -EROFS;
+	int fd = openat(dir, last, flags | O_CREAT | O_EXCL | O_NOCTTY | O_CLOEXEC, PVX_MODE_NOSUID(mode) & 07777);
+	if (fd < 0)
+		return neg_errno();
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (r = policy_check(fd, &st, flags & ~O_TRUNC, -1)) < 0) {
+		close(fd);
+		return r < 0 ? r : -EIO;
+	}
+	return fd;
+}
+
+/*
  * Create abs (nothing is there): in its directory, checked like any other,
  * with O_EXCL, so whatever appeared there meanwhile is not opened (EEXIST
  * for the caller to look again). The new file is checked too.
@@ -424,31 +494,40 @@ static long create_file(const char *abs, int flags, int mode, uint64_t resolve)
 {
 	char dirpart[PVX_PATH_MAX], last[PVX_PATH_MAX];
 	enum path_last type;
-	struct stat st;
 
 	snprintf(dirpart, sizeof(dirpart), "%s", abs);
 	long dir = parent_of(dirpart, last, sizeof(last), &type, resolve);
 
 	if (dir < 0)
 		return dir;
-	if (type != PATH_LAST_NORM || strchr(last, '/')) {
-		close((int)dir);
-		return -EISDIR;	/* "pathname refers to a directory" (a trailing slash) */
-	}
-	if (!sandbox.rw) {
-		close((int)dir);
-		return -EROFS;
-	}
-	int fd = openat((int)dir, last, flags | O_CREAT | O_EXCL | O_NOCTTY | O_CLOEXEC, PVX_MODE_NOSUID(mode) & 07777);
-	long r = fd < 0 ? neg_errno() : 0;
+	long fd = type != PATH_LAST_NORM || strchr(last, '/') ? -EISDIR : create_at((int)dir, last, flags, mode);
 	close((int)dir);
-	if (r < 0)
-		return r;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (r = policy_check(fd, &st, flags & ~O_TRUNC, -1)) < 0) {
-		close(fd);
-		return r < 0 ? r : -EIO;
-	}
 	return fd;
+}
+
+/*
+ * The object a lookup found (fd, O_PATH; o: its policy_obj to fill) opened
+ * with flags: policy_stat, then the O_PATH fd itself (keep_opath) or the
+ * object reopened (policy_reopen_obj). fd is consumed.
+ */
+static long open_found(struct task *t, int fd, struct policy_obj *o, bool not_sys, int flags, int mode,
+		       const struct file_ops **kind, struct policy_obj *found)
+{
+	bool excl = (flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL);
+	long r = excl ? -EEXIST : policy_stat(fd, o);
+
+	if (r < 0) {
+		close(fd);
+		return r;
+	}
+	o->not_sys = not_sys;
+	if (!(flags & PVX_O_TMPFILE_BIT))
+		*kind = file_kind_of_mode(o->st.st_mode);
+	if (flags & O_PATH)
+		return keep_opath(fd, o, flags, found);
+	r = policy_reopen_obj(t, fd, o, flags, mode, -1);
+	close(fd);
+	return r;
 }
 
 #define CREATE_TRIES 16	/* a name that keeps appearing and vanishing under an O_CREAT */
@@ -475,21 +554,8 @@ static long open_checked(struct task *t, char *abs, size_t size, int flags, int 
 					.x_sync = found ? found->x_sync : 0 };
 		bool not_sys;
 		long fd = lookup_in_root(abs, look, &not_sys, resolve);
-		if (fd >= 0) {
-			long r = excl ? -EEXIST : policy_stat((int)fd, &o);
-			if (r < 0) {
-				close((int)fd);
-				return r;
-			}
-			o.not_sys = not_sys;
-			if (!(flags & PVX_O_TMPFILE_BIT))
-				*kind = file_kind_of_mode(o.st.st_mode);
-			if (flags & O_PATH)
-				return keep_opath((int)fd, &o, flags, found);
-			r = policy_reopen_obj(t, (int)fd, &o, flags, mode, -1);
-			close((int)fd);
-			return r;
-		}
+		if (fd >= 0)
+			return open_found(t, (int)fd, &o, not_sys, flags, mode, kind, found);
 		if (fd != -ENOENT || !(flags & O_CREAT))
 			return fd;
 		if (!excl && !(flags & O_NOFOLLOW)) {
@@ -540,6 +606,55 @@ static long open_std_device(const char *abs, int flags)
 
 #define MAX_CREATE_LINKS 40	/* MAXSYMLINKS */
 
+static long path_open_kind(struct task *t, int dirfd, const char *path, int flags, int mode,
+			   const struct file_ops **kind, struct policy_obj *found, uint64_t resolve);
+
+/* The kind of last component a name is (parent_of's). */
+static enum path_last last_type(const char *last)
+{
+	return !strcmp(last, ".") ? PATH_LAST_DOT : !strcmp(last, "..") ? PATH_LAST_DOTDOT : PATH_LAST_NORM;
+}
+
+/*
+ * path_open_kind of a relative path from a directory deeper than PATH_MAX:
+ * walked from it (sentry/fs/path_long.c), then opened as open_checked opens
+ * what it finds; O_CREAT creates a missing last name in its directory.
+ */
+static long long_open(struct task *t, int dirfd, const char *path, int flags, int mode,
+		      const struct file_ops **kind, struct policy_obj *found)
+{
+	cleanup_free struct long_walk *w = malloc(sizeof(*w));
+	long base = dirfd == AT_FDCWD ? t->fs->cwd_fd : path_dir_fd(t, dirfd);
+	bool excl = (flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL);
+	struct policy_obj o = { .x = found ? found->x : NULL, .x_mask = found ? found->x_mask : 0,
+				.x_sync = found ? found->x_sync : 0 };
+	struct stat st;
+
+	if (!w)
+		return -ENOMEM;
+	if (base < 0)
+		return base;
+	long r = path_long_lookup((int)base, path, !excl && !(flags & O_NOFOLLOW), w);
+	if (r < 0)
+		return r;
+	if (w->handoff)
+		return path_open_kind(t, AT_FDCWD, w->abs, flags, mode, kind, found, 0);
+	cleanup_close int dir = w->dir;
+	if (w->fd >= 0 && (flags & O_DIRECTORY) && (fstat(w->fd, &st) < 0 || !S_ISDIR(st.st_mode))) {
+		close(w->fd);
+		return -ENOTDIR;
+	}
+	if (w->fd >= 0)
+		return open_found(t, w->fd, &o, false, flags, mode, kind, found);
+	if (w->fd != -ENOENT || !(flags & O_CREAT))
+		return w->fd;
+	if (w->slash || last_type(w->last) != PATH_LAST_NORM)
+		return -EISDIR;
+	if ((r = policy_check_dir(dir)) < 0)
+		return r;
+	return create_at(dir, w->last, flags, mode);
+}
+
 /*
  * path_open, and the kind of the file it opened: /proc's own or the host
  * object's when known, else NULL (file_kind_of's to find). found, when
@@ -562,6 +677,9 @@ static long path_open_kind(struct task *t, int dirfd, const char *path, int flag
 		found->x_done = false;
 	}
 	r = path_absolute(t, dirfd, path, abs, sizeof(abs));
+	/* From a directory deeper than the host can name (not with openat2's resolve bits: the walk knows none). */
+	if (r == -ENAMETOOLONG && path[0] != '/' && !resolve)
+		return long_open(t, dirfd, path, flags, mode, kind, found);
 	for (int links = 0; r >= 0 && links <= MAX_CREATE_LINKS; links++) {
 		/* The guest's /proc is the sentry's own (sentry/kernel/procfs.c), never the host's. */
 		if (path_in_proc(abs))
@@ -635,6 +753,8 @@ long path_open_resolve(struct task *t, int dirfd, const char *path, int flags, i
 	return fd;
 }
 
+static long long_parent(struct task *t, int dirfd, const char *path, char *last, size_t size, enum path_last *type);
+
 long path_parent(struct task *t, int dirfd, const char *path, char *last, size_t size, enum path_last *type)
 {
 	char abs[PVX_PATH_MAX];
@@ -642,7 +762,33 @@ long path_parent(struct task *t, int dirfd, const char *path, char *last, size_t
 	if (!path[0])
 		return -ENOENT;
 	long r = path_absolute(t, dirfd, path, abs, sizeof(abs));
+	if (r == -ENAMETOOLONG && path[0] != '/')
+		return long_parent(t, dirfd, path, last, size, type);
 	return r < 0 ? r : parent_of(abs, last, size, type, 0);
+}
+
+/* path_parent of a relative path from a directory deeper than PATH_MAX (sentry/fs/path_long.c). */
+static long long_parent(struct task *t, int dirfd, const char *path, char *last, size_t size, enum path_last *type)
+{
+	cleanup_free struct long_walk *w = malloc(sizeof(*w));
+	long base = dirfd == AT_FDCWD ? t->fs->cwd_fd : path_dir_fd(t, dirfd);
+
+	if (!w)
+		return -ENOMEM;
+	if (base < 0)
+		return base;
+	long r = path_long_parent((int)base, path, w);
+	if (r < 0)
+		return r;
+	if (w->handoff)
+		return parent_of(w->abs, last, size, type, 0);
+	if ((r = policy_check_dir(w->dir)) < 0 || strlen(w->last) + 2 > size) {
+		close(w->dir);
+		return r < 0 ? r : -ENAMETOOLONG;
+	}
+	snprintf(last, size, "%s%s", w->last, w->slash ? "/" : "");
+	*type = last_type(w->last);
+	return w->dir;
 }
 
 long path_lookup(struct task *t, int dirfd, const char *path, int at_flags)

@@ -22,6 +22,7 @@
 #include "pvx/hostcred.h"
 #include "pvx/kernel.h"
 #include "pvx/events.h"
+#include "pvx/nsfs.h"
 #include "pvx/path.h"
 #include "pvx/sigqueue.h"
 #include "pvx/policy.h"
@@ -333,7 +334,7 @@ static unsigned char root_type(const char *name)
 
 static unsigned char pid_type(const char *name)
 {
-	return pid_link(name) ? DT_LNK : !strcmp(name, "fd") || !strcmp(name, "fdinfo") || !strcmp(name, "task") ? DT_DIR : DT_REG;
+	return pid_link(name) ? DT_LNK : !strcmp(name, "fd") || !strcmp(name, "fdinfo") || !strcmp(name, "task") || !strcmp(name, "ns") ? DT_DIR : DT_REG;
 }
 
 static unsigned char link_type(const char *name)
@@ -401,7 +402,7 @@ static long list_fds(struct task *t, struct task *p, const char *what)
 }
 
 static const char *const pid_entries[] = { "cmdline", "comm", "cwd", "environ", "exe", "fd", "fdinfo", "limits",
-					   "maps", "mountinfo", "mounts", "root", "stat", "statm", "status", "task",
+					   "maps", "mountinfo", "mounts", "ns", "root", "stat", "statm", "status", "task",
 					   "timerslack_ns", "smaps", "smaps_rollup", "pagemap" };
 
 static bool starts(const char *s, const char *prefix)
@@ -431,12 +432,15 @@ static long gen_fdinfo(struct task *p, const char *num, char **out, size_t *len)
 		close(hfd);
 	buf[n > 0 ? n : 0] = 0;
 	long fl = file_getfl(f);
+	struct stat nst;
 	if (!(o = open_memstream(out, len)))
 		return -ENOMEM;
 	for (char *save, *line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		if (starts(line, "flags:"))
 			fprintf(o, "flags:\t0%lo\n", (unsigned long)(fl < 0 ? 0 : fl) |
 				(p->files->fds[fd].cloexec ? O_CLOEXEC : 0));
+		else if (starts(line, "ino:") && nsfs_type(f) >= 0 && !f->ops->stat(f, &nst))
+			fprintf(o, "ino:\t%lu\n", (unsigned long)nst.st_ino);	/* the sandbox's namespace id */
 		else if (starts(line, "pos:") || starts(line, "mnt_id:") || starts(line, "ino:") || f->ops->host_fdinfo)
 			fprintf(o, "%s\n", line);
 	}
@@ -622,6 +626,8 @@ static long procfs_open_kind(struct task *t, const char *orig, int flags, const 
 	struct task *p = proc_task(t, rel, &rest);
 
 	/* The links first: they open what they name, with the caller's flags. */
+	if (p && procfs_ns_rest(rest))
+		return procfs_ns_open(p, rest, flags, kind);	/* procfs_ns.c */
 	if (p && !strncmp(rest, "/fd/", 4))
 		return open_fd_link(t, p, rest + 4, flags, kind);
 	if (p && (!strcmp(rest, "/exe") || !strcmp(rest, "/cwd") || !strcmp(rest, "/root"))) {
@@ -740,12 +746,16 @@ long procfs_readlink(struct task *t, const char *orig, char *buf, size_t size)
 		return snprintf(buf, size, "/");
 	if (!strcmp(rest, "/cwd"))
 		return p->fs ? path_of_fd(p->fs->cwd_fd, buf, size) : -ENOENT;
+	if (!strncmp(rest, "/ns/", 4))
+		return procfs_ns_readlink(rest, buf, size);
 	if (!strncmp(rest, "/fd/", 4)) {
 		const char *end;
 		long fd = proc_number(rest + 4, &end, PVX_NR_OPEN - 1);
 		struct file *f = fd < 0 || *end ? NULL : fd_lookup(p->files, (int)fd);
 		if (!f)
 			return -ENOENT;
+		if ((n = nsfs_fd_name(f, buf, size)) != -EINVAL)
+			return n;	/* a namespace file: its d_dname, with the sandbox's inode */
 		n = path_of_fd(f->host_fd, buf, size);
 		if (n != -ENOENT && n != -EXDEV)
 			return n;
@@ -770,4 +780,5 @@ const struct fs_kernel_ops kernel_fs_ops = {
 	.block_io = io_block,
 	.proc_open_kind = procfs_open_kind,
 	.sigio = signal_sigio,
+	.ns_pid = procfs_ns_pid,
 };

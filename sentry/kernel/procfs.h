@@ -41,5 +41,12 @@ struct vma;
 void procfs_maps_line(FILE *f, const struct task *p, const struct vma *v);
 long procfs_smaps(struct task *p, bool rollup, char **out, size_t *len) __must_check;
 long procfs_pagemap_open(struct task *t, struct task *p, const struct file_ops **kind) __must_check;
+/* /proc/PID/ns (procfs_ns.c): is rest (after "/proc/PID") in it; open it (*kind as procfs_open's); readlink. */
+struct file_ops;
+bool procfs_ns_rest(const char *rest);
+long procfs_ns_open(struct task *p, const char *rest, int flags, const struct file_ops **kind) __must_check;
+long procfs_ns_readlink(const char *rest, char *buf, size_t size);
+/* fs_kernel_ops.ns_pid (pvx/path.h). */
+long procfs_ns_pid(int nr, bool tgid);
 
 #endif
