@@ -249,6 +249,45 @@ long stub_wait_report(struct seccomp_as *sas)
 	}
 }
 
+/*
+ * A forked K's first report, on the socket made for it (stub_fork_child):
+ * its pid, as the kernel says it (SCM_CREDENTIALS; sock has SO_PASSCRED).
+ */
+long stub_wait_hello(struct seccomp_as *sas)
+{
+	uint64_t start = now_ns();
+
+	for (;;) {
+		struct pollfd pfd = { sas->sock, POLLIN, 0 };
+		int r = poll(&pfd, 1, LIVENESS_NS / 1000000);
+		if (r > 0) {
+			union { char buf[CMSG_SPACE(sizeof(struct ucred))]; struct cmsghdr align; } u;
+			char b[2];
+			struct iovec iov = { b, sizeof(b) };
+			struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
+					    .msg_controllen = sizeof(u.buf) };
+			ssize_t n = recvmsg(sas->sock, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+			if (n == 0)
+				return -ESRCH;
+			if (n < 0 && errno != EAGAIN && errno != EINTR)
+				return neg_errno();
+			if (n > 0) {
+				struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+				struct ucred uc;
+				if (n != 1 || (m.msg_flags & MSG_CTRUNC) || !c || c->cmsg_level != SOL_SOCKET ||
+				    c->cmsg_type != SCM_CREDENTIALS || c->cmsg_len != CMSG_LEN(sizeof(uc)))
+					return -EIO;
+				memcpy(&uc, CMSG_DATA(c), sizeof(uc));
+				return uc.pid > 0 ? uc.pid : -EIO;
+			}
+		} else if (r < 0 && errno != EINTR) {
+			return neg_errno();
+		}
+		if (now_ns() - start >= BOOT_NS)
+			return -ETIMEDOUT;
+	}
+}
+
 /* The one thread of the stub that is neither K nor a thread we know of: the one K just made. */
 static long new_tid(struct seccomp_as *sas)
 {
