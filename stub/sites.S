@@ -16,6 +16,17 @@
  */
 #include "pvx/stub_layout.h"
 
+/* The C calling convention's six arguments into the syscall's registers (nr from rdi). */
+.macro sc_args
+	mov %rdi, %rax
+	mov %rsi, %rdi
+	mov %rdx, %rsi
+	mov %rcx, %rdx
+	mov %r8, %r10
+	mov %r9, %r8
+	mov 8(%rsp), %r9
+.endm
+
 	.section .text.gadget,"ax",@progbits
 
 /* ptrace: run one syscall, stop at int3 */
@@ -40,13 +51,7 @@ stub_clone_gadget:
 	.globl stub_sc
 	.type stub_sc, @function
 stub_sc:
-	mov %rdi, %rax
-	mov %rsi, %rdi
-	mov %rdx, %rsi
-	mov %rcx, %rdx
-	mov %r8, %r10
-	mov %r9, %r8
-	mov 8(%rsp), %r9
+	sc_args
 	.org STUB_OFF_SITE_GENERIC, 0x90
 stub_site_generic:
 	syscall
@@ -206,13 +211,7 @@ k_fork_check:
 	.globl stub_ksc
 	.type stub_ksc, @function
 stub_ksc:
-	mov %rdi, %rax
-	mov %rsi, %rdi
-	mov %rdx, %rsi
-	mov %rcx, %rdx
-	mov %r8, %r10
-	mov %r9, %r8
-	mov 8(%rsp), %r9
+	sc_args
 	.org STUB_OFF_SITE_KSC, 0x90
 	syscall
 	ret

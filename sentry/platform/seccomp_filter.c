@@ -207,6 +207,17 @@ static void block_end(struct bpf_prog *p, int allow, int kill)
 	ret(p, SECCOMP_RET_KILL_PROCESS);
 }
 
+/* recvmsg on fd, without blocking (fds arrive close-on-exec), at label; else kill. */
+static void recv_block(struct bpf_prog *p, int label, int fd)
+{
+	int allow = new_label(p), kill = new_label(p);
+
+	place(p, label);
+	arg_eq32(p, 0, (uint32_t)fd, kill);
+	arg_eq32(p, 2, MSG_DONTWAIT | MSG_CMSG_CLOEXEC, kill);
+	block_end(p, allow, kill);
+}
+
 /* The calls of stub_sc() (the stub's C code), as listed at the top; each block with its returns. */
 static void generic_site(struct bpf_prog *p)
 {
@@ -288,11 +299,7 @@ static void generic_site(struct bpf_prog *p)
 	jump(p, BPF_JEQ, STUB_FD_SOCK, kill, allow);
 	block_end(p, allow, kill);
 
-	place(p, recv);
-	allow = new_label(p), kill = new_label(p);
-	arg_eq32(p, 0, STUB_FD_SOCK, kill);
-	arg_eq32(p, 2, MSG_DONTWAIT | MSG_CMSG_CLOEXEC, kill);
-	block_end(p, allow, kill);
+	recv_block(p, recv, STUB_FD_SOCK);
 
 	place(p, arch);
 	allow = new_label(p), kill = new_label(p);
@@ -331,11 +338,16 @@ static void wait_args(struct bpf_prog *p, int kill)	/* rt_sigtimedwait(&ctl->k_s
 	arg_eq64(p, 3, 8, kill);
 }
 
-static void clone_args(struct bpf_prog *p, int kill)	/* clone(a stub thread, 0, 0, 0, 0) */
+static void clone_flags_args(struct bpf_prog *p, int kill, uint64_t flags)	/* clone(flags, 0, 0, 0, 0) */
 {
-	arg_eq64(p, 0, STUB_THREAD_CLONE_FLAGS, kill);
+	arg_eq64(p, 0, flags, kill);
 	for (int i = 1; i < 5; i++)
 		arg_eq64(p, i, 0, kill);
+}
+
+static void clone_args(struct bpf_prog *p, int kill)	/* clone(a stub thread, 0, 0, 0, 0) */
+{
+	clone_flags_args(p, kill, STUB_THREAD_CLONE_FLAGS);
 }
 
 static void report_args(struct bpf_prog *p, int kill)	/* write(STUB_FD_SOCK, ...) */
@@ -352,9 +364,7 @@ static void seccomp_args(struct bpf_prog *p, int kill)	/* seccomp(SET_MODE_FILTE
 
 static void fork_args(struct bpf_prog *p, int kill)	/* clone(CLONE_PARENT | SIGCHLD, 0, 0, 0, 0) */
 {
-	arg_eq64(p, 0, STUB_FORK_CLONE_FLAGS, kill);
-	for (int i = 1; i < 5; i++)
-		arg_eq64(p, i, 0, kill);
+	clone_flags_args(p, kill, STUB_FORK_CLONE_FLAGS);
 }
 
 /*
@@ -383,11 +393,7 @@ static void ksc_site(struct bpf_prog *p)
 	arg_eq32(p, 1, SIGKILL, kill);
 	block_end(p, allow, kill);
 
-	place(p, recv);
-	allow = new_label(p), kill = new_label(p);
-	arg_eq32(p, 0, STUB_FD_KSOCK, kill);
-	arg_eq32(p, 2, MSG_DONTWAIT | MSG_CMSG_CLOEXEC, kill);
-	block_end(p, allow, kill);
+	recv_block(p, recv, STUB_FD_KSOCK);
 
 	place(p, map);		/* the regions and the control page, at their places, as seccomp_main maps them */
 	allow = new_label(p), kill = new_label(p);
