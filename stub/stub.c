@@ -33,7 +33,7 @@ enum {
 	NR_close = 3, NR_mmap = 9, NR_rt_sigaction = 13, NR_rt_sigprocmask = 14,
 	NR_sigaltstack = 131, NR_prctl = 157, NR_arch_prctl = 158, NR_futex = 202, NR_capset = 126,
 	NR_exit_group = 231, NR_seccomp = 317, NR_pause = 34, NR_exit = 60,
-	NR_madvise = 28, NR_recvmsg = 47, NR_getppid = 110, NR_dup3 = 292, NR_close_range = 436,
+	NR_madvise = 28, NR_recvmsg = 47, NR_dup3 = 292, NR_close_range = 436,
 	MADV_DONTFORK_ = 10, PR_SET_PDEATHSIG_ = 1, MSG_DONTWAIT_ = 0x40, MSG_CTRUNC_ = 8,
 	MSG_CMSG_CLOEXEC_ = 0x40000000,
 	SIGSYS_ = 31, SYS_SECCOMP_ = 1, FUTEX_WAIT_ = 0, FUTEX_WAKE_ = 1,
@@ -285,10 +285,15 @@ __attribute__((used, noreturn)) void stub_fork_child(void)
 	    ksys(NR_madvise, STUB_SHARED_ADDR, STUB_SHARED_TOTAL, MADV_DONTFORK_) ||
 	    ksys(NR_madvise, STUB_CTL_ADDR, STUB_CTL_SIZE, MADV_DONTFORK_))
 		fork_die();
-	/* The sentry thread may be gone already: then no death signal would come. */
-	if ((uint64_t)ksys(NR_getppid, 0, 0, 0) != CTL->sentry_pid)
-		fork_die();
 	if (ksys(NR_dup3, fd[0], STUB_FD_SOCK, 0) != STUB_FD_SOCK || ksys(NR_dup3, fd[3], STUB_FD_KSOCK, 0) != STUB_FD_KSOCK)
+		fork_die();
+	/*
+	 * The sentry may be gone already (then no death signal would come): its
+	 * end of our new K socket is closed then, and a read finds the end of it.
+	 * (Its pid is not written anywhere the guest could read it.)
+	 */
+	msg.controllen = sizeof(cmsg);
+	if (ksys(NR_recvmsg, STUB_FD_KSOCK, &msg, MSG_DONTWAIT_ | MSG_CMSG_CLOEXEC_) != -11 /* EAGAIN */)
 		fork_die();
 	if (ksys(NR_close_range, 0, STUB_FD_SOCK - 1, 0) || ksys(NR_close_range, STUB_FD_SOCK + 1, STUB_FD_KSOCK - 1, 0) ||
 	    ksys(NR_close_range, STUB_FD_KSOCK + 1, ~0U, 0))

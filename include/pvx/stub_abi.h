@@ -92,7 +92,6 @@ struct stub_ctl {
 	struct stub_fprog c_prog;	/* the stub's filter, installed by its main thread */
 	struct stub_fprog g_prog;	/* each stub thread's own filter on top */
 	uint64_t fork_seq;	/* bumped by the sentry for each fork of the stub it wants */
-	uint64_t sentry_pid;	/* the process a forked K must be the child of */
 	uint64_t c_filter[STUB_FILTER_MAX];
 	uint64_t g_filter[STUB_FILTER2_MAX];
 };
@@ -104,7 +103,6 @@ _Static_assert(offsetof(struct stub_ctl, k_set) == STUB_CTL_OFF_KSET, "layout");
 _Static_assert(offsetof(struct stub_ctl, c_prog) == STUB_CTL_OFF_CPROG, "layout");
 _Static_assert(offsetof(struct stub_ctl, g_prog) == STUB_CTL_OFF_GPROG, "layout");
 _Static_assert(offsetof(struct stub_ctl, fork_seq) == STUB_CTL_OFF_FSEQ, "layout");
-_Static_assert(offsetof(struct stub_ctl, sentry_pid) == STUB_CTL_OFF_SENTRY, "layout");
 _Static_assert(STUB_CTL_ADDR + STUB_CTL_SIZE <= STUB_SHARED_ADDR, "control page below the regions");
 
 /* One region per stub thread (guest thread); the first fields keep their offsets of old. */

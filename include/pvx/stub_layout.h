@@ -43,7 +43,6 @@
 #define STUB_CTL_OFF_CPROG 32		/* struct sock_fprog of the stub's filter */
 #define STUB_CTL_OFF_GPROG 48		/* struct sock_fprog of the per-thread filter */
 #define STUB_CTL_OFF_FSEQ 64		/* a new fork request when this changes */
-#define STUB_CTL_OFF_SENTRY 72		/* the sentry's pid: a forked K's parent must be it */
 
 /* The shared regions: one per stub thread, read and written by guest code too. */
 #define STUB_SHARED_ADDR (STUB_BASE_ADDR + 0x100000)

@@ -146,7 +146,6 @@ static long make_ctl(struct seccomp_as *sas)
 		goto fail;
 	}
 	r = seccomp_fill_ctl(sas->ctl);
-	sas->ctl->sentry_pid = (uint64_t)sentry_pid();
 	if (r) {
 		close(fd);
 		return r;

@@ -381,7 +381,6 @@ static void ksc_site(struct bpf_prog *p)
 	jump(p, BPF_JEQ, SYS_recvmsg, recv, NEXT);
 	jump(p, BPF_JEQ, SYS_mmap, map, NEXT);
 	jump(p, BPF_JEQ, SYS_madvise, madv, NEXT);
-	jump(p, BPF_JEQ, SYS_getppid, allow, NEXT);
 	jump(p, BPF_JEQ, SYS_dup3, allow, NEXT);
 	jump(p, BPF_JEQ, SYS_close_range, allow, NEXT);
 	jump(p, BPF_JEQ, SYS_exit_group, allow, kill);

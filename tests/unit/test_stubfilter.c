@@ -210,7 +210,8 @@ int main(void)
 	ok(K(KS, SYS_prctl, PR_SET_DUMPABLE, 1, 0, 0, 0, 0) == KILL, "no other prctl");
 	ok(K(KS, SYS_dup3, 9, STUB_FD_SOCK, 0, 0, 0, 0) == ALLOW, "its sockets onto 3 and 6");
 	ok(K(KS, SYS_close_range, 7, ~0U, 0, 0, 0, 0) == ALLOW, "the rest closed");
-	ok(T(KS, SYS_getppid, 0, 0, 0, 0, 0, 0) == KILL, "a guest thread at that site dies");
+	ok(T(KS, SYS_dup3, 9, STUB_FD_SOCK, 0, 0, 0, 0) == KILL, "a guest thread at that site dies");
+	ok(K(KS, SYS_getppid, 0, 0, 0, 0, 0, 0) == KILL, "K asks nothing else there");
 	ok(K(KS, SYS_execve, 0, 0, 0, 0, 0, 0) == KILL, "nothing else at that site");
 	return tap_done();
 }
