@@ -16,6 +16,17 @@
  */
 #include "pvx/stub_layout.h"
 
+/* The C calling convention's six arguments into the syscall's registers (nr from rdi). */
+.macro sc_args
+	mov %rdi, %rax
+	mov %rsi, %rdi
+	mov %rdx, %rsi
+	mov %rcx, %rdx
+	mov %r8, %r10
+	mov %r9, %r8
+	mov 8(%rsp), %r9
+.endm
+
 	.section .text.gadget,"ax",@progbits
 
 /* ptrace: run one syscall, stop at int3 */
@@ -40,13 +51,7 @@ stub_clone_gadget:
 	.globl stub_sc
 	.type stub_sc, @function
 stub_sc:
-	mov %rdi, %rax
-	mov %rsi, %rdi
-	mov %rdx, %rsi
-	mov %rcx, %rdx
-	mov %r8, %r10
-	mov %r9, %r8
-	mov 8(%rsp), %r9
+	sc_args
 	.org STUB_OFF_SITE_GENERIC, 0x90
 stub_site_generic:
 	syscall
@@ -65,13 +70,15 @@ stub_restorer:
  * K, entered once the main thread's filter is in (seccomp_main): report
  * "ready", then for each STUB_SIG_CTL with a new clone_seq clone a thread on
  * region clone_region and report 1 byte (done) or 1 + errno bytes (failed).
- * r13: the last clone_seq served; r12: the region of the next thread.
+ * r13: the last clone_seq served; r12: the region of the next thread;
+ * r14: the last fork_seq served (a fork request is looked at first).
  */
 	.org STUB_OFF_K_READY, 0xcc
 	.globl stub_k_ready
 	.type stub_k_ready, @function
 stub_k_ready:
 	xor %r13d, %r13d
+	xor %r14d, %r14d
 	mov $1, %edx
 	jmp k_report
 k_loop:
@@ -84,6 +91,8 @@ k_loop:
 	syscall
 	cmp $STUB_SIG_CTL, %eax
 	jne k_loop
+	jmp k_fork_check
+k_clone_check:
 	movabs $(STUB_CTL_ADDR + STUB_CTL_OFF_SEQ), %rax
 	mov (%rax), %rax
 	cmp %rax, %r13
@@ -162,6 +171,50 @@ stub_fork_gadget:
 2:	mov $34, %eax
 	syscall
 	jmp 2b
+
+/*
+ * seccomp, K: fork the whole stub when fork_seq changed (the sentry's order).
+ * The parent reports like a clone (1 byte, or 1 + errno). The child is a
+ * process of one thread, K, with the parent's memory copy-on-write, without
+ * the shared regions and the control page (MADV_DONTFORK), and with fds
+ * 3 and 6 still the parent's sockets: stub_fork_child() takes the fds the
+ * sentry sent for it on fd 6 and puts its own regions, control page and
+ * sockets in their place before it makes any thread, then K starts over.
+ * No guest thread exists in the child until K makes one on the sentry's order.
+ */
+	.org STUB_OFF_K_FORK, 0xcc
+k_fork_check:
+	movabs $(STUB_CTL_ADDR + STUB_CTL_OFF_FSEQ), %rax
+	mov (%rax), %rax
+	cmp %rax, %r14
+	je k_clone_check
+	mov %rax, %r14
+	mov $56, %eax				/* clone(CLONE_PARENT | SIGCHLD, 0, 0, 0, 0) */
+	mov $STUB_FORK_CLONE_FLAGS, %edi
+	xor %esi, %esi
+	xor %edx, %edx
+	xor %r10d, %r10d
+	xor %r8d, %r8d
+	.org STUB_OFF_SITE_FORK, 0x90
+	syscall
+	test %rax, %rax
+	jz 1f
+	js k_failed
+	mov $1, %edx
+	jmp k_report
+1:	and $-16, %rsp				/* the child: the only thread, on K's (now private) stack */
+	call stub_fork_child
+	hlt
+
+/* long stub_ksc(long nr, long a0, ..., long a5): the syscalls of stub_fork_child() */
+	.org STUB_OFF_KSC, 0xcc
+	.globl stub_ksc
+	.type stub_ksc, @function
+stub_ksc:
+	sc_args
+	.org STUB_OFF_SITE_KSC, 0x90
+	syscall
+	ret
 
 /*
  * Every platform: the sentry's atomic read-modify-write of a guest word

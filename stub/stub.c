@@ -33,12 +33,16 @@ enum {
 	NR_close = 3, NR_mmap = 9, NR_rt_sigaction = 13, NR_rt_sigprocmask = 14,
 	NR_sigaltstack = 131, NR_prctl = 157, NR_arch_prctl = 158, NR_futex = 202, NR_capset = 126,
 	NR_exit_group = 231, NR_seccomp = 317, NR_pause = 34, NR_exit = 60,
+	NR_madvise = 28, NR_recvmsg = 47, NR_dup3 = 292, NR_close_range = 436,
+	MADV_DONTFORK_ = 10, PR_SET_PDEATHSIG_ = 1, MSG_DONTWAIT_ = 0x40, MSG_CTRUNC_ = 8,
+	MSG_CMSG_CLOEXEC_ = 0x40000000,
 	SIGSYS_ = 31, SYS_SECCOMP_ = 1, FUTEX_WAIT_ = 0, FUTEX_WAKE_ = 1,
 	ARCH_SET_GS_ = 0x1001, ARCH_SET_FS_ = 0x1002, PR_SET_DUMPABLE_ = 4, PR_SET_NO_NEW_PRIVS_ = 38,
 };
 
 /* sites.S */
 long stub_sc(long nr, long a0, long a1, long a2, long a3, long a4, long a5);
+long stub_ksc(long nr, long a0, long a1, long a2, long a3, long a4, long a5);
 extern char stub_restorer[];
 __attribute__((noreturn)) void stub_k_ready(void);
 
@@ -206,6 +210,10 @@ static void seccomp_main(int nodump)
 	if (stub_sc(NR_mmap, STUB_CTL_ADDR, STUB_CTL_SIZE, 1 /* R */, 0x11 /* SHARED|FIXED */, STUB_FD_CTL, 0) !=
 	    (long)STUB_CTL_ADDR)
 		die(STUB_EXIT_CTL_MAP);
+	/* A fork of the stub (K's) must not share them: the child gets its own (stub_fork_child). */
+	if (sys(NR_madvise, STUB_SHARED_ADDR, STUB_SHARED_TOTAL, MADV_DONTFORK_) ||
+	    sys(NR_madvise, STUB_CTL_ADDR, STUB_CTL_SIZE, MADV_DONTFORK_))
+		die(STUB_EXIT_SHARED_MAP);
 	sys(NR_close, STUB_FD_SHARED, 0, 0);
 	sys(NR_close, STUB_FD_CTL, 0, 0);
 	stub_sc(NR_rt_sigprocmask, 2 /* SIG_SETMASK */, (long)&all, 0, 8, 0, 0);
@@ -228,6 +236,68 @@ static void seccomp_main(int nodump)
 		stub_sc(NR_prctl, PR_SET_DUMPABLE_, 0, 0, 0, 0, 0);
 	if (sys(NR_seccomp, 1 /* SECCOMP_SET_MODE_FILTER */, 0, &CTL->c_prog))
 		die(STUB_EXIT_SECCOMP);
+	stub_k_ready();
+}
+
+#define ksys(nr, a0, a1, a2) stub_ksc(nr, (long)(a0), (long)(a1), (long)(a2), 0, 0, 0)
+
+static void fork_die(void)
+{
+	for (;;)
+		stub_ksc(NR_exit_group, STUB_EXIT_FORK_SETUP, 0, 0, 0, 0, 0);
+}
+
+/*
+ * K in a fork of the stub (sites.S k_fork_check), the only thread: take the
+ * fds the sentry sent for this child on fd 6 (sockets, regions, control
+ * page), map the regions and control page where the parent's were (not
+ * inherited: MADV_DONTFORK), move the sockets onto fds 3 and 6 and close
+ * every other fd, so it holds what a fresh stub holds; then report "ready"
+ * on its own socket (the sentry learns its pid from SCM_CREDENTIALS) and
+ * serve as K. Everything it reads was written after the fork by the kernel
+ * or the sentry: parent memory the guest could have written is not read.
+ * Its filter, no_new_privs, capabilities and handlers are the parent's.
+ */
+__attribute__((used, noreturn)) void stub_fork_child(void)
+{
+	uint64_t cmsg[6];	/* struct cmsghdr + 4 ints */
+	char byte;
+	struct { uint64_t base, len; } iov = { (uint64_t)&byte, 1 };
+	struct {
+		uint64_t name; uint32_t namelen, pad0; uint64_t iov, iovlen, control, controllen;
+		int32_t flags, pad1;
+	} msg = { 0, 0, 0, (uint64_t)&iov, 1, (uint64_t)cmsg, sizeof(cmsg), 0, 0 };
+	int32_t fd[4];
+
+	/* A parent-death signal first: the sentry thread of the parent stub is the child's parent too. */
+	if (ksys(NR_prctl, PR_SET_PDEATHSIG_, 9, 0))
+		fork_die();
+	if (ksys(NR_recvmsg, STUB_FD_KSOCK, &msg, MSG_DONTWAIT_ | MSG_CMSG_CLOEXEC_) != 1 || (msg.flags & MSG_CTRUNC_))
+		fork_die();
+	const int32_t *c = (const int32_t *)cmsg;
+	if (cmsg[0] != 16 + sizeof(fd) || c[2] != 1 /* SOL_SOCKET */ || c[3] != 1 /* SCM_RIGHTS */)
+		fork_die();
+	for (int i = 0; i < 4; i++)
+		fd[i] = c[4 + i];
+	if (stub_ksc(NR_mmap, STUB_SHARED_ADDR, STUB_SHARED_TOTAL, 3 /* RW */, 0x11 /* SHARED|FIXED */, fd[1], 0) !=
+		    (long)STUB_SHARED_ADDR ||
+	    stub_ksc(NR_mmap, STUB_CTL_ADDR, STUB_CTL_SIZE, 1 /* R */, 0x11, fd[2], 0) != (long)STUB_CTL_ADDR ||
+	    ksys(NR_madvise, STUB_SHARED_ADDR, STUB_SHARED_TOTAL, MADV_DONTFORK_) ||
+	    ksys(NR_madvise, STUB_CTL_ADDR, STUB_CTL_SIZE, MADV_DONTFORK_))
+		fork_die();
+	if (ksys(NR_dup3, fd[0], STUB_FD_SOCK, 0) != STUB_FD_SOCK || ksys(NR_dup3, fd[3], STUB_FD_KSOCK, 0) != STUB_FD_KSOCK)
+		fork_die();
+	/*
+	 * The sentry may be gone already (then no death signal would come): its
+	 * end of our new K socket is closed then, and a read finds the end of it.
+	 * (Its pid is not written anywhere the guest could read it.)
+	 */
+	msg.controllen = sizeof(cmsg);
+	if (ksys(NR_recvmsg, STUB_FD_KSOCK, &msg, MSG_DONTWAIT_ | MSG_CMSG_CLOEXEC_) != -11 /* EAGAIN */)
+		fork_die();
+	if (ksys(NR_close_range, 0, STUB_FD_SOCK - 1, 0) || ksys(NR_close_range, STUB_FD_SOCK + 1, STUB_FD_KSOCK - 1, 0) ||
+	    ksys(NR_close_range, STUB_FD_KSOCK + 1, ~0U, 0))
+		fork_die();
 	stub_k_ready();
 }
 

@@ -59,6 +59,7 @@ enum stub_exit {
 	STUB_EXIT_REGION = 108,		/* a trap on a stack outside every thread's region */
 	/* 109: STUB_EXIT_THREAD_FILTER (stub_layout.h), a new thread's own filter failed */
 	STUB_EXIT_CTL_MAP = 110,	/* mapping the control page failed */
+	STUB_EXIT_FORK_SETUP = 111,	/* a forked stub could not take its own fds and pages */
 };
 
 /* Who owns struct stub_shared right now; a futex word (not private: two processes). */
@@ -95,6 +96,7 @@ struct stub_ctl {
 	uint64_t pad;
 	struct stub_fprog c_prog;	/* the stub's filter, installed by its main thread */
 	struct stub_fprog g_prog;	/* each stub thread's own filter on top */
+	uint64_t fork_seq;	/* bumped by the sentry for each fork of the stub it wants */
 	uint64_t c_filter[STUB_FILTER_MAX];
 	uint64_t g_filter[STUB_FILTER2_MAX];
 };
@@ -105,6 +107,7 @@ _Static_assert(offsetof(struct stub_ctl, clone_region) == STUB_CTL_OFF_REGION, "
 _Static_assert(offsetof(struct stub_ctl, k_set) == STUB_CTL_OFF_KSET, "layout");
 _Static_assert(offsetof(struct stub_ctl, c_prog) == STUB_CTL_OFF_CPROG, "layout");
 _Static_assert(offsetof(struct stub_ctl, g_prog) == STUB_CTL_OFF_GPROG, "layout");
+_Static_assert(offsetof(struct stub_ctl, fork_seq) == STUB_CTL_OFF_FSEQ, "layout");
 _Static_assert(STUB_CTL_ADDR + STUB_CTL_SIZE <= STUB_SHARED_ADDR, "control page below the regions");
 
 /* One region per stub thread (guest thread); the first fields keep their offsets of old. */

@@ -30,7 +30,11 @@
 #define STUB_OFF_SITE_SECCOMP 0x1a0	/* a new thread: the filter that denies it K's sites */
 #define STUB_OFF_FORK_GADGET 0x200	/* ptrace: a fork of the stub; the child waits in pause() */
 #define STUB_FORK_SEIZE_S 60		/* ... and exits (SIGALRM) unless its tracer has it by then */
-#define STUB_OFF_CMPXCHG_GADGET 0x240	/* every platform: lock cmpxchg %ecx,(%rdi); int3 (futex atomics) */
+#define STUB_OFF_K_FORK 0x240		/* seccomp, K: a fork of the whole stub on the sentry's order */
+#define STUB_OFF_SITE_FORK 0x280	/* K: its clone(CLONE_PARENT | SIGCHLD) */
+#define STUB_OFF_KSC 0x2c0		/* stub_ksc(): the forked K's setup, before any other thread exists */
+#define STUB_OFF_SITE_KSC 0x2e0		/* its syscall instruction (K's only) */
+#define STUB_OFF_CMPXCHG_GADGET 0x300	/* every platform: lock cmpxchg %ecx,(%rdi); int3 (futex atomics) */
 
 /* The control page: written by the sentry only, mapped read-only (and sealed) in the stub. */
 #define STUB_CTL_ADDR (STUB_BASE_ADDR + 0x80000)
@@ -39,6 +43,7 @@
 #define STUB_CTL_OFF_KSET 16		/* K's sigset: STUB_SIG_CTL */
 #define STUB_CTL_OFF_CPROG 32		/* struct sock_fprog of the stub's filter */
 #define STUB_CTL_OFF_GPROG 48		/* struct sock_fprog of the per-thread filter */
+#define STUB_CTL_OFF_FSEQ 64		/* a new fork request when this changes */
 
 /* The shared regions: one per stub thread, read and written by guest code too. */
 #define STUB_SHARED_ADDR (STUB_BASE_ADDR + 0x100000)
@@ -51,6 +56,8 @@
 #define STUB_FD_SOCK 3			/* SOCK_SEQPACKET: fds in, K's reports out */
 #define STUB_FD_SHARED 4		/* memfd of the shared regions, closed once mapped */
 #define STUB_FD_CTL 5			/* memfd of the control page, closed once mapped */
+#define STUB_FD_KSOCK 6			/* SOCK_SEQPACKET, K's only: a forked K's own fds come in here */
+#define STUB_FORK_CLONE_FLAGS 0x8011	/* CLONE_PARENT | SIGCHLD: the sentry's child, as every stub */
 #define STUB_THREAD_CLONE_FLAGS 0x50f00	/* VM|FS|FILES|SIGHAND|THREAD|SYSVSEM */
 #define STUB_EXIT_THREAD_FILTER 109	/* a new thread could not install its filter */
 

@@ -129,6 +129,9 @@ static void place_cpus(struct seccomp_as *sas)
 }
 
 static void seccomp_as_release(struct addr_space *as);
+static long seccomp_fpu_get(struct platform_ctx *ctx, void *buf, size_t len);
+static long seccomp_fpu_set(struct platform_ctx *ctx, const void *buf, size_t len);
+static struct seccomp_ctx *self(struct addr_space *as);
 
 /* The control page of a new stub: filled, mapped writable here, sealed against any other writable mapping. */
 static long make_ctl(struct seccomp_as *sas)
@@ -160,17 +163,16 @@ fail:
 }
 
 /*
- * A stub process: fork and exec it with the shared regions, the control
- * page and the socket; wait for K to report "ready"; have it make the first
- * stub thread on region 0 and wait for that thread's boot trap.
+ * The sentry's side of a new stub: the shared regions (a sparse memfd),
+ * the control page and the two socketpairs; fds[] gets the stub's ends, in
+ * the order of its fds 3, 4, 5, 6 (sock, regions, control page, K's sock).
  */
-static long seccomp_as_new(struct addr_space **out)
+static long sas_make(struct seccomp_as **out, int fds[4])
 {
-	long memfd = stub_memfd(), r;
-	int sp[2] = { -1, -1 }, shm = -1, ctl = -1;
+	int sp[2] = { -1, -1 }, kp[2] = { -1, -1 }, shm = -1, ctl = -1;
+	long r;
 
-	if (memfd < 0)
-		return memfd;
+	fds[0] = fds[1] = fds[2] = fds[3] = -1;
 	struct seccomp_as *sas = calloc(1, sizeof(*sas));
 	struct seccomp_ctx *first = calloc(1, sizeof(*first));
 	if (!sas || !first) {
@@ -181,44 +183,92 @@ static long seccomp_as_new(struct addr_space **out)
 	sas->as.ops = &platform_seccomp;
 	sas->as.creator = pthread_self();
 	sas->as.pid = -1;
-	sas->sock = sas->taskdir = -1;
+	sas->sock = sas->ksock = sas->taskdir = -1;
 	first->ctx.first = true;
 	ctx_link(&sas->as, &first->ctx, true);
+	*out = sas;
 	shm = memfd_create("pvx-shared", MFD_CLOEXEC);
-	if (shm < 0 || ftruncate(shm, STUB_SHARED_TOTAL) < 0) {
-		r = neg_errno();
+	if (shm < 0 || ftruncate(shm, STUB_SHARED_TOTAL) < 0)
 		goto fail;
-	}
 	/* Regions of threads not yet made cost address space only (the memfd is sparse). */
 	sas->regions = mmap(NULL, STUB_SHARED_TOTAL, PROT_READ | PROT_WRITE, MAP_SHARED, shm, 0);
 	if (sas->regions == MAP_FAILED) {
 		sas->regions = NULL;
-		r = neg_errno();
 		goto fail;
 	}
 	first->sh = region(sas, 0);
 	first->sh->has_fsgsbase = !!(getauxval(AT_HWCAP2) & HWCAP2_FSGSBASE);
 	r = ctl = (int)make_ctl(sas);
 	if (r < 0)
+		goto out;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0 ||
+	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, kp) < 0)
 		goto fail;
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0) {
-		r = neg_errno();
-		goto fail;
-	}
 	sas->sock = sp[0];
+	sas->ksock = kp[0];
+	fds[0] = sp[1], fds[1] = shm, fds[2] = ctl, fds[3] = kp[1];
+	return 0;
+fail:
+	r = neg_errno();
+out:
+	for (int i = 0; i < 2; i++) {
+		if (sp[i] >= 0 && sp[i] != sas->sock)
+			close(sp[i]);
+		if (kp[i] >= 0 && kp[i] != sas->ksock)
+			close(kp[i]);
+	}
+	if (shm >= 0)
+		close(shm);
+	if (ctl >= 0)
+		close(ctl);
+	return r;
+}
+
+static void close_fds(int fds[4])
+{
+	for (int i = 0; i < 4; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	fds[0] = fds[1] = fds[2] = fds[3] = -1;
+}
+
+/* The stub runs its own code (K is ready): learn its threads and selectors' home. */
+static long sas_open_tasks(struct seccomp_as *sas)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/task", sas->as.pid);
+	sas->taskdir = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	return sas->taskdir < 0 ? neg_errno() : 0;
+}
+
+/*
+ * A stub process: fork and exec it with the shared regions, the control
+ * page and the sockets; wait for K to report "ready"; have it make the
+ * first stub thread on region 0 and wait for that thread's boot trap.
+ */
+static long seccomp_as_new(struct addr_space **out)
+{
+	long memfd = stub_memfd(), r;
+	struct seccomp_as *sas = NULL;
+	int fds[4];
+
+	if (memfd < 0)
+		return memfd;
+	r = sas_make(&sas, fds);
+	if (r < 0)
+		goto fail;
+	struct seccomp_ctx *first = to_sctx(sas->as.ctxs);
 	pid_t pid = fork();
 	if (pid == 0)
-		stub_exec((int)memfd, "seccomp", (const int[]){ sp[1], shm, ctl }, 3);
+		stub_exec((int)memfd, "seccomp", fds, 4);
 	if (pid < 0) {
 		r = neg_errno();
 		goto fail;
 	}
 	sas->as.pid = pid;
 	stub_register(pid);
-	close(sp[1]);
-	close(shm);
-	close(ctl);
-	sp[1] = shm = ctl = -1;
+	close_fds(fds);
 	place_cpus(sas);
 	r = stub_wait_report(sas);
 	if (r != 1) {
@@ -227,10 +277,9 @@ static long seccomp_as_new(struct addr_space **out)
 		goto fail;
 	}
 	sas->as.vdso = stub_vdso(pid);	/* running its own code: its auxv is the stub's */
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/task", pid);
-	sas->taskdir = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	r = sas->taskdir < 0 ? neg_errno() : stub_spawn(sas, 0);
+	r = sas_open_tasks(sas);
+	if (!r)
+		r = stub_spawn(sas, 0);
 	if (r > 0) {
 		first->ctx.tid = (pid_t)r;
 		sas->tids[0] = (pid_t)r;
@@ -248,15 +297,117 @@ static long seccomp_as_new(struct addr_space **out)
 	*out = &sas->as;
 	return 0;
 fail:
-	for (int i = 0; i < 2; i++)
-		if (sp[i] >= 0 && sp[i] != sas->sock)
-			close(sp[i]);
-	if (shm >= 0)
-		close(shm);
-	if (ctl >= 0)
-		close(ctl);
-	seccomp_as_release(&sas->as);
+	close_fds(fds);
+	seccomp_as_release(sas ? &sas->as : NULL);
 	return r;
+}
+
+/* Send fds[] over sock in one message (SCM_RIGHTS), without blocking. */
+static long send_fds(int sock, const int *fds, int n)
+{
+	char cbuf[CMSG_SPACE(4 * sizeof(int))] = { 0 };
+	char byte = 0;
+	struct iovec iov = { &byte, 1 };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+			      .msg_controllen = CMSG_SPACE((size_t)n * sizeof(int)) };
+	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+
+	if (n > 4)
+		return -EINVAL;
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN((size_t)n * sizeof(int));
+	memcpy(CMSG_DATA(c), fds, (size_t)n * sizeof(int));
+	return sendmsg(sock, &msg, MSG_NOSIGNAL | MSG_DONTWAIT) < 0 ? neg_errno() : 0;
+}
+
+/*
+ * fork(2) by the host: K forks the whole stub (stub/sites.S k_fork_check),
+ * so the child has the parent's memory copy-on-write and its MAP_SHARED
+ * mappings shared, and nothing is copied here. The child gets what a new
+ * stub gets, made here and sent on the parent's K socket, which only K can
+ * read (the filters): its own regions, control page and sockets; it never
+ * shares the parent's (MADV_DONTFORK in the stub, and dup3 over fds 3 and
+ * 6). K, not the forking guest thread, forks: the child starts with K alone
+ * (its filter, no guest thread, nothing the guest steers), and K makes its
+ * first thread on region 0 as for a new stub. That thread has K's FPU state:
+ * the parent thread's is loaded at its boot trap (seccomp_ctx_start).
+ */
+static long seccomp_as_fork(struct addr_space *parent, struct addr_space **out)
+{
+	struct seccomp_as *psas = to_sas(parent), *sas = NULL;
+	struct seccomp_ctx *pc = self(parent);
+	int fds[4] = { -1, -1, -1, -1 }, one = 1;
+	long r;
+
+	if (!pc)
+		return -ESRCH;
+	if (psas->no_fork || psas->ksock < 0 || __atomic_load_n(&psas->dead_sig, __ATOMIC_RELAXED))
+		return -EAGAIN;
+	r = sas_make(&sas, fds);
+	if (r < 0)
+		goto fail;
+	struct seccomp_ctx *first = to_sctx(sas->as.ctxs);
+	first->sh->has_fsgsbase = pc->sh->has_fsgsbase;
+	sas->as.creator = parent->creator;	/* CLONE_PARENT: the parent stub's parent is the child's */
+	sas->as.vdso = parent->vdso;
+	sas->cs = psas->cs;
+	sas->ss = psas->ss;
+	if ((sas->fork_fpu = aligned_alloc(64, K_FPSTATE_MAX)))
+		sas->fork_fpu_len = seccomp_fpu_get(&pc->ctx, sas->fork_fpu, K_FPSTATE_MAX);
+	if (setsockopt(sas->sock, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)) < 0) {
+		r = neg_errno();
+		goto fail;
+	}
+	r = send_fds(psas->ksock, fds, 4);
+	close_fds(fds);
+	if (r < 0)
+		goto fail;
+	/* From here a failure may leave our fds in K's socket for the next fork: no more host forks. */
+	psas->no_fork = true;
+	struct stub_ctl *ctl = psas->ctl;
+	__atomic_store_n(&ctl->fork_seq, ctl->fork_seq + 1, __ATOMIC_RELEASE);
+	if (syscall(SYS_tgkill, parent->pid, parent->pid, STUB_SIG_CTL) < 0) {
+		r = neg_errno();
+		goto fail;
+	}
+	r = stub_wait_report(psas);
+	if (r != 1) {
+		if (r == -ETIMEDOUT)
+			stub_break(psas, "its thread maker does not answer");
+		r = r < 0 ? r : r - 1 < 4096 ? -(r - 1) : -EIO;
+		goto fail;
+	}
+	r = stub_wait_hello(sas);
+	if (r < 0) {
+		pr_warn("seccomp: a forked stub of %d did not report (%s)", parent->pid, strerror((int)-r));
+		r = -EIO;	/* not the parent's death (ESRCH): mm_fork copies instead */
+		goto fail;
+	}
+	if (r == parent->pid) {
+		r = -EIO;
+		goto fail;
+	}
+	sas->as.pid = (pid_t)r;
+	stub_register(sas->as.pid);
+	psas->no_fork = false;
+	if (have_all)
+		unpin(sas->as.pid);	/* two processes now: see place_cpus */
+	r = sas_open_tasks(sas);
+	if (!r)
+		r = stub_spawn(sas, 0);
+	if (r < 0)
+		goto fail;
+	first->ctx.tid = (pid_t)r;
+	sas->tids[0] = (pid_t)r;
+	sas->used[0] = true;
+	first->ctx.owned = false;	/* the child's sentry thread owns it from ctx_start */
+	*out = &sas->as;
+	return 0;
+fail:
+	close_fds(fds);
+	seccomp_as_release(sas ? &sas->as : NULL);
+	return r < 0 ? r : -EIO;
 }
 
 static void seccomp_as_release(struct addr_space *as)
@@ -276,6 +427,9 @@ static void seccomp_as_release(struct addr_space *as)
 		munmap(sas->ctl, STUB_CTL_SIZE);
 	if (sas->sock >= 0)
 		close(sas->sock);
+	if (sas->ksock >= 0)
+		close(sas->ksock);
+	free(sas->fork_fpu);
 	if (sas->taskdir >= 0)
 		close(sas->taskdir);
 	while (as->ctxs) {
@@ -370,15 +524,23 @@ static long seccomp_ctx_new(struct platform_ctx *parent, struct platform_ctx **o
 
 static long seccomp_ctx_start(struct platform_ctx *ctx)
 {
+	struct seccomp_as *sas = to_sas(ctx->as);
 	struct seccomp_ctx *sc = to_sctx(ctx);
 	long r;
 
 	ctx->owner = pthread_self();
 	ctx->owned = true;
-	r = stub_wait_parked(to_sas(ctx->as), sc, WAIT_BOOT);
+	r = stub_wait_parked(sas, sc, WAIT_BOOT);
 	if (!r && sc->sh->trap_signo != SIGILL) {
 		pr_err("seccomp stub thread did not boot (signal %d)", sc->sh->trap_signo);
 		r = -ECHILD;
+	}
+	/* The first thread of a forked stub: the forking thread's FPU state (seccomp_as_fork). */
+	if (!r && ctx->first && sas->fork_fpu) {
+		if (sas->fork_fpu_len > 0 && seccomp_fpu_set(ctx, sas->fork_fpu, (size_t)sas->fork_fpu_len) < 0)
+			pr_debug("seccomp: the forked stub's FPU state could not be set");
+		free(sas->fork_fpu);
+		sas->fork_fpu = NULL;
 	}
 	return r;
 }
@@ -613,6 +775,7 @@ const struct platform_ops platform_seccomp = {
 	.name = "seccomp",
 	.probe = seccomp_probe,
 	.as_new = seccomp_as_new,
+	.as_fork = seccomp_as_fork,
 	.as_release = seccomp_as_release,
 	.ctx_new = seccomp_ctx_new,
 	.ctx_start = seccomp_ctx_start,

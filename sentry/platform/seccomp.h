@@ -18,6 +18,10 @@ struct seccomp_as {
 	bool used[STUB_MAX_THREADS];	/* regions of live contexts */
 	pid_t tids[STUB_MAX_THREADS];	/* host tid of each region's thread (from /proc) until it is gone */
 	int sock;			/* our end of the socketpair: fds out, K's reports in */
+	int ksock;			/* our end of K's own socketpair: a forked K's fds out */
+	bool no_fork;			/* a host fork went wrong after its fds were sent: copy from now on */
+	void *fork_fpu;			/* a forked stub: the parent thread's FPU state, for the first context */
+	long fork_fpu_len;
 	int taskdir;			/* /proc/PID/task of the stub */
 	uint64_t cs, ss;		/* the stub's selectors, from the boot trap */
 	int dead_sig;			/* the stub died of this signal (filter kill: SIGSYS); atomic */
@@ -64,6 +68,7 @@ void stub_post(struct seccomp_as *sas, struct stub_shared *sh, uint32_t cmd);
 long stub_wait_parked(struct seccomp_as *sas, struct seccomp_ctx *sc, enum stub_wait how) __must_check;
 long stub_command(struct seccomp_as *sas, struct seccomp_ctx *sc, uint32_t cmd, enum stub_wait how) __must_check;
 long stub_wait_report(struct seccomp_as *sas) __must_check;
+long stub_wait_hello(struct seccomp_as *sas) __must_check;
 long stub_spawn(struct seccomp_as *sas, int index) __must_check;
 
 /* seccomp_filter.c: the filters and the rest of a fresh control page. */

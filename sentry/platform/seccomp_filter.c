@@ -19,7 +19,8 @@
  *     file it mapped itself, never make the sentry wait for it;
  *   - close of any fd but that socket.
  * clone, rt_sigtimedwait and write are allowed only at the sites of K, the
- * stub's main thread, which makes the stub's threads on the sentry's order
+ * stub's main thread (and a fork of the whole stub, and the forked K's own
+ * setup: its fds and pages, stub_fork_child), which makes the stub's threads on the sentry's order
  * and never runs guest code (stub/sites.S); the per-thread filter below
  * kills any other thread that reaches those sites. So no stub thread exists
  * that the sentry did not ask for.
@@ -32,6 +33,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 
@@ -46,6 +48,8 @@
 #define TOP_HI ((uint32_t)(PVX_GUEST_TASK_SIZE >> 32))	/* the guest's top, whose low half is 0 */
 _Static_assert((PVX_GUEST_TASK_SIZE & 0xffffffffUL) == 0, "the range check assumes a round top");
 _Static_assert(STUB_SITE_IP(STUB_OFF_SITE_SECCOMP) >> 32 == STUB_BASE_ADDR >> 32, "sites share a high half");
+_Static_assert(STUB_CTL_ADDR >> 32 == STUB_SHARED_ADDR >> 32, "the forked K's mmaps share a high half");
+_Static_assert(STUB_SITE_IP(STUB_OFF_SITE_KSC) >> 32 == STUB_BASE_ADDR >> 32, "so does its site");
 
 /* A tiny assembler: forward jumps to labels, resolved and range-checked at the end. */
 enum { NEXT = 0, MAX_LABELS = 128, MAX_INS = STUB_FILTER_MAX };
@@ -203,6 +207,17 @@ static void block_end(struct bpf_prog *p, int allow, int kill)
 	ret(p, SECCOMP_RET_KILL_PROCESS);
 }
 
+/* recvmsg on fd, without blocking (fds arrive close-on-exec), at label; else kill. */
+static void recv_block(struct bpf_prog *p, int label, int fd)
+{
+	int allow = new_label(p), kill = new_label(p);
+
+	place(p, label);
+	arg_eq32(p, 0, (uint32_t)fd, kill);
+	arg_eq32(p, 2, MSG_DONTWAIT | MSG_CMSG_CLOEXEC, kill);
+	block_end(p, allow, kill);
+}
+
 /* The calls of stub_sc() (the stub's C code), as listed at the top; each block with its returns. */
 static void generic_site(struct bpf_prog *p)
 {
@@ -284,11 +299,7 @@ static void generic_site(struct bpf_prog *p)
 	jump(p, BPF_JEQ, STUB_FD_SOCK, kill, allow);
 	block_end(p, allow, kill);
 
-	place(p, recv);
-	allow = new_label(p), kill = new_label(p);
-	arg_eq32(p, 0, STUB_FD_SOCK, kill);
-	arg_eq32(p, 2, MSG_DONTWAIT | MSG_CMSG_CLOEXEC, kill);
-	block_end(p, allow, kill);
+	recv_block(p, recv, STUB_FD_SOCK);
 
 	place(p, arch);
 	allow = new_label(p), kill = new_label(p);
@@ -327,11 +338,16 @@ static void wait_args(struct bpf_prog *p, int kill)	/* rt_sigtimedwait(&ctl->k_s
 	arg_eq64(p, 3, 8, kill);
 }
 
-static void clone_args(struct bpf_prog *p, int kill)	/* clone(a stub thread, 0, 0, 0, 0) */
+static void clone_flags_args(struct bpf_prog *p, int kill, uint64_t flags)	/* clone(flags, 0, 0, 0, 0) */
 {
-	arg_eq64(p, 0, STUB_THREAD_CLONE_FLAGS, kill);
+	arg_eq64(p, 0, flags, kill);
 	for (int i = 1; i < 5; i++)
 		arg_eq64(p, i, 0, kill);
+}
+
+static void clone_args(struct bpf_prog *p, int kill)	/* clone(a stub thread, 0, 0, 0, 0) */
+{
+	clone_flags_args(p, kill, STUB_THREAD_CLONE_FLAGS);
 }
 
 static void report_args(struct bpf_prog *p, int kill)	/* write(STUB_FD_SOCK, ...) */
@@ -346,13 +362,70 @@ static void seccomp_args(struct bpf_prog *p, int kill)	/* seccomp(SET_MODE_FILTE
 	arg_eq64(p, 2, STUB_CTL_ADDR + STUB_CTL_OFF_GPROG, kill);
 }
 
+static void fork_args(struct bpf_prog *p, int kill)	/* clone(CLONE_PARENT | SIGCHLD, 0, 0, 0, 0) */
+{
+	clone_flags_args(p, kill, STUB_FORK_CLONE_FLAGS);
+}
+
+/*
+ * stub_ksc(): what the forked K does before it makes any thread
+ * (stub_fork_child): K's only (the per-thread filter), and only that.
+ */
+static void ksc_site(struct bpf_prog *p)
+{
+	int prctl = new_label(p), recv = new_label(p), map = new_label(p), madv = new_label(p),
+	    allow = new_label(p), kill = new_label(p);
+
+	ld(p, DATA_NR);
+	jump(p, BPF_JEQ, SYS_prctl, prctl, NEXT);
+	jump(p, BPF_JEQ, SYS_recvmsg, recv, NEXT);
+	jump(p, BPF_JEQ, SYS_mmap, map, NEXT);
+	jump(p, BPF_JEQ, SYS_madvise, madv, NEXT);
+	jump(p, BPF_JEQ, SYS_dup3, allow, NEXT);
+	jump(p, BPF_JEQ, SYS_close_range, allow, NEXT);
+	jump(p, BPF_JEQ, SYS_exit_group, allow, kill);
+	block_end(p, allow, kill);
+
+	place(p, prctl);
+	allow = new_label(p), kill = new_label(p);
+	arg_eq32(p, 0, PR_SET_PDEATHSIG, kill);
+	arg_eq32(p, 1, SIGKILL, kill);
+	block_end(p, allow, kill);
+
+	recv_block(p, recv, STUB_FD_KSOCK);
+
+	place(p, map);		/* the regions and the control page, at their places, as seccomp_main maps them */
+	allow = new_label(p), kill = new_label(p);
+	int ctl = new_label(p);
+	ld(p, ARG_HI(0));
+	jump(p, BPF_JEQ, (uint32_t)(STUB_SHARED_ADDR >> 32), NEXT, kill);
+	ld(p, ARG_LO(0));
+	jump(p, BPF_JEQ, (uint32_t)STUB_CTL_ADDR, ctl, NEXT);
+	jump(p, BPF_JEQ, (uint32_t)STUB_SHARED_ADDR, NEXT, kill);
+	arg_eq64(p, 1, STUB_SHARED_TOTAL, kill);
+	arg_eq32(p, 2, PROT_READ | PROT_WRITE, kill);
+	arg_eq32(p, 3, MAP_SHARED | MAP_FIXED, kill);
+	jump(p, BPF_JGE, 0, allow, allow);	/* always */
+	place(p, ctl);
+	arg_eq64(p, 1, STUB_CTL_SIZE, kill);
+	arg_eq32(p, 2, PROT_READ, kill);
+	arg_eq32(p, 3, MAP_SHARED | MAP_FIXED, kill);
+	block_end(p, allow, kill);
+
+	place(p, madv);
+	allow = new_label(p), kill = new_label(p);
+	arg_eq32(p, 2, MADV_DONTFORK, kill);
+	block_end(p, allow, kill);
+}
+
 static long stub_filter(struct bpf_prog *p)
 {
-	int kill, trap, generic, sigret, wait, clone, report, filter;
+	int kill, trap, generic, sigret, wait, clone, report, filter, fork, ksc;
 
 	prog_init(p);
 	kill = new_label(p), trap = new_label(p), generic = new_label(p), sigret = new_label(p);
 	wait = new_label(p), clone = new_label(p), report = new_label(p), filter = new_label(p);
+	fork = new_label(p), ksc = new_label(p);
 	ld(p, offsetof(struct seccomp_data, arch));
 	jump(p, BPF_JEQ, AUDIT_ARCH_X86_64, NEXT, kill);
 	ld(p, DATA_NR);
@@ -365,7 +438,9 @@ static long stub_filter(struct bpf_prog *p)
 	jump(p, BPF_JEQ, (uint32_t)STUB_SITE_IP(STUB_OFF_SITE_WAIT), wait, NEXT);
 	jump(p, BPF_JEQ, (uint32_t)STUB_SITE_IP(STUB_OFF_SITE_CLONE), clone, NEXT);
 	jump(p, BPF_JEQ, (uint32_t)STUB_SITE_IP(STUB_OFF_SITE_REPORT), report, NEXT);
-	jump(p, BPF_JEQ, (uint32_t)STUB_SITE_IP(STUB_OFF_SITE_SECCOMP), filter, trap);
+	jump(p, BPF_JEQ, (uint32_t)STUB_SITE_IP(STUB_OFF_SITE_SECCOMP), filter, NEXT);
+	jump(p, BPF_JEQ, (uint32_t)STUB_SITE_IP(STUB_OFF_SITE_FORK), fork, NEXT);
+	jump(p, BPF_JEQ, (uint32_t)STUB_SITE_IP(STUB_OFF_SITE_KSC), ksc, trap);
 	place(p, trap);		/* guest code, wherever it is */
 	ret(p, SECCOMP_RET_TRAP);
 	place(p, kill);		/* int $0x80, sysenter */
@@ -375,6 +450,9 @@ static long stub_filter(struct bpf_prog *p)
 	single_site(p, clone, SYS_clone, clone_args);
 	single_site(p, report, SYS_write, report_args);
 	single_site(p, filter, SYS_seccomp, seccomp_args);
+	single_site(p, fork, SYS_clone, fork_args);
+	place(p, ksc);
+	ksc_site(p);
 	place(p, generic);
 	generic_site(p);
 	return link_prog(p);
@@ -384,7 +462,7 @@ static long stub_filter(struct bpf_prog *p)
 static long thread_filter(struct bpf_prog *p)
 {
 	static const int k_sites[] = { STUB_OFF_SITE_WAIT, STUB_OFF_SITE_CLONE, STUB_OFF_SITE_REPORT,
-				       STUB_OFF_SITE_SECCOMP };
+				       STUB_OFF_SITE_SECCOMP, STUB_OFF_SITE_FORK, STUB_OFF_SITE_KSC };
 	int allow, kill;
 
 	prog_init(p);
@@ -405,7 +483,8 @@ static long thread_filter(struct bpf_prog *p)
 static long check_sites(void)
 {
 	static const int sites[] = { STUB_OFF_SITE_GENERIC, STUB_OFF_SITE_SIGRETURN, STUB_OFF_SITE_WAIT,
-				     STUB_OFF_SITE_CLONE, STUB_OFF_SITE_REPORT, STUB_OFF_SITE_SECCOMP };
+				     STUB_OFF_SITE_CLONE, STUB_OFF_SITE_REPORT, STUB_OFF_SITE_SECCOMP,
+				     STUB_OFF_SITE_FORK, STUB_OFF_SITE_KSC };
 	unsigned char b[2];
 
 	for (size_t i = 0; i < ARRAY_SIZE(sites); i++)

@@ -221,9 +221,11 @@ long stub_command(struct seccomp_as *sas, struct seccomp_ctx *sc, uint32_t cmd, 
 
 /*
  * K's next report on the socket: its length (1: done; 1 + errno: failed).
- * Only K can write there (the filters), and it sends nothing else.
+ * Only K can write there (the filters), and it sends nothing else. With
+ * from (a forked K's first report: we do not know its pid yet), the
+ * sender's pid, as the kernel says it (SCM_CREDENTIALS; sock has SO_PASSCRED).
  */
-long stub_wait_report(struct seccomp_as *sas)
+static long wait_report(struct seccomp_as *sas, pid_t *from)
 {
 	uint64_t start = now_ns();
 
@@ -231,8 +233,21 @@ long stub_wait_report(struct seccomp_as *sas)
 		struct pollfd pfd = { sas->sock, POLLIN, 0 };
 		int r = poll(&pfd, 1, LIVENESS_NS / 1000000);
 		if (r > 0) {
+			union { char buf[CMSG_SPACE(sizeof(struct ucred))]; struct cmsghdr align; } u;
 			char b;
-			ssize_t n = recv(sas->sock, &b, 1, MSG_DONTWAIT | MSG_TRUNC);
+			struct iovec iov = { &b, 1 };
+			struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = from ? u.buf : NULL,
+					    .msg_controllen = from ? sizeof(u.buf) : 0 };
+			ssize_t n = recvmsg(sas->sock, &m, MSG_DONTWAIT | MSG_TRUNC | MSG_CMSG_CLOEXEC);
+			if (n > 0 && from) {
+				struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+				struct ucred uc;
+				if ((m.msg_flags & MSG_CTRUNC) || !c || c->cmsg_level != SOL_SOCKET ||
+				    c->cmsg_type != SCM_CREDENTIALS || c->cmsg_len != CMSG_LEN(sizeof(uc)))
+					return -EIO;
+				memcpy(&uc, CMSG_DATA(c), sizeof(uc));
+				*from = uc.pid;
+			}
 			if (n > 0)
 				return n;
 			if (n == 0)
@@ -242,11 +257,27 @@ long stub_wait_report(struct seccomp_as *sas)
 		} else if (r < 0 && errno != EINTR) {
 			return neg_errno();
 		}
-		if (!stub_alive(sas))
+		if (!from && !stub_alive(sas))
 			return -ESRCH;
 		if (now_ns() - start >= BOOT_NS)
 			return -ETIMEDOUT;
 	}
+}
+
+long stub_wait_report(struct seccomp_as *sas)
+{
+	return wait_report(sas, NULL);
+}
+
+/* A forked K's "ready", on the socket made for it (stub_fork_child): its pid. */
+long stub_wait_hello(struct seccomp_as *sas)
+{
+	pid_t pid = 0;
+	long n = wait_report(sas, &pid);
+
+	if (n < 0)
+		return n;
+	return n == 1 && pid > 0 ? pid : -EIO;
 }
 
 /* The one thread of the stub that is neither K nor a thread we know of: the one K just made. */

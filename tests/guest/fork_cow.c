@@ -13,9 +13,18 @@
  *           PROT_NONE reservation) fork quickly and keep their contents
  *   fpu     the child has the parent's floating-point state (rounding mode)
  *   killed  threads fork in a loop while their process is SIGKILLed
+ *   threads a process with three busy threads forks: each child has one
+ *           thread (the forking one), the memory of that instant, and works
+ *   bomb    a fork bomb under RLIMIT_NPROC 16 (not root): exactly 15 forks
+ *           succeed, the rest are EAGAIN, and every process is reaped
+ *   vfork   vfork + execve of this program, and a vfork child's _exit
+ *   execs   fork + exec in a loop: each child's output and status right
+ *   hold    a child that stays (for the host-side look at the stubs' fds)
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
+#include <sys/resource.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
@@ -218,6 +227,174 @@ static int killed(void)
 	return 0;
 }
 
+static volatile uint64_t busy[3];
+
+static void *spinner(void *arg)
+{
+	volatile uint64_t *w = arg;
+
+	while (!stop) {
+		(*w)++;
+		if (!(*w & 1023))
+			getppid();	/* a syscall now and then: the sentry is busy with this thread too */
+	}
+	return NULL;
+}
+
+static int count_tasks(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+static int threads(void)
+{
+	pthread_t th[3];
+	int forks = 20, good = 0;
+
+	for (int i = 0; i < 3; i++)
+		pthread_create(&th[i], NULL, spinner, (void *)&busy[i]);
+	while (!busy[0] || !busy[1] || !busy[2])
+		;
+	for (int i = 0; i < forks; i++) {
+		uint64_t seen = busy[0];
+		pid_t pid = fork();
+		if (pid == 0) {
+			/* Only the forking thread: the counters stand still here. */
+			uint64_t a = busy[0], b;
+			struct timespec ts = { 0, 2000000 };
+			nanosleep(&ts, NULL);
+			b = busy[0];
+			_exit(count_tasks() == 1 && a == b && a >= seen ? 0 : 1);
+		}
+		good += wait_status(pid) == 0;
+	}
+	stop = 1;
+	for (int i = 0; i < 3; i++)
+		pthread_join(th[i], NULL);
+	printf("threads: %d of %d children had one thread and a still copy\n", good, forks);
+	return 0;
+}
+
+/* A fork bomb under RLIMIT_NPROC: every process forks until EAGAIN; none exits before all have failed. */
+static int bomb(void)
+{
+	struct rlimit rl;
+	struct { int made, failed, other; } *c = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+						      -1, 0);
+	if (c == MAP_FAILED || getrlimit(RLIMIT_NPROC, &rl))
+		return 1;
+	rl.rlim_cur = 16;
+	if (setrlimit(RLIMIT_NPROC, &rl))
+		return 1;
+	c->made = 1;
+	int top = getpid(), kids = 0;
+	for (;;) {
+		pid_t pid = fork();
+		if (pid == 0) {
+			__atomic_fetch_add(&c->made, 1, __ATOMIC_SEQ_CST);
+			kids = 0;
+			continue;
+		}
+		if (pid > 0) {
+			kids++;
+			continue;
+		}
+		if (errno != EAGAIN)
+			__atomic_fetch_add(&c->other, 1, __ATOMIC_SEQ_CST);
+		break;
+	}
+	__atomic_fetch_add(&c->failed, 1, __ATOMIC_SEQ_CST);
+	/* Wait until every process has failed, so no exit frees a slot for another fork. */
+	while (__atomic_load_n(&c->failed, __ATOMIC_SEQ_CST) < __atomic_load_n(&c->made, __ATOMIC_SEQ_CST)) {
+		struct timespec ts = { 0, 1000000 };
+		nanosleep(&ts, NULL);
+	}
+	int bad = 0;
+	for (int i = 0; i < kids; i++) {
+		int st;
+		if (wait(&st) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
+			bad++;
+	}
+	if (getpid() != top)
+		_exit(bad ? 1 : 0);
+	printf("bomb: processes %d, forks failed with another error %d, children not reaped or failed %d, left %d\n",
+	       c->made, c->other, bad, wait(NULL) < 0 && errno == ECHILD ? 0 : 1);
+	return 0;
+}
+
+static int vforks(char *self)
+{
+	int exec_ok = 0, exit_ok = 0, rounds = 20;
+	volatile int stack_word = 42;
+
+	for (int i = 0; i < rounds; i++) {
+		pid_t pid = vfork();
+		if (pid == 0) {
+			char *argv[] = { self, "exit", NULL };
+			execve(self, argv, (char *[]){ NULL });
+			_exit(127);
+		}
+		exec_ok += wait_status(pid) == 7;
+		pid = vfork();
+		if (pid == 0)
+			_exit(9);
+		exit_ok += wait_status(pid) == 9 && stack_word == 42;
+	}
+	printf("vfork: %d of %d exec'd children exited 7, %d of %d _exit children 9\n", exec_ok, rounds, exit_ok,
+	       rounds);
+	return 0;
+}
+
+static int execs(char *self)
+{
+	int rounds = 50, good = 0;
+
+	for (int i = 0; i < rounds; i++) {
+		int p[2];
+		char num[16], buf[32] = { 0 };
+		if (pipe(p))
+			return 1;
+		snprintf(num, sizeof(num), "%d", i);
+		pid_t pid = fork();
+		if (pid == 0) {
+			dup2(p[1], 1);
+			close(p[0]);
+			char *argv[] = { self, "echo", num, NULL };
+			execve(self, argv, (char *[]){ NULL });
+			_exit(127);
+		}
+		close(p[1]);
+		ssize_t n = read(p[0], buf, sizeof(buf) - 1);
+		close(p[0]);
+		char want[32];
+		snprintf(want, sizeof(want), "echo %d\n", i);
+		good += wait_status(pid) == i % 100 && n > 0 && !strcmp(buf, want);
+	}
+	printf("execs: %d of %d children said their number and exited with it\n", good, rounds);
+	return 0;
+}
+
+static int hold(void)
+{
+	pid_t pid = fork();
+	if (pid == 0) {
+		printf("ready\n");
+		pause();
+		_exit(0);
+	}
+	wait_status(pid);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -233,5 +410,21 @@ int main(int argc, char **argv)
 		return fpu();
 	if (!strcmp(argv[1], "killed"))
 		return killed();
+	if (!strcmp(argv[1], "threads"))
+		return threads();
+	if (!strcmp(argv[1], "bomb"))
+		return bomb();
+	if (!strcmp(argv[1], "vfork"))
+		return vforks(argv[0]);
+	if (!strcmp(argv[1], "execs"))
+		return execs(argv[0]);
+	if (!strcmp(argv[1], "hold"))
+		return hold();
+	if (!strcmp(argv[1], "exit"))
+		return 7;
+	if (!strcmp(argv[1], "echo") && argc > 2) {
+		printf("echo %s\n", argv[2]);
+		return atoi(argv[2]) % 100;
+	}
 	return 2;
 }

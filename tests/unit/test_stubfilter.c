@@ -10,9 +10,11 @@
 #include <linux/filter.h>
 #include <linux/futex.h>
 #include <linux/seccomp.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 
 #include "sentry/platform/seccomp.h"
@@ -178,5 +180,38 @@ int main(void)
 	     0, 0) == KILL, "no filter flags (TSYNC would reach K)");
 	ok(K(SITE(STUB_OFF_SITE_SECCOMP), SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, 0x10000, 0, 0, 0) == KILL,
 	   "no filter of the guest's");
+
+	/* The fork of the whole stub, and the forked K's setup (stub_fork_child): K's only. */
+	const uint64_t FK = SITE(STUB_OFF_SITE_FORK), KS = SITE(STUB_OFF_SITE_KSC);
+	ok(K(FK, SYS_clone, STUB_FORK_CLONE_FLAGS, 0, 0, 0, 0, 0) == ALLOW, "K forks the stub");
+	ok(T(FK, SYS_clone, STUB_FORK_CLONE_FLAGS, 0, 0, 0, 0, 0) == KILL, "no other thread does");
+	ok(K(FK, SYS_clone, STUB_THREAD_CLONE_FLAGS, 0, 0, 0, 0, 0) == KILL, "the fork site makes no thread");
+	ok(K(FK, SYS_clone, STUB_FORK_CLONE_FLAGS | 0x100 /* CLONE_VM */, 0, 0, 0, 0, 0) == KILL, "nor shares the mm");
+	ok(K(FK, SYS_clone, STUB_FORK_CLONE_FLAGS, 0x10000, 0, 0, 0, 0) == KILL, "nor takes a stack");
+	ok(K(KS, SYS_recvmsg, STUB_FD_KSOCK, 0x10000, MSG_DONTWAIT | MSG_CMSG_CLOEXEC, 0, 0, 0) == ALLOW,
+	   "the forked K takes its fds");
+	ok(T(KS, SYS_recvmsg, STUB_FD_KSOCK, 0x10000, MSG_DONTWAIT | MSG_CMSG_CLOEXEC, 0, 0, 0) == KILL,
+	   "no guest thread takes them");
+	ok(T(GEN, SYS_recvmsg, STUB_FD_KSOCK, 0x10000, MSG_DONTWAIT | MSG_CMSG_CLOEXEC, 0, 0, 0) == KILL,
+	   "nor at the generic site");
+	ok(K(KS, SYS_recvmsg, STUB_FD_SOCK, 0x10000, MSG_DONTWAIT | MSG_CMSG_CLOEXEC, 0, 0, 0) == KILL, "K's socket only");
+	ok(K(KS, SYS_recvmsg, STUB_FD_KSOCK, 0x10000, MSG_CMSG_CLOEXEC, 0, 0, 0) == KILL, "without blocking");
+	ok(K(KS, SYS_mmap, STUB_SHARED_ADDR, STUB_SHARED_TOTAL, 3, MAP_SHARED | MAP_FIXED, 7, 0) == ALLOW,
+	   "it maps its regions");
+	ok(K(KS, SYS_mmap, STUB_CTL_ADDR, STUB_CTL_SIZE, PROT_READ, MAP_SHARED | MAP_FIXED, 8, 0) == ALLOW,
+	   "and its control page");
+	ok(K(KS, SYS_mmap, STUB_CTL_ADDR, STUB_CTL_SIZE, 3, MAP_SHARED | MAP_FIXED, 8, 0) == KILL,
+	   "read-only");
+	ok(K(KS, SYS_mmap, STUB_TEXT_ADDR, 4096, 3, MAP_SHARED | MAP_FIXED, 8, 0) == KILL, "nothing else");
+	ok(K(KS, SYS_mmap, 0x10000, STUB_SHARED_TOTAL, 3, MAP_SHARED | MAP_FIXED, 8, 0) == KILL, "nowhere else");
+	ok(K(KS, SYS_madvise, STUB_CTL_ADDR, 4096, MADV_DONTFORK, 0, 0, 0) == ALLOW, "DONTFORK");
+	ok(K(KS, SYS_madvise, STUB_CTL_ADDR, 4096, MADV_DONTNEED, 0, 0, 0) == KILL, "no other advice");
+	ok(K(KS, SYS_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0, 0) == ALLOW, "its death signal");
+	ok(K(KS, SYS_prctl, PR_SET_DUMPABLE, 1, 0, 0, 0, 0) == KILL, "no other prctl");
+	ok(K(KS, SYS_dup3, 9, STUB_FD_SOCK, 0, 0, 0, 0) == ALLOW, "its sockets onto 3 and 6");
+	ok(K(KS, SYS_close_range, 7, ~0U, 0, 0, 0, 0) == ALLOW, "the rest closed");
+	ok(T(KS, SYS_dup3, 9, STUB_FD_SOCK, 0, 0, 0, 0) == KILL, "a guest thread at that site dies");
+	ok(K(KS, SYS_getppid, 0, 0, 0, 0, 0, 0) == KILL, "K asks nothing else there");
+	ok(K(KS, SYS_execve, 0, 0, 0, 0, 0, 0) == KILL, "nothing else at that site");
 	return tap_done();
 }
