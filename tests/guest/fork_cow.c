@@ -300,11 +300,11 @@ static int bomb(void)
 	for (;;) {
 		pid_t pid = fork();
 		if (pid == 0) {
-			__atomic_fetch_add(&c->made, 1, __ATOMIC_SEQ_CST);
 			kids = 0;
 			continue;
 		}
-		if (pid > 0) {
+		if (pid > 0) {	/* counted by the parent: a child not yet run is counted before its parent fails */
+			__atomic_fetch_add(&c->made, 1, __ATOMIC_SEQ_CST);
 			kids++;
 			continue;
 		}
