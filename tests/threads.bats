@@ -231,7 +231,6 @@ thr() { compare_flavours "$@"; }
 }
 
 @test "threads: clone: CLONE_FILES shares the fd table and CLONE_FS the cwd; without them a thread gets copies" {
-	skip "known limitation (README): threads need CLONE_FS|CLONE_FILES (pvx returns ENOSYS without them)"
 	thr 0 thread_clone share
 	has 'thread without CLONE_FILES|CLONE_FS: created: yes, dup(1) = fd 3 in it: yes, open in the parent: no' \
 		"its chdir(\"/\") = 0 moved the parent's cwd: no" \
