@@ -92,7 +92,8 @@ long sys_alarm(struct task *t, const long a[6])
  * and _BOOTTIME, kept per process and fired by sentry/kernel/timer.c. Deadlines
  * are CLOCK_MONOTONIC instants: an absolute CLOCK_REALTIME time is taken
  * relative to now when it is set, so a later jump of the host's clock does
- * not move it. CPU-time clocks are not supported (ENOTSUP).
+ * not move it. On CPU-time clocks (the caller's process or thread) deadlines
+ * are that clock's ns, looked at every 10 ms (sentry/kernel/timer.c).
  */
 struct k_sigevent {
 	uint64_t value;
@@ -117,14 +118,38 @@ long sys_timer_create(struct task *t, const long a[6])
 	struct k_sigevent ev = { .signo = SIGALRM, .notify = SIGEV_SIGNAL_ };
 	long r;
 
+	int cpu_tid = 0;
+	bool cpu = false, virt = false;
 	switch (a[0]) {
 	case CLOCK_REALTIME: case CLOCK_MONOTONIC: case CLOCK_BOOTTIME:
 		break;
 	case CLOCK_PROCESS_CPUTIME_ID: case CLOCK_THREAD_CPUTIME_ID:
-		pr_info("timer_create on a CPU-time clock is not supported");	/* --debug only */
-		return -ENOTSUP;
-	default:
-		return -EINVAL;
+		cpu = true;
+		cpu_tid = a[0] == CLOCK_THREAD_CPUTIME_ID ? t->tid : 0;
+		break;
+	default: {
+		/*
+		 * MAKE_PROCESS_CPUCLOCK / MAKE_THREAD_CPUCLOCK (what glibc passes for
+		 * the two above, and clock_getcpuclockid's): ~pid << 3 | thread << 2 |
+		 * PROF (0), VIRT (1) or SCHED (2); 3 is an fd clock. pvx's: the
+		 * caller's own process (pid 0 or its pid) or one of its threads.
+		 */
+		int clk = (int)a[0], pid = ~(clk >> 3);
+		if (clk >= 0)
+			return -EINVAL;
+		if ((clk & 3) == 3)
+			return -EOPNOTSUPP;	/* a dynamic (fd) clock: "if (!kc->timer_create) return -EOPNOTSUPP" */
+		cpu = true;
+		virt = (clk & 3) == 1;
+		if (clk & 4) {
+			struct task *o = pid ? task_find(pid) : t;
+			if (!o || o->proc != t->proc)
+				return -EINVAL;
+			cpu_tid = o->tid;
+		} else if (pid && pid != t->pid) {
+			return -EINVAL;	/* another process's CPU clock: not kept (README) */
+		}
+	}
 	}
 	if (a[1] && (r = copy_from_guest(t->mm, &ev, (uint64_t)a[1], sizeof(ev))))
 		return r;
@@ -152,15 +177,16 @@ long sys_timer_create(struct task *t, const long a[6])
 		return r;
 	t->proc->ptimers[id] = (struct ptimer){
 		.used = true, .clock = (int)a[0], .notify = ev.notify, .signo = ev.signo, .tid = ev.tid,
+		.cpu = cpu, .cpu_virt = virt, .cpu_tid = cpu_tid,
 		.value = a[1] ? ev.value : (uint64_t)id,	/* no sigevent: si_value is the timer id */
 	};
 	return 0;
 }
 
 /* What is left until the timer fires, and its interval (timer_gettime). */
-static struct itimerspec ptimer_current(const struct ptimer *pt)
+static struct itimerspec ptimer_current(struct process *p, const struct ptimer *pt)
 {
-	uint64_t now = timer_now_ns();
+	uint64_t now = ptimer_now(p, pt);
 	uint64_t left = !pt->deadline ? 0 : pt->deadline > now ? pt->deadline - now : 1;
 
 	return (struct itimerspec){ ns_ts(pt->interval), ns_ts(left) };
@@ -179,11 +205,13 @@ long sys_timer_settime(struct task *t, const long a[6])
 	if (nv.it_value.tv_sec < 0 || nv.it_value.tv_nsec < 0 || nv.it_value.tv_nsec >= (long)NS ||
 	    nv.it_interval.tv_sec < 0 || nv.it_interval.tv_nsec < 0 || nv.it_interval.tv_nsec >= (long)NS)
 		return -EINVAL;
-	old = ptimer_current(pt);
+	old = ptimer_current(t->proc, pt);
 	if (a[3] && (r = copy_to_guest(t->mm, (uint64_t)a[3], &old, sizeof(old))))
 		return r;
-	uint64_t value = ts_ns(&nv.it_value), now = timer_now_ns(), deadline = value ? now + value : 0;
-	if (value && ((int)a[1] & TIMER_ABSTIME)) {
+	uint64_t value = ts_ns(&nv.it_value), now = ptimer_now(t->proc, pt), deadline = value ? now + value : 0;
+	if (value && ((int)a[1] & TIMER_ABSTIME) && pt->cpu) {
+		deadline = value;	/* CPU time is the deadline's own clock: past, it fires at the next look */
+	} else if (value && ((int)a[1] & TIMER_ABSTIME)) {
 		/*
 		 * Already past: it fires at once, and with an interval the
 		 * periods missed since value count as overruns (hrtimer_forward),
@@ -206,7 +234,7 @@ long sys_timer_gettime(struct task *t, const long a[6])
 
 	if (!pt)
 		return -EINVAL;
-	struct itimerspec cur = ptimer_current(pt);
+	struct itimerspec cur = ptimer_current(t->proc, pt);
 	return copy_to_guest(t->mm, (uint64_t)a[1], &cur, sizeof(cur));
 }
 

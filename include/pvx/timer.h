@@ -11,12 +11,15 @@ struct process;
 /* A POSIX timer (timer_create(2)); its id is its index in the process's table. */
 struct ptimer {
 	bool used;
-	int clock;		/* CLOCK_REALTIME, _MONOTONIC or _BOOTTIME */
+	int clock;		/* CLOCK_REALTIME, _MONOTONIC, _BOOTTIME, or CPU time: */
+	bool cpu;		/* CLOCK_PROCESS_CPUTIME_ID or _THREAD_: deadline in CPU ns of ... */
+	int cpu_tid;		/* ... this thread (_THREAD_: the creator), 0: the whole process */
+	bool cpu_virt;		/* CPUCLOCK_VIRT: user time only (else user + system) */
 	int notify;		/* SIGEV_SIGNAL, SIGEV_NONE or SIGEV_THREAD_ID|SIGEV_SIGNAL */
 	int signo;
 	int tid;		/* SIGEV_THREAD_ID: the thread to signal */
 	uint64_t value;		/* sigev_value, handed back in si_value */
-	uint64_t deadline;	/* CLOCK_MONOTONIC ns, 0: disarmed */
+	uint64_t deadline;	/* CLOCK_MONOTONIC ns (CPU ns if cpu), 0: disarmed */
 	uint64_t interval;
 	int overrun;		/* expirations missed before the last one delivered */
 };
@@ -30,6 +33,8 @@ struct ptimer {
 uint64_t timer_now_ns(void);
 /* The timer thread found t's deadline passed: queue its signal, re-arm it (sentry lock held). */
 void ptimer_fire(struct process *p, int id, uint64_t now);
+/* The now of pt's clock, in its deadline's units: CLOCK_MONOTONIC ns, or CPU ns (0: its thread is gone). */
+uint64_t ptimer_now(struct process *p, const struct ptimer *pt);
 /* A POSIX timer's signal (SI_TIMER) was taken by a thread: record its overrun count. */
 struct sig_info;
 void ptimer_delivered(struct process *p, const struct sig_info *info);

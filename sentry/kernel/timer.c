@@ -5,7 +5,8 @@
  * and queues the signal, which interrupts the task wherever it is (guest
  * code, a blocking call). ITIMER_VIRTUAL and ITIMER_PROF count the
  * process's CPU time, which only the host knows: while one is armed the
- * thread looks every CPU_TICK_NS (Linux's own granularity at HZ=100).
+ * thread looks every CPU_TICK_NS (Linux's own granularity at HZ=100), and
+ * so for POSIX timers on CLOCK_PROCESS_CPUTIME_ID and _THREAD_CPUTIME_ID.
  */
 #include <sys/resource.h>
 #include <signal.h>
@@ -28,6 +29,21 @@ uint64_t itimer_cpu_us(const struct process *p, bool prof)
 
 	usage_of_process(p, &u);
 	return u.utime_us + (prof ? u.stime_us : 0);
+}
+
+/* See pvx/timer.h. */
+uint64_t ptimer_now(struct process *p, const struct ptimer *pt)
+{
+	if (!pt->cpu)
+		return timer_now_ns();
+	if (!pt->cpu_tid)
+		return itimer_cpu_us(p, !pt->cpu_virt) * 1000ULL;
+	struct task *t = task_find(pt->cpu_tid);
+	if (!t || t->proc != p || t->state == TASK_ZOMBIE)
+		return 0;	/* its thread has exited: the clock stands, nothing fires */
+	struct guest_usage u;
+	usage_of_thread(t, &u);
+	return (u.utime_us + (pt->cpu_virt ? 0 : u.stime_us)) * 1000ULL;
 }
 
 /* Fire p's CPU-time itimers that are due; true while one is armed. */
@@ -104,10 +120,13 @@ static void *timer_thread(void *arg __unused)
 				struct ptimer *pt = &t->proc->ptimers[i];
 				if (!pt->used || !pt->deadline)
 					continue;
-				if (pt->deadline <= now)
-					ptimer_fire(t->proc, i, now);
-				if (pt->deadline && (!next || pt->deadline < next))
-					next = pt->deadline;
+				/* A CPU-time timer is looked at every CPU_TICK_NS, as the CPU itimers. */
+				uint64_t tnow = pt->cpu ? ptimer_now(t->proc, pt) : now;
+				if (tnow && pt->deadline <= tnow)
+					ptimer_fire(t->proc, i, tnow);
+				uint64_t due = pt->cpu ? now + CPU_TICK_NS : pt->deadline;
+				if (pt->deadline && (!next || due < next))
+					next = due;
 			}
 		}
 		if (!next) {

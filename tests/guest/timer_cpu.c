@@ -1,8 +1,10 @@
-/* timer_cpu: ITIMER_VIRTUAL and ITIMER_PROF count the process's CPU time, not the clock's.
+/* timer_cpu: ITIMER_VIRTUAL and ITIMER_PROF count the process's CPU time, not the clock's; so do
+ * POSIX timers on CLOCK_PROCESS_CPUTIME_ID and CLOCK_THREAD_CPUTIME_ID (a sleeping thread's never fires).
  * A sleeping process's VIRTUAL timer does not fire; a busy one's does, and an interval repeats;
  * getitimer reports what is left; fork does not inherit them; bad arguments are EINVAL/EFAULT. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -13,12 +15,16 @@
 
 #include "guest.h"
 
-static volatile sig_atomic_t vt, prof;
+static volatile sig_atomic_t vt, prof, pt1, pt2;
 
 static void on_sig(int s)
 {
 	if (s == SIGVTALRM)
 		vt++;
+	else if (s == SIGUSR1)
+		pt1++;
+	else if (s == SIGUSR2)
+		pt2++;
 	else
 		prof++;
 }
@@ -33,8 +39,91 @@ static double cpu_now(void)
 /* Spin until cond or `limit` seconds of CPU time. */
 #define SPIN(cond, limit) do { double s_ = cpu_now(); while (!(cond) && cpu_now() - s_ < (limit)) ; } while (0)
 
-int main(void)
+static timer_t cpu_timer(clockid_t c, int sig, long ns, int flags)
 {
+	struct sigevent ev = { .sigev_notify = SIGEV_SIGNAL, .sigev_signo = sig };
+	timer_t id;
+	if (timer_create(c, &ev, &id)) {
+		say("timer_create(%d): %s\n", (int)c, errname(errno));
+		return 0;
+	}
+	struct itimerspec its = { { 0, 0 }, { ns / 1000000000L, ns % 1000000000L } };
+	if (timer_settime(id, flags, &its, NULL))
+		say("timer_settime: %s\n", errname(errno));
+	return id;
+}
+
+/* A thread that sleeps 0.3 s with a 0.05 s timer on its own CPU clock, then spins. */
+static void *sleeper(void *arg)
+{
+	(void)arg;
+	timer_t id = cpu_timer(CLOCK_THREAD_CPUTIME_ID, SIGUSR2, 50000000L, 0);
+	usleep(300000);
+	say("thread timer after the thread slept 0.3 s while main spun: fired %d\n", (int)pt2);
+	struct timespec s0, s1;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &s0);
+	do
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &s1);
+	while (!pt2 && (s1.tv_sec - s0.tv_sec) * 1e9 + (s1.tv_nsec - s0.tv_nsec) < 3e9);
+	say("thread timer after the thread spun: fired %d\n", (int)pt2);
+	timer_delete(id);
+	return NULL;
+}
+
+static void posix_cpu_timers(void)
+{
+	struct sigaction sa = { .sa_handler = on_sig };
+	sigaction(SIGUSR1, &sa, NULL);
+	sigaction(SIGUSR2, &sa, NULL);
+
+	timer_t id = cpu_timer(CLOCK_PROCESS_CPUTIME_ID, SIGUSR1, 100000000L, 0);
+	struct itimerspec g;
+	timer_gettime(id, &g);
+	say("process CPU timer: left within (0, 0.1 s]: %s\n",
+	    !g.it_value.tv_sec && g.it_value.tv_nsec > 0 && g.it_value.tv_nsec <= 100000000L ? "yes" : "no");
+	usleep(300000);
+	say("process CPU timer after sleeping 0.3 s: fired %d\n", (int)pt1);
+	double c0 = cpu_now();
+	SPIN(pt1, 3.0);
+	say("process CPU timer after spinning: fired %d, at least 0.05 s of CPU: %s\n", (int)pt1,
+	    cpu_now() - c0 >= 0.05 ? "yes" : "no");
+	timer_delete(id);
+
+	/* An absolute CPU time already past fires at once; an interval repeats. */
+	pt1 = 0;
+	id = cpu_timer(CLOCK_PROCESS_CPUTIME_ID, SIGUSR1, 1, TIMER_ABSTIME);
+	SPIN(pt1, 1.0);
+	say("absolute CPU time in the past: fired %d\n", (int)pt1);
+	timer_delete(id);
+	pt1 = 0;
+	id = cpu_timer(CLOCK_PROCESS_CPUTIME_ID, SIGUSR1, 30000000L, 0);
+	struct itimerspec iv = { { 0, 30000000L }, { 0, 30000000L } };
+	timer_settime(id, 0, &iv, NULL);
+	SPIN(pt1 >= 3, 5.0);
+	say("an interval CPU timer repeats: %s\n", pt1 >= 3 ? "yes" : "no");
+	timer_delete(id);
+
+	/* Hostile clock ids: an fd clock's encoding (~0 << 3 | 3), a thread clock of a tid that is no thread of ours. */
+	struct sigevent ev = { .sigev_notify = SIGEV_SIGNAL, .sigev_signo = SIGUSR1 };
+	timer_t bad;
+	say("timer_create(fd clock encoding): %s\n", errname(timer_create((clockid_t)(~0 << 3 | 3), &ev, &bad) ? errno : 0));
+	say("timer_create(thread clock of no thread): %s\n",
+	    errname(timer_create((clockid_t)(~4000000 << 3 | 4 | 2), &ev, &bad) ? errno : 0));
+
+	pthread_t th;
+	pthread_create(&th, NULL, sleeper, NULL);
+	double m0 = cpu_now();
+	while (cpu_now() - m0 < 0.25)	/* main spins: the process's CPU time grows, the sleeper's does not */
+		;
+	pthread_join(th, NULL);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1 && !strcmp(argv[1], "posix")) {
+		posix_cpu_timers();
+		return 0;
+	}
 	struct sigaction sa = { .sa_handler = on_sig };
 	sigaction(SIGVTALRM, &sa, NULL);
 	sigaction(SIGPROF, &sa, NULL);
