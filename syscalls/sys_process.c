@@ -385,13 +385,29 @@ long sys_clone3(struct task *t, const long a[6])
 		if (rest)
 			return -E2BIG;
 	}
+	/* copy_clone_args_from_user(): set_tid's array, MAX_PID_NS_LEVEL (32) long at most. */
+	uint32_t set_tid[32];
+	if (ca.set_tid_size > 32 || (!ca.set_tid && ca.set_tid_size) || (ca.set_tid && !ca.set_tid_size))
+		return -EINVAL;
+	if (ca.set_tid_size && (r = copy_from_guest(t->mm, set_tid, ca.set_tid, ca.set_tid_size * sizeof(set_tid[0]))))
+		return r;
 	if (ca.exit_signal > 64 || (ca.flags & CSIGNAL) || ((ca.stack == 0) != (ca.stack_size == 0)))
 		return -EINVAL;
 	if ((ca.flags & CLONE_PIDFD) && (ca.flags & CLONE_PARENT_SETTID) && ca.pidfd == ca.parent_tid)
 		return -EINVAL;
-	if (ca.set_tid || ca.set_tid_size || ca.cgroup || (ca.flags & 0x200000000ULL)) {
-		pr_info("clone3 with set_tid or a cgroup is not supported");
+	if (ca.cgroup || (ca.flags & 0x200000000ULL)) {
+		pr_info("clone3 with a cgroup is not supported");
 		return -ENOSYS;
+	}
+	/*
+	 * alloc_pid() with set_tid: one pid namespace (level 0), so one tid at
+	 * most; it must be a pid (1 .. pid_max - 1); and choosing it needs
+	 * CAP_CHECKPOINT_RESTORE or CAP_SYS_ADMIN, which no guest holds: EPERM.
+	 */
+	if (ca.set_tid_size) {
+		if (ca.set_tid_size > 1 || set_tid[0] < 1 || set_tid[0] > PVX_MAX_TASKS)
+			return -EINVAL;
+		return -EPERM;
 	}
 	return do_fork(t, ca.flags | ca.exit_signal, ca.stack ? ca.stack + ca.stack_size : 0, ca.parent_tid,
 		       ca.child_tid, ca.tls, ca.pidfd);

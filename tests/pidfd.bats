@@ -44,6 +44,14 @@ setup() {
 		'clone3(larger struct, extra byte set): E2BIG'
 }
 
+@test "clone3 set_tid: Linux's argument errors (EINVAL, EFAULT); choosing a pid needs a capability no guest holds (EPERM)" {
+	compare_flavours 0 pidfd settid
+	has 'set_tid_size 33: EINVAL' 'set_tid bad pointer: EFAULT' 'set_tid_size 2 (deeper than our pid namespace): EINVAL' \
+		'set_tid -1: EINVAL' 'set_tid 0: EINVAL'
+	pvx_run "$(guest pidfd)" settid_perm
+	[[ $status == 0 && $output == 'set_tid 900: EPERM' ]] || fail_msg "$status: $output"
+}
+
 @test "pidfd: PIDFD_NONBLOCK: waitid(P_PIDFD) of a running child is EAGAIN" {
 	compare_flavours 0 pidfd nonblock
 	has 'waitid(P_PIDFD): EAGAIN'

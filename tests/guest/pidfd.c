@@ -350,6 +350,40 @@ static void mode_clone(void)
 		waitpid(pid, NULL, 0);
 }
 
+/* clone3's set_tid: its argument errors (as Linux's, for root too), then choosing a pid at all (settid_perm). */
+struct clone_args_tid {
+	uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls, set_tid, set_tid_size, cgroup;
+};
+static long clone3_tid(uint64_t set_tid, uint64_t n)
+{
+	struct clone_args_tid ca = { .exit_signal = SIGCHLD, .set_tid = set_tid, .set_tid_size = n };
+	long pid = syscall(SYS_clone3, &ca, sizeof(ca));
+	if (pid == 0)
+		_exit(0);
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
+	return pid;
+}
+
+static void mode_settid(void)
+{
+	static int32_t tids[40] = { -1, 7, 8 };
+	printf("set_tid_size 1, set_tid NULL: %s\n", en(clone3_tid(0, 1)));
+	printf("set_tid given, size 0: %s\n", en(clone3_tid((uint64_t)tids, 0)));
+	printf("set_tid_size 33: %s\n", en(clone3_tid((uint64_t)tids, 33)));
+	printf("set_tid bad pointer: %s\n", en(clone3_tid(8, 1)));
+	printf("set_tid_size 2 (deeper than our pid namespace): %s\n", en(clone3_tid((uint64_t)&tids[1], 2)));
+	printf("set_tid -1: %s\n", en(clone3_tid((uint64_t)tids, 1)));
+	tids[3] = 0;
+	printf("set_tid 0: %s\n", en(clone3_tid((uint64_t)&tids[3], 1)));
+}
+
+static void mode_settid_perm(void)
+{
+	int32_t tid = 900;
+	printf("set_tid 900: %s\n", en(clone3_tid((uint64_t)&tid, 1)));
+}
+
 static void mode_nonblock(void)
 {
 	int ctl;
@@ -383,6 +417,10 @@ int main(int argc, char **argv)
 		mode_clone();
 	else if (!strcmp(m, "nonblock"))
 		mode_nonblock();
+	else if (!strcmp(m, "settid"))
+		mode_settid();
+	else if (!strcmp(m, "settid_perm"))
+		mode_settid_perm();
 	else
 		return 2;
 	return 0;
