@@ -36,7 +36,7 @@ bs() {
 	[[ $(tail -1 "$sandbox_out") == "all done" ]]
 	[[ $(grep -c '^job' "$sandbox_out") == 8 ]]
 	# completion order follows the sleeps
-	bbsh 'for i in 3 1 2; do ( sleep 0.$i; echo "job $i" ) & done; wait'
+	bbsh 'for i in 3 1 2; do ( sleep 0.$((i * 3)); echo "job $i" ) & done; wait'
 	[[ $(<"$sandbox_out") == $'job 1\njob 2\njob 3' ]]
 	bbsh '( exit 4 ) & wait $!; echo "wait \$! gave $?"; sleep 0.01 & wait; echo "plain wait gave $?"'
 	grep -qx 'wait $! gave 4' "$sandbox_out"
@@ -245,7 +245,7 @@ EOS
 }
 
 @test "bash-static: background jobs, wait \$!, wait" {
-	bs '(exit 9) & p=$!; wait $p; echo "wait \$! = $?"; for i in 3 1 2; do ( /bin/busybox sleep 0.$i; echo "job $i" ) & done; wait; echo done'
+	bs '(exit 9) & p=$!; wait $p; echo "wait \$! = $?"; for i in 3 1 2; do ( /bin/busybox sleep 0.$((i * 3)); echo "job $i" ) & done; wait; echo done'
 	[[ $(<"$sandbox_out") == $'wait $! = 9\njob 1\njob 2\njob 3\ndone' ]]
 	# Not compared: "wait -n" when a job ended before it was called. bash's answer then
 	# depends on whether its SIGCHLD handler ran first; with pvx's slower fork it is 3
