@@ -510,6 +510,14 @@ long mm_mremap(struct mm *mm, uint64_t old, uint64_t old_len, uint64_t new_len, 
 			return -EINVAL;
 		if (vma_range_sealed(&mm->vmas, new_addr, new_addr + new_len))
 			return -EPERM;	/* do_munmap() of a sealed destination */
+		if (old_len > new_len) {	/* mremap_to(): the tail goes first (EPERM if sealed), then the rest moves */
+			long err = mm_munmap(mm, old + new_len, old_len - new_len);
+			if (err)
+				return err;
+			old_len = new_len;
+			if (!(v = vma_lookup(&mm->vmas, old)))
+				return -EFAULT;
+		}
 		if (old_len > v->end - old)	/* vma_to_resize(): "can't remap across vm area boundaries" */
 			return -EFAULT;
 		return remap_to(mm, v, old, old_len, new_len, new_addr);

@@ -233,7 +233,7 @@ sysval() {
 	[[ $output != "mseal: ENOSYS" ]] || skip "this kernel has no mseal(2) (Linux < 6.10)"
 	compare_flavours 0 mseal
 	has "flags 1: EINVAL" "range with a hole: ENOMEM" "mprotect over it: EPERM" "munmap over it: EPERM" "mremap onto it: EPERM" \
-		"mmap MAP_FIXED over it: EPERM" "MADV_DONTNEED, read-only: EPERM" "child: munmap sealed: EPERM" "munmap next to it: 0"
+		"mremap shrinking, the tail sealed: EPERM" "mmap MAP_FIXED over it: EPERM" "MADV_DONTNEED, read-only: EPERM" "child: munmap sealed: EPERM" "munmap next to it: 0"
 }
 
 @test "name_to_handle_at: its errors in Linux's order, EOVERFLOW with the size needed, a handle; open_by_handle_at EPERM without CAP_DAC_READ_SEARCH, as natively" {

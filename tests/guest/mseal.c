@@ -48,6 +48,10 @@ int main(void)
 	char *to = mmap(NULL, 2 * PG, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	say("mremap onto it: %s\n",
 	    mremap(to, PG, PG, MREMAP_MAYMOVE | MREMAP_FIXED, m + 2 * PG) == MAP_FAILED ? errname(errno) : "moved");
+	/* LTP mseal01: a shrinking move whose dropped tail holds the sealed pages: that munmap is EPERM (mremap_to) */
+	char *to2 = mmap(NULL, 2 * PG, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	say("mremap shrinking, the tail sealed: %s\n",
+	    mremap(m + PG, 4 * PG, PG, MREMAP_MAYMOVE | MREMAP_FIXED, to2) == MAP_FAILED ? errname(errno) : "moved");
 	say("mmap MAP_FIXED over it: %s\n",
 	    mmap(m + 3 * PG, PG, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED ? errname(errno)
 													  : "mapped");
