@@ -298,16 +298,19 @@ static int bomb(void)
 	c->made = 1;
 	int top = getpid(), kids = 0;
 	for (;;) {
+		/* Counted before the fork and uncounted if it fails: no process can see every one failed while a
+		 * fork is in flight or a child has not run yet (then an exit would free a slot for one more). */
+		__atomic_fetch_add(&c->made, 1, __ATOMIC_SEQ_CST);
 		pid_t pid = fork();
 		if (pid == 0) {
 			kids = 0;
 			continue;
 		}
-		if (pid > 0) {	/* counted by the parent: a child not yet run is counted before its parent fails */
-			__atomic_fetch_add(&c->made, 1, __ATOMIC_SEQ_CST);
+		if (pid > 0) {
 			kids++;
 			continue;
 		}
+		__atomic_fetch_sub(&c->made, 1, __ATOMIC_SEQ_CST);
 		if (errno != EAGAIN)
 			__atomic_fetch_add(&c->other, 1, __ATOMIC_SEQ_CST);
 		break;
