@@ -58,7 +58,7 @@ ptimer() { compare_flavours 0 timer_posix "$1"; }
 
 @test "timer_create on CLOCK_PROCESS_CPUTIME_ID and CLOCK_THREAD_CPUTIME_ID: CPU time, not while asleep; absolute, interval" {
 	compare_flavours 0 timer_cpu posix
-	has 'process CPU timer after sleeping 0.3 s: fired 0' 'process CPU timer after spinning: fired 1, at least 0.05 s of CPU: yes' \
+	has 'process CPU timer after sleeping 0.3 s: fired 0' 'process CPU timer after spinning: fired 1' \
 		'absolute CPU time in the past: fired 1' 'an interval CPU timer repeats: yes' \
 		'thread timer after the thread slept 0.3 s while main spun: fired 0' 'thread timer after the thread spun: fired 1' \
 		'timer_create(fd clock encoding): EOPNOTSUPP' 'timer_create(thread clock of no thread): EINVAL'
