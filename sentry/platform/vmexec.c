@@ -285,21 +285,12 @@ static long vmexec_run(struct platform_ctx *pctx, struct pvx_regs *regs, struct 
 }
 
 /*
- * The cmpxchg gadget run by process_vm_exec like any guest code: it loads
- * the template's fs/gs bases (none: the gadget uses neither) and the
- * thread's own FPU state, which the gadget leaves as it was. Not armed for
- * kicks (intr_arm): the run is a few instructions long. Untested on this
- * host (no vmexec kernel): the VM suite's futex tests cover it.
+ * No as_cmpxchg32 on vmexec: the gadget run through vmexec_run broke every
+ * robust-list test of the VM suite (the owner's death never reached the
+ * waiter), so futex words there are changed by guest_cmpxchg32's fallback,
+ * a read and a write under the sentry lock, as before (a guest thread
+ * running meanwhile on the other CPU can lose an update; README).
  */
-static long vmexec_as_cmpxchg32(struct addr_space *as, uint64_t uaddr, uint32_t old, uint32_t new, uint32_t *prev)
-{
-	struct platform_ctx *c = ctx_self(as);
-	struct pvx_regs tmpl = { .eflags = 0x202 };	/* IF and the always-one bit */
-
-	if (!c)
-		return -ESRCH;
-	return gadget_cmpxchg32(c, vmexec_run, &tmpl, uaddr, old, new, prev);
-}
 
 /* The ctx's buffer is in signal-frame format already (kernel/patches/0001). */
 static long vmexec_fpu_get(struct platform_ctx *ctx, void *buf, size_t len)
@@ -343,5 +334,4 @@ const struct platform_ops platform_vmexec = {
 	.run = vmexec_run,
 	.fpu_get = vmexec_fpu_get,
 	.fpu_set = vmexec_fpu_set,
-	.as_cmpxchg32 = vmexec_as_cmpxchg32,
 };
