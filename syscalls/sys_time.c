@@ -6,52 +6,59 @@
 #include <time.h>
 
 #include "pvx/kernel.h"
+#include "pvx/rusage.h"
+#include "pvx/timer.h"
 #include "sentry/platform/platform.h"
 #include "syscalls/syscalls.h"
 
 /*
- * Which host clock answers for a guest clock id. The CPU-time clocks are
- * the stub's (where guest code runs), not the sentry's; fd-based dynamic
- * clocks (negative ids) are refused.
+ * Which host clock answers for a guest clock id: 0 and *out, or 1 and *cc
+ * for a CPU-time clock (of the threads that run the guest's code: see
+ * usage_cpu_ns), or -EINVAL (fd-based dynamic clocks too: pvx has none).
  */
-static long host_clock(struct task *t, long clk, clockid_t *out)
+static long host_clock(struct task *t, long clk, clockid_t *out, struct cpuclock *cc)
 {
-	switch (clk) {
+	switch ((clockid_t)clk) {
 	case CLOCK_REALTIME: case CLOCK_MONOTONIC: case CLOCK_MONOTONIC_RAW:
 	case CLOCK_REALTIME_COARSE: case CLOCK_MONOTONIC_COARSE: case CLOCK_BOOTTIME:
 	case CLOCK_TAI: case CLOCK_REALTIME_ALARM: case CLOCK_BOOTTIME_ALARM:
 		*out = (clockid_t)clk;
 		return 0;
-	case CLOCK_PROCESS_CPUTIME_ID:
-	case CLOCK_THREAD_CPUTIME_ID:
-		/* MAKE_PROCESS_CPUCLOCK(pid, CPUCLOCK_SCHED) */
-		*out = (clockid_t)((~(unsigned)t->proc->as->pid << 3) | 2);
-		return 0;
 	}
-	return -EINVAL;
+	long r = cpuclock_parse(t, clk, true, cc);
+	return r == 0 ? 1 : -EINVAL;	/* an fd clock: get_clock_desc() finds no such fd */
 }
 
 long sys_clock_gettime(struct task *t, const long a[6])
 {
 	struct timespec ts;
+	struct cpuclock cc;
 	clockid_t c;
-	long r = host_clock(t, a[0], &c);
+	long r = host_clock(t, a[0], &c, &cc);
 
-	if (r)
+	if (r < 0)
 		return r;
-	if (clock_gettime(c, &ts) < 0)
+	if (r == 1) {
+		uint64_t ns = usage_cpu_ns(cc.proc, cc.thread, cc.which);
+		ts = (struct timespec){ (time_t)(ns / 1000000000ULL), (long)(ns % 1000000000ULL) };
+	} else if (clock_gettime(c, &ts) < 0) {
 		return neg_errno();
+	}
 	return copy_to_guest(t->mm, (uint64_t)a[1], &ts, sizeof(ts));
 }
 
 long sys_clock_getres(struct task *t, const long a[6])
 {
 	struct timespec ts;
+	struct cpuclock cc;
 	clockid_t c;
-	long r = host_clock(t, a[0], &c);
+	long r = host_clock(t, a[0], &c, &cc);
 
-	if (r)
+	if (r < 0)
 		return r;
+	/* posix_cpu_clock_getres(): 1 ns for CPUCLOCK_SCHED, a tick for the others, as the host's own clocks */
+	if (r == 1)
+		c = (clockid_t)((~0u << 3) | (unsigned)cc.which);
 	if (clock_getres(c, &ts) < 0)
 		return neg_errno();
 	return a[1] ? copy_to_guest(t->mm, (uint64_t)a[1], &ts, sizeof(ts)) : 0;
@@ -92,15 +99,66 @@ static long get_timespec(struct task *t, uint64_t u, struct timespec *ts)
 	return ts->tv_sec < 0 || ts->tv_nsec < 0 || ts->tv_nsec >= 1000000000L ? -EINVAL : 0;
 }
 
+/*
+ * clock_nanosleep(2) on a CPU-time clock (posix_cpu_nsleep): until that
+ * clock reaches the deadline, looked at every CPU_NSLEEP_NS of wall time at
+ * most (a CPU clock cannot run faster than the wall clock times the CPUs, so
+ * sleeping the time left, or less, never oversleeps by more than that).
+ */
+#define CPU_NSLEEP_NS 10000000LL
+static long cpu_nanosleep(struct task *t, const long a[6], const struct cpuclock *cc)
+{
+	struct timespec req, rem = { 0, 0 };
+	long r;
+
+	if ((clockid_t)a[0] == CLOCK_THREAD_CPUTIME_ID)
+		return -EOPNOTSUPP;	/* clock_thread has no nsleep */
+	if (cc->thread)
+		return -EINVAL;	/* posix_cpu_nsleep() refuses the caller's thread; pvx, every thread clock */
+	if ((r = get_timespec(t, (uint64_t)a[2], &req)))
+		return r;
+	uint64_t now = usage_cpu_ns(cc->proc, NULL, cc->which);
+	uint64_t until = (uint64_t)req.tv_sec * 1000000000ULL + (uint64_t)req.tv_nsec;
+	bool relative = !((int)a[1] & TIMER_ABSTIME);
+	if (relative)
+		until += now;
+	while (now < until) {
+		struct timespec wake;
+		long long step = MIN((long long)(until - now), CPU_NSLEEP_NS);
+		clock_gettime(CLOCK_MONOTONIC, &wake);
+		wake.tv_sec += step / 1000000000LL;
+		if ((wake.tv_nsec += step % 1000000000LL) >= 1000000000L)
+			wake.tv_sec++, wake.tv_nsec -= 1000000000L;
+		const long b[6] = { CLOCK_MONOTONIC, TIMER_ABSTIME, (long)&wake };
+		r = task_block(t, NULL, SYS_clock_nanosleep, b, false);
+		if (r)
+			break;
+		struct cpuclock again;	/* the lock was dropped: the process may be gone */
+		if (cpuclock_parse(t, a[0], true, &again))
+			return -EINVAL;
+		now = usage_cpu_ns(again.proc, NULL, again.which);
+	}
+	if (r == -EINTR && relative && a[3]) {
+		if (now < until)
+			rem = (struct timespec){ (time_t)((until - now) / 1000000000ULL), (long)((until - now) % 1000000000ULL) };
+		if (copy_to_guest(t->mm, (uint64_t)a[3], &rem, sizeof(rem)))
+			return -EFAULT;
+	}
+	return r;
+}
+
 /* clock_nanosleep(2): only this task's thread sleeps, without the sentry lock. */
 long sys_clock_nanosleep(struct task *t, const long a[6])
 {
 	struct timespec req, rem = { 0, 0 };
+	struct cpuclock cc;
 	clockid_t c;
-	long r = host_clock(t, a[0], &c);
+	long r = host_clock(t, a[0], &c, &cc);
 
-	if (r)
+	if (r < 0)
 		return r;
+	if (r == 1)
+		return cpu_nanosleep(t, a, &cc);
 	if (a[0] == CLOCK_REALTIME_ALARM || a[0] == CLOCK_BOOTTIME_ALARM)
 		return -EPERM;	/* alarm_clock_nsleep(): "if (!capable(CAP_WAKE_ALARM))" */
 	if (a[0] == CLOCK_THREAD_CPUTIME_ID)

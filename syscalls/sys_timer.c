@@ -120,36 +120,17 @@ long sys_timer_create(struct task *t, const long a[6])
 
 	int cpu_tid = 0;
 	bool cpu = false, virt = false;
+	struct cpuclock cc;
 	switch (a[0]) {
 	case CLOCK_REALTIME: case CLOCK_MONOTONIC: case CLOCK_BOOTTIME:
 		break;
-	case CLOCK_PROCESS_CPUTIME_ID: case CLOCK_THREAD_CPUTIME_ID:
+	default:
+		/* another process's CPU clock: not kept (README) */
+		if ((r = cpuclock_parse(t, a[0], false, &cc)))
+			return r == 1 ? -EINVAL : r;
 		cpu = true;
-		cpu_tid = a[0] == CLOCK_THREAD_CPUTIME_ID ? t->tid : 0;
-		break;
-	default: {
-		/*
-		 * MAKE_PROCESS_CPUCLOCK / MAKE_THREAD_CPUCLOCK (what glibc passes for
-		 * the two above, and clock_getcpuclockid's): ~pid << 3 | thread << 2 |
-		 * PROF (0), VIRT (1) or SCHED (2); 3 is an fd clock. pvx's: the
-		 * caller's own process (pid 0 or its pid) or one of its threads.
-		 */
-		int clk = (int)a[0], pid = ~(clk >> 3);
-		if (clk >= 0)
-			return -EINVAL;
-		if ((clk & 3) == 3)
-			return -EOPNOTSUPP;	/* a dynamic (fd) clock: "if (!kc->timer_create) return -EOPNOTSUPP" */
-		cpu = true;
-		virt = (clk & 3) == 1;
-		if (clk & 4) {
-			struct task *o = pid ? task_find(pid) : t;
-			if (!o || o->proc != t->proc)
-				return -EINVAL;
-			cpu_tid = o->tid;
-		} else if (pid && pid != t->pid) {
-			return -EINVAL;	/* another process's CPU clock: not kept (README) */
-		}
-	}
+		virt = cc.which == 1;
+		cpu_tid = cc.thread ? cc.thread->tid : 0;
 	}
 	if (a[1] && (r = copy_from_guest(t->mm, &ev, (uint64_t)a[1], sizeof(ev))))
 		return r;

@@ -64,6 +64,16 @@ ptimer() { compare_flavours 0 timer_posix "$1"; }
 		'timer_create(fd clock encoding): EOPNOTSUPP' 'timer_create(thread clock of no thread): EINVAL'
 }
 
+@test "CPU-time clocks: a thread's own and another's, the process's, a child's; clock_nanosleep on one; bad ids" {
+	compare_flavours 0 timer_cpu clocks
+	has 'spinning: thread clock grew >= 0.05 s: yes' 'spinning: pthread_getcpuclockid'"'"'s clock grew >= 0.05 s: yes' \
+		"the spinning thread's clock read by another grew >= 0.1 s: yes" \
+		"a sleeping thread's clock grew less than a fifth of the spinner's: yes" \
+		'clock_nanosleep(PROCESS_CPUTIME 0.1 s) while a thread spins: 0, clock grew >= 0.1 s: yes' \
+		'clock_getcpuclockid(child): 0, its clock >= 0.05 s: yes' 'clock_getres(PROCESS_CPUTIME): 0 1 ns' \
+		"clock_gettime(thread clock of another process's thread): EINVAL"
+}
+
 @test "ITIMER_VIRTUAL and ITIMER_PROF count CPU time: not while asleep, repeating, not inherited; errors" {
 	compare_flavours 0 timer_cpu
 	grep -qx 'after sleeping 0.3 s (no CPU): fired 0' "$sandbox_out"

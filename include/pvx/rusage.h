@@ -24,6 +24,12 @@ void usage_of_process(const struct process *p, struct guest_usage *u);
 unsigned long usage_rss_pages(const struct process *p);
 /* RUSAGE_THREAD of t (the peak memory is the process's, as on Linux). */
 void usage_of_thread(const struct task *t, struct guest_usage *u);
+/*
+ * A guest CPU-time clock now, in ns: of t's thread, or (t NULL) of process p;
+ * which is Linux's CPUCLOCK_PROF (0: user + system), _VIRT (1: user) or
+ * _SCHED (2: run time, ns-exact; the other two count clock ticks).
+ */
+uint64_t usage_cpu_ns(const struct process *p, const struct task *t, int which);
 /* The struct rusage the guest gets for u. */
 void usage_to_rusage(const struct guest_usage *u, struct rusage *ru);
 /* us of CPU time in clock ticks (USER_HZ). */

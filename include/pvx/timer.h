@@ -46,6 +46,20 @@ long ptimer_free_id(struct process *p) __must_check;
 void ptimers_release(struct process *p);
 /* The CPU time ITIMER_VIRTUAL (prof false) or ITIMER_PROF counts for p, in microseconds. */
 uint64_t itimer_cpu_us(const struct process *p, bool prof);
+/* Whose CPU-time clock a clock id is (cpuclock_parse). */
+struct cpuclock {
+	struct process *proc;	/* the process ... */
+	struct task *thread;	/* ... or this one of its threads (NULL: the whole process) */
+	int which;		/* CPUCLOCK_PROF 0 (user + system), _VIRT 1 (user), _SCHED 2 (run time) */
+};
+/*
+ * A CPU-time clock id as t names it: CLOCK_PROCESS_CPUTIME_ID, _THREAD_,
+ * or MAKE_PROCESS_CPUCLOCK / MAKE_THREAD_CPUCLOCK (~pid << 3 | thread << 2 |
+ * which). 0 and *out; 1 if clk is no CPU clock; -EINVAL as Linux's
+ * lookup_task() (a thread of another process; with other_procs false, any
+ * other process: pvx keeps no timers on them); -EOPNOTSUPP for an fd clock.
+ */
+long cpuclock_parse(struct task *t, long clk, bool other_procs, struct cpuclock *out) __must_check;
 /* A task's itimer_deadline changed: (re)arm the timer thread (sentry lock held). */
 long timer_kick(void) __must_check;
 

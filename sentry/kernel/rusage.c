@@ -29,6 +29,7 @@
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/times.h>
+#include <time.h>
 
 #include "pvx/kernel.h"
 #include "pvx/log.h"
@@ -158,6 +159,67 @@ void usage_of_thread(const struct task *t, struct guest_usage *u)
 	else if (t->ctx && t->host_tid)
 		add_host(u, getpid(), t->host_tid);
 	u->maxrss_kb = MAX(t->proc->usage_gone.maxrss_kb, stub_hwm_kb(t->proc->as));
+}
+
+/*
+ * A host thread's run time (CPUCLOCK_SCHED) in ns; 0 if it is gone. The
+ * sentry's own threads by their clock (MAKE_THREAD_CPUCLOCK: readable in the
+ * same thread group only), a stub's from /proc/PID/task/TID/schedstat, or
+ * in clock ticks from its stat where the kernel has no schedstat
+ * (CONFIG_SCHED_INFO off, as in the VM suite's kernel).
+ */
+static uint64_t sched_ns(pid_t pid, pid_t tid)
+{
+	char path[64], buf[128];
+	unsigned long long ns = 0;
+	struct timespec ts;
+
+	if (pid == getpid())
+		return clock_gettime((clockid_t)((~(unsigned)tid << 3) | 4 | 2), &ts) == 0
+			       ? (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec : 0;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", pid, tid);
+	if (read_proc(path, buf, sizeof(buf)) >= 0 && sscanf(buf, "%llu", &ns) == 1)
+		return ns;
+	struct guest_usage u = { 0 };
+	add_host(&u, pid, tid);
+	return (u.utime_us + u.stime_us) * 1000ULL;
+}
+
+/*
+ * See pvx/rusage.h. CPUCLOCK_SCHED is what the host's clocks say of the
+ * threads that ran guest code (rusage.c's top comment: the stub's, or on
+ * vmexec the task's own sentry threads), plus what exited threads and left
+ * stubs ran (kept in us); PROF and VIRT are getrusage's times.
+ */
+uint64_t usage_cpu_ns(const struct process *p, const struct task *t, int which)
+{
+	struct guest_usage u;
+
+	if (which != 2) {
+		if (t)
+			usage_of_thread(t, &u);
+		else
+			usage_of_process(p, &u);
+		return (u.utime_us + (which == 1 ? 0 : u.stime_us)) * 1000ULL;
+	}
+	if (t) {
+		uint64_t ns = (t->usage_exec.utime_us + t->usage_exec.stime_us) * 1000ULL;
+		if (ctx_in_stub(t->ctx))
+			return ns + sched_ns(t->ctx->as->pid, t->ctx->tid);
+		return t->ctx && t->host_tid ? ns + sched_ns(getpid(), t->host_tid) : ns;
+	}
+	uint64_t ns = (p->usage_gone.utime_us + p->usage_gone.stime_us) * 1000ULL;
+	if (p->as && ctx_in_stub(p->as->ctxs)) {
+		struct timespec ts;
+		/* MAKE_PROCESS_CPUCLOCK(stub, CPUCLOCK_SCHED): its live and exited threads */
+		if (clock_gettime((clockid_t)((~(unsigned)p->as->pid << 3) | 2), &ts) == 0)
+			ns += (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+		return ns;
+	}
+	for (struct task *o = task_next(NULL); o; o = task_next(o))
+		if (o->proc == p && o->ctx && o->host_tid)	/* ctx: not exited yet */
+			ns += sched_ns(getpid(), o->host_tid);
+	return ns;
 }
 
 /* See pvx/rusage.h. */

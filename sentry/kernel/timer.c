@@ -32,18 +32,52 @@ uint64_t itimer_cpu_us(const struct process *p, bool prof)
 }
 
 /* See pvx/timer.h. */
+long cpuclock_parse(struct task *t, long clk_arg, bool other_procs, struct cpuclock *out)
+{
+	int clk = (int)clk_arg;	/* a clockid_t: the register's upper half is not the guest's */
+
+	*out = (struct cpuclock){ t->proc, NULL, 2 };
+	if (clk == CLOCK_PROCESS_CPUTIME_ID)
+		return 0;
+	if (clk == CLOCK_THREAD_CPUTIME_ID) {
+		out->thread = t;
+		return 0;
+	}
+	if (clk >= 0)
+		return 1;
+	if ((clk & 7) == 3)
+		return -EOPNOTSUPP;	/* CLOCKFD: a dynamic (fd) clock, which pvx has none of */
+	int pid = ~(clk >> 3);
+	if ((out->which = clk & 3) == 3)
+		return -EINVAL;	/* CPUCLOCK_MAX */
+	struct task *o = pid ? task_find(pid) : t;
+	if (!o || o->state == TASK_ZOMBIE)
+		return -EINVAL;
+	if (clk & 4) {	/* CPUCLOCK_PERTHREAD: same_thread_group(p, current) */
+		if (o->proc != t->proc)
+			return -EINVAL;
+		out->thread = o;
+		return 0;
+	}
+	if (o->tid != o->pid && o != t)
+		return -EINVAL;	/* a process clock names the group leader (or the caller) */
+	if (o->proc != t->proc && !other_procs)
+		return -EINVAL;
+	out->proc = o->proc;
+	return 0;
+}
+
+/* See pvx/timer.h. */
 uint64_t ptimer_now(struct process *p, const struct ptimer *pt)
 {
 	if (!pt->cpu)
 		return timer_now_ns();
 	if (!pt->cpu_tid)
-		return itimer_cpu_us(p, !pt->cpu_virt) * 1000ULL;
+		return usage_cpu_ns(p, NULL, pt->cpu_virt ? 1 : 2);
 	struct task *t = task_find(pt->cpu_tid);
 	if (!t || t->proc != p || t->state == TASK_ZOMBIE)
 		return 0;	/* its thread has exited: the clock stands, nothing fires */
-	struct guest_usage u;
-	usage_of_thread(t, &u);
-	return (u.utime_us + (pt->cpu_virt ? 0 : u.stime_us)) * 1000ULL;
+	return usage_cpu_ns(p, t, pt->cpu_virt ? 1 : 2);
 }
 
 /* Fire p's CPU-time itimers that are due; true while one is armed. */

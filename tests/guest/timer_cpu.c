@@ -121,8 +121,103 @@ static void posix_cpu_timers(void)
 	pthread_join(th, NULL);
 }
 
+static double cpu_s(clockid_t c)
+{
+	struct timespec ts;
+	if (clock_gettime(c, &ts))
+		return -1;
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static volatile int spin_stop;
+static void *spinner(void *arg)
+{
+	(void)arg;
+	while (!spin_stop)
+		;
+	return NULL;
+}
+
+/* Reading the CPU-time clocks: a thread's own, another thread's, the process's, a child's; sleeping on one. */
+static void cpu_clocks(void)
+{
+	clockid_t mine, child_clk;
+	struct timespec res;
+	pthread_getcpuclockid(pthread_self(), &mine);
+	double p0 = cpu_s(CLOCK_PROCESS_CPUTIME_ID), t0 = cpu_s(CLOCK_THREAD_CPUTIME_ID), m0 = cpu_s(mine);
+	/* spin until each clock has grown 0.05 s, 5 s of the wall clock at most (a loaded host gives little CPU) */
+	SPIN(cpu_s(CLOCK_PROCESS_CPUTIME_ID) - p0 >= 0.05 && cpu_s(CLOCK_THREAD_CPUTIME_ID) - t0 >= 0.05 &&
+	     cpu_s(mine) - m0 >= 0.05, 5.0);
+	double p1 = cpu_s(CLOCK_PROCESS_CPUTIME_ID), t1 = cpu_s(CLOCK_THREAD_CPUTIME_ID), m1 = cpu_s(mine);
+	say("spinning: process clock grew >= 0.05 s: %s\n", p1 - p0 >= 0.05 ? "yes" : "no");
+	say("spinning: thread clock grew >= 0.05 s: %s\n", t1 - t0 >= 0.05 ? "yes" : "no");
+	say("spinning: pthread_getcpuclockid's clock grew >= 0.05 s: %s\n", m1 - m0 >= 0.05 ? "yes" : "no");
+
+	/* A second thread spins: its clock grows, the sleeping main thread's hardly (it only looks, every 20 ms). */
+	pthread_t th;
+	spin_stop = 0;
+	pthread_create(&th, NULL, spinner, NULL);
+	clockid_t thc;
+	pthread_getcpuclockid(th, &thc);
+	t0 = cpu_s(CLOCK_THREAD_CPUTIME_ID);
+	double s0 = cpu_s(thc), s1 = s0, w0 = wall_now();
+	while (s1 - s0 < 0.1 && wall_now() - w0 < 5.0) {
+		usleep(20000);
+		s1 = cpu_s(thc);
+	}
+	t1 = cpu_s(CLOCK_THREAD_CPUTIME_ID);
+	say("the spinning thread's clock read by another grew >= 0.1 s: %s\n", s1 - s0 >= 0.1 ? "yes" : "no");
+	say("a sleeping thread's clock grew less than a fifth of the spinner's: %s\n",
+	    t1 - t0 < (s1 - s0) / 5 ? "yes" : "no");
+	/* clock_nanosleep on the process clock: until the spinner has used 0.1 s more */
+	p0 = cpu_s(CLOCK_PROCESS_CPUTIME_ID);
+	struct timespec d = { 0, 100000000L };
+	int e = clock_nanosleep(CLOCK_PROCESS_CPUTIME_ID, 0, &d, NULL);
+	p1 = cpu_s(CLOCK_PROCESS_CPUTIME_ID);
+	say("clock_nanosleep(PROCESS_CPUTIME 0.1 s) while a thread spins: %s, clock grew >= 0.1 s: %s\n", errname(e),
+	    p1 - p0 >= 0.1 ? "yes" : "no");
+	spin_stop = 1;
+	pthread_join(th, NULL);
+	say("clock_nanosleep(THREAD_CPUTIME): %s\n", errname(clock_nanosleep(CLOCK_THREAD_CPUTIME_ID, 0, &d, NULL)));
+
+	/* A child's process clock, read by its parent while the child waits after spinning. */
+	int up[2], down[2];
+	pipe(up);
+	pipe(down);
+	pid_t c = fork();
+	if (c == 0) {
+		char b;
+		SPIN(cpu_s(CLOCK_PROCESS_CPUTIME_ID) >= 0.05, 5.0);
+		write(up[1], "x", 1);
+		read(down[0], &b, 1);
+		_exit(0);
+	}
+	char b;
+	read(up[0], &b, 1);
+	e = clock_getcpuclockid(c, &child_clk);
+	say("clock_getcpuclockid(child): %s, its clock >= 0.05 s: %s\n", errname(e), cpu_s(child_clk) >= 0.05 ? "yes" : "no");
+	struct timespec ts;
+	say("clock_gettime(thread clock of another process's thread): %s\n",
+	    errname(clock_gettime((clockid_t)(~c << 3 | 4 | 2), &ts) ? errno : 0));
+	write(down[1], "x", 1);
+	waitpid(c, NULL, 0);
+
+	e = clock_getres(CLOCK_PROCESS_CPUTIME_ID, &res) ? errno : 0;
+	say("clock_getres(PROCESS_CPUTIME): %s %ld ns\n", errname(e), res.tv_nsec);
+	say("clock_gettime(fd clock encoding): %s\n", errname(clock_gettime((clockid_t)(~999 << 3 | 3), &ts) ? errno : 0));
+	say("clock_gettime(CPUCLOCK_MAX): %s\n", errname(clock_gettime((clockid_t)(~0 << 3 | 4 | 3), &ts) ? errno : 0));
+	say("clock_gettime(process clock of no process): %s\n",
+	    errname(clock_gettime((clockid_t)(~4000000 << 3 | 2), &ts) ? errno : 0));
+	say("clock_gettime(CPU clock, bad pointer): %s\n",
+	    errname(clock_gettime(CLOCK_PROCESS_CPUTIME_ID, (void *)16) ? errno : 0));
+}
+
 int main(int argc, char **argv)
 {
+	if (argc > 1 && !strcmp(argv[1], "clocks")) {
+		cpu_clocks();
+		return 0;
+	}
 	if (argc > 1 && !strcmp(argv[1], "posix")) {
 		posix_cpu_timers();
 		return 0;
