@@ -6,14 +6,19 @@
  * kernel's part of every seccomp-platform trap; pvx adds the hand-off to the
  * sentry and the emulation. With "handoff", the handler also waits for a
  * thread on another CPU to answer through shared memory (both spinning), as
- * the stub waits for the sentry. Run natively only.
- *   trapfloor [N] [handoff]  ->  "trapfloor N ns_per_call"
+ * the stub waits for the sentry. With "patched", no signal at all: the
+ * model of a patched syscall site (issue 16), a jump into a trampoline that
+ * stores the registers a syscall preserves into a shared block, makes the
+ * same spinning hand-off, loads them back with the answer in rax and
+ * returns: the floor a signal-free trap could reach. Run natively only.
+ *   trapfloor [N] [handoff|patched]  ->  "trapfloor N ns_per_call"
  */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +49,37 @@ struct sock_fprog {
 
 static int request, reply, handoff;
 
+/* The shared block of the "patched" model: the 16 registers, then rflags (as sh->regs would hold them). */
+uint64_t tramp_regs[17];
+int *tramp_request = &request, *tramp_reply = &reply;
+long tramp_getppid(void);
+
+/*
+ * The model trampoline: what a patched site would enter instead of
+ * "mov $nr,%eax; syscall". A real one is entered by a jmp (no push into the
+ * red zone) and finds its block through a per-thread base; here a call and
+ * a global stand for them. rcx and r11 are the scratch a syscall allows.
+ */
+__asm__(".text\n"
+	".globl tramp_getppid\n"
+	"tramp_getppid:\n"
+	"	mov $110, %eax\n"
+	"	lea tramp_regs(%rip), %rcx\n"
+	"	mov %rax, 0(%rcx)\n	mov %rbx, 8(%rcx)\n	mov %rdx, 16(%rcx)\n	mov %rsi, 24(%rcx)\n"
+	"	mov %rdi, 32(%rcx)\n	mov %rbp, 40(%rcx)\n	mov %rsp, 48(%rcx)\n	mov %r8, 56(%rcx)\n"
+	"	mov %r9, 64(%rcx)\n	mov %r10, 72(%rcx)\n	mov %r12, 80(%rcx)\n	mov %r13, 88(%rcx)\n"
+	"	mov %r14, 96(%rcx)\n	mov %r15, 104(%rcx)\n	pushfq\n	popq 128(%rcx)\n"
+	"	mov tramp_request(%rip), %r11\n"
+	"	movl $1, (%r11)\n	mfence\n"
+	"	mov tramp_reply(%rip), %r11\n"
+	"1:	cmpl $0, (%r11)\n	je 1b\n"
+	"	movl $0, (%r11)\n"
+	"	mov 0(%rcx), %rax\n	mov 8(%rcx), %rbx\n	mov 16(%rcx), %rdx\n	mov 24(%rcx), %rsi\n"
+	"	mov 32(%rcx), %rdi\n	mov 40(%rcx), %rbp\n	mov 56(%rcx), %r8\n	mov 64(%rcx), %r9\n"
+	"	mov 72(%rcx), %r10\n	mov 80(%rcx), %r12\n	mov 88(%rcx), %r13\n	mov 96(%rcx), %r14\n"
+	"	mov 104(%rcx), %r15\n	pushq 128(%rcx)\n	popfq\n"
+	"	ret\n");
+
 static void on_sigsys(int sig, siginfo_t *si, void *ucv)
 {
 	ucontext_t *uc = ucv;
@@ -68,6 +104,7 @@ static void *server(void *arg)
 		while (!__atomic_load_n(&request, __ATOMIC_ACQUIRE))
 			;
 		__atomic_store_n(&request, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&tramp_regs[0], 1, __ATOMIC_RELAXED);	/* the answer in rax */
 		__atomic_store_n(&reply, 1, __ATOMIC_SEQ_CST);
 	}
 	return NULL;
@@ -104,13 +141,25 @@ int main(int argc, char **argv)
 	stack_t ss = { .ss_sp = altstack, .ss_size = sizeof(altstack) };
 	struct sigaction sa = { .sa_sigaction = on_sigsys, .sa_flags = SA_SIGINFO | SA_ONSTACK };
 
+	int patched = argc > 2 && !strcmp(argv[2], "patched");
+
 	handoff = argc > 2 && !strcmp(argv[2], "handoff");
-	if (handoff) {
+	if (handoff || patched) {
 		pthread_t t;
 		if (pin(0) || pthread_create(&t, NULL, server, NULL)) {
 			fprintf(stderr, "trapfloor: handoff needs two CPUs\n");
 			return 1;
 		}
+	}
+	if (patched) {
+		for (int i = 0; i < 100; i++)
+			tramp_getppid();
+		double t0 = now_ns();
+		for (long i = 0; i < n; i++)
+			if (tramp_getppid() != 1)
+				return 1;
+		printf("trapfloor %ld %.1f\n", n, (now_ns() - t0) / n);
+		return 0;
 	}
 	sigfillset(&sa.sa_mask);
 	if (sigaltstack(&ss, NULL) || sigaction(SIGSYS, &sa, NULL) || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
