@@ -12,6 +12,11 @@
  *   path_race probe P...  for each path: stat, lstat, access, open, readlink
  *                       results as "P: ok" or the errno name
  *   path_race statloop P N  stat P N times (host calls per stat are counted outside)
+ *   path_race callloop CALL P N  CALL on P N times: stat, lstat, statx, access, faccessat2, readlink,
+ *                       open (and close), opendir (O_DIRECTORY open and close), getdents (of the
+ *                       open directory P, rewound), and the relative forms fstatat, statxat, openat,
+ *                       faccessatat, readlinkat of P's last name from an fd of its directory;
+ *                       prints how many succeeded
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -135,8 +140,69 @@ static void probe(const char *path)
 	printf("\n");
 }
 
+/* One call of callloop's CALL on path (rel: its last name, dir: an fd of its directory, d: P opened); 1 if it succeeded. */
+static int call_once(const char *call, const char *path, const char *rel, int dir, int d)
+{
+	struct stat st;
+	char buf[4096];
+
+	if (!strcmp(call, "stat"))
+		return stat(path, &st) == 0;
+	if (!strcmp(call, "lstat"))
+		return lstat(path, &st) == 0;
+	if (!strcmp(call, "statx"))
+		return syscall(SYS_statx, AT_FDCWD, path, AT_SYMLINK_NOFOLLOW, 0x7ff, buf) == 0;
+	if (!strcmp(call, "access"))
+		return access(path, R_OK) == 0;
+	if (!strcmp(call, "faccessat2"))
+		return syscall(SYS_faccessat2, AT_FDCWD, path, R_OK, AT_EACCESS) == 0;
+	if (!strcmp(call, "readlink"))
+		return readlink(path, buf, sizeof(buf)) >= 0;
+	if (!strcmp(call, "open") || !strcmp(call, "opendir")) {
+		int fd = open(path, O_RDONLY | O_CLOEXEC | (call[4] ? O_DIRECTORY | O_NONBLOCK : 0));
+		return fd >= 0 && close(fd) == 0;
+	}
+	if (!strcmp(call, "getdents"))
+		return lseek(d, 0, SEEK_SET) == 0 && syscall(SYS_getdents64, d, buf, sizeof(buf)) > 0;
+	if (!strcmp(call, "fstatat"))
+		return fstatat(dir, rel, &st, AT_SYMLINK_NOFOLLOW) == 0;
+	if (!strcmp(call, "statxat"))
+		return syscall(SYS_statx, dir, rel, 0, 0x7ff, buf) == 0;
+	if (!strcmp(call, "faccessatat"))
+		return faccessat(dir, rel, R_OK, 0) == 0;
+	if (!strcmp(call, "readlinkat"))
+		return readlinkat(dir, rel, buf, sizeof(buf)) >= 0;
+	if (!strcmp(call, "openat")) {
+		int fd = openat(dir, rel, O_RDONLY | O_CLOEXEC);
+		return fd >= 0 && close(fd) == 0;
+	}
+	return -1;
+}
+
+static int callloop(const char *call, const char *path, int n)
+{
+	char dirpart[4096];
+	const char *slash = strrchr(path, '/');
+	int ok = 0;
+
+	snprintf(dirpart, sizeof(dirpart), "%.*s", slash ? (int)(slash - path) + 1 : 1, slash ? path : ".");
+	int dir = open(dirpart, O_PATH | O_DIRECTORY);
+	int d = open(path, O_RDONLY | O_DIRECTORY);
+	const char *rel = slash ? slash + 1 : path;
+	for (int i = 0; i < n; i++) {
+		int r = call_once(call, path, rel, dir, d);
+		if (r < 0)
+			return fprintf(stderr, "unknown call %s\n", call), 2;
+		ok += r;
+	}
+	printf("%d\n", ok);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 5 && !strcmp(argv[1], "callloop"))
+		return callloop(argv[2], argv[3], atoi(argv[4]));
 	if (argc == 3 && !strcmp(argv[1], "swap"))
 		return swap(atoi(argv[2]));
 	if (argc >= 2 && !strcmp(argv[1], "probe")) {
@@ -152,6 +218,6 @@ int main(int argc, char **argv)
 		printf("%d\n", ok);
 		return 0;
 	}
-	fprintf(stderr, "usage: path_race swap N | probe PATH... | statloop PATH N\n");
+	fprintf(stderr, "usage: path_race swap N | probe PATH... | statloop PATH N | callloop CALL PATH N\n");
 	return 2;
 }
