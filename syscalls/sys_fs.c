@@ -258,7 +258,11 @@ long sys_faccessat2(struct task *t, const long a[6])
 	if (r < 0)
 		return r;
 	hfd = (int)r;
-	if (syscall(SYS_faccessat2, hfd, "", mode, AT_EMPTY_PATH | (flags & AT_EACCESS)) < 0)
+	/*
+	 * The host checks the sandbox's file identity (its fsuid, nobody's when pvx runs as root), which is
+	 * the guest's real and effective one alike: AT_EACCESS, or the host would check pvx's real uid (root).
+	 */
+	if (syscall(SYS_faccessat2, hfd, "", mode, AT_EMPTY_PATH | AT_EACCESS) < 0)
 		return neg_errno();
 	if ((mode & W_OK) && !sandbox.rw &&
 	    (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode) || S_ISLNK(st.st_mode)))

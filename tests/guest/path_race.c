@@ -6,7 +6,8 @@
  *                       directory (holding "inside") and a symlink to "/"
  *                       or to "..", N times, while this thread stats, lstats,
  *                       statx's, accesses, readlinks and opens "d/secret",
- *                       "d/inside" and "d/marker". Prints how many of those
+ *                       "d/inside" and "d/marker" (and opens "d/secretdir" as a directory, and
+ *                       fstatat's the last names from an fd of "d"). Prints how many of those
  *                       found "secret" (only outside the root: must be 0)
  *                       and whether both shapes of d were seen.
  *   path_race probe P...  for each path: stat, lstat, access, open, readlink
@@ -17,6 +18,9 @@
  *                       open directory P, rewound), and the relative forms fstatat, statxat, openat,
  *                       faccessatat, readlinkat of P's last name from an fd of its directory;
  *                       prints how many succeeded
+ *   path_race errnos P...  in the cwd: for each path, every path call's result as "call=ok|ERRNO" (for
+ *                       a native-vs-sandbox comparison), then the dirfd and AT_EMPTY_PATH cases on
+ *                       the fds of "f" (a file), "ln" (a symlink, O_PATH|O_NOFOLLOW) and "d" (a directory)
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -71,6 +75,26 @@ static int try_all(const char *path)
 		found++;
 		close(fd);
 	}
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_NONBLOCK);	/* the lookup's own open of a directory */
+	if (fd >= 0) {
+		found++;
+		close(fd);
+	}
+	/* from a directory fd of whatever "d" is now, the last name alone */
+	const char *slash = strrchr(path, '/');
+	int dir = open("d", O_RDONLY | O_DIRECTORY);
+	if (dir >= 0 && slash) {
+		found += fstatat(dir, slash + 1, &st, AT_SYMLINK_NOFOLLOW) == 0;
+		found += fstatat(dir, slash + 1, &st, 0) == 0;
+		found += syscall(SYS_statx, dir, slash + 1, 0, 0x7ff, stx) == 0;
+		fd = openat(dir, slash + 1, O_RDONLY | O_DIRECTORY);
+		if (fd >= 0) {
+			found++;
+			close(fd);
+		}
+	}
+	if (dir >= 0)
+		close(dir);
 	return found;
 }
 
@@ -88,6 +112,8 @@ static int swap(int n)
 	while (!stop) {
 		secret += try_all("d/secret");
 		secret += try_all("d/../secret");
+		secret += try_all("d/secretdir");	/* a directory outside the root, for the directory opens */
+		secret += try_all("d/../secretdir");
 		inside += try_all("d/inside") > 0;
 		marker += try_all("d/marker") > 0;
 	}
@@ -111,6 +137,8 @@ static const char *ename(int e)
 	case EXDEV: return "EXDEV";
 	case EISDIR: return "EISDIR";
 	case EPERM: return "EPERM";
+	case ENAMETOOLONG: return "ENAMETOOLONG";
+	case EBADF: return "EBADF";
 	default: return "E?";
 	}
 }
@@ -179,6 +207,65 @@ static int call_once(const char *call, const char *path, const char *rel, int di
 	return -1;
 }
 
+static void show(const char *name, int r)
+{
+	printf(" %s=%s", name, ename(r < 0 ? errno : 0));
+}
+
+static void errnos(int argc, char **argv)
+{
+	struct stat st;
+	char buf[4096], stx[256];
+	int cwd = open(".", O_PATH | O_DIRECTORY);
+
+	for (int i = 0; i < argc; i++) {
+		const char *p = argv[i];
+		int fd;
+		printf("%.40s:", p);
+		show("stat", stat(p, &st));
+		show("lstat", lstat(p, &st));
+		show("fstatat", fstatat(cwd, p, &st, 0));
+		show("fstatat_nofollow", fstatat(cwd, p, &st, AT_SYMLINK_NOFOLLOW));
+		show("statx", (int)syscall(SYS_statx, AT_FDCWD, p, 0, 0x7ff, stx));
+		show("statx_nofollow", (int)syscall(SYS_statx, cwd, p, AT_SYMLINK_NOFOLLOW, 0x7ff, stx));
+		show("access", access(p, R_OK));
+		show("faccessat2_nofollow", (int)syscall(SYS_faccessat2, cwd, p, F_OK, AT_SYMLINK_NOFOLLOW));
+		show("readlink", (int)readlink(p, buf, sizeof(buf)));
+		show("readlinkat", (int)readlinkat(cwd, p, buf, sizeof(buf)));
+		show("open", fd = open(p, O_RDONLY));
+		if (fd >= 0)
+			close(fd);
+		show("opendir", fd = openat(cwd, p, O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC));
+		if (fd >= 0) {
+			long n = syscall(SYS_getdents64, fd, buf, sizeof(buf));
+			printf(" getdents=%s", n > 0 ? "ok" : ename(n < 0 ? errno : 0));
+			close(fd);
+		}
+		show("opendir_nofollow", fd = open(p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW));
+		if (fd >= 0)
+			close(fd);
+		printf("\n");
+	}
+	int f = open("f", O_RDONLY), ln = open("ln", O_PATH | O_NOFOLLOW), d = open("d", O_RDONLY | O_DIRECTORY);
+	printf("fds:");
+	show("fstatat_file_x", fstatat(f, "x", &st, 0));
+	show("fstatat_file_empty", fstatat(f, "", &st, AT_EMPTY_PATH));
+	show("fstatat_file_empty_noflag", fstatat(f, "", &st, 0));
+	show("statx_file_empty", (int)syscall(SYS_statx, f, "", AT_EMPTY_PATH, 0x7ff, stx));
+	show("faccessat2_file_empty", (int)syscall(SYS_faccessat2, f, "", R_OK, AT_EMPTY_PATH));
+	show("openat_file_x", openat(f, "x", O_RDONLY));
+	show("opendir_file_dot", openat(f, ".", O_RDONLY | O_DIRECTORY));
+	show("fstatat_link_a", fstatat(ln, "a", &st, 0));
+	show("openat_link_a", openat(ln, "a", O_RDONLY));
+	show("readlinkat_link_empty", (int)readlinkat(ln, "", buf, sizeof(buf)));
+	show("fstatat_link_empty_nofollow", fstatat(ln, "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW));
+	show("fstatat_dir_a", fstatat(d, "a", &st, 0));
+	show("fstatat_dir_dotdot_f", fstatat(d, "../f", &st, 0));
+	show("opendir_dir_dot", openat(d, ".", O_RDONLY | O_DIRECTORY));
+	show("fstatat_badfd", fstatat(999, "a", &st, 0));
+	printf("\n");
+}
+
 static int callloop(const char *call, const char *path, int n)
 {
 	char dirpart[4096];
@@ -201,6 +288,10 @@ static int callloop(const char *call, const char *path, int n)
 
 int main(int argc, char **argv)
 {
+	if (argc >= 2 && !strcmp(argv[1], "errnos")) {
+		errnos(argc - 2, argv + 2);
+		return 0;
+	}
 	if (argc == 5 && !strcmp(argv[1], "callloop"))
 		return callloop(argv[2], argv[3], atoi(argv[4]));
 	if (argc == 3 && !strcmp(argv[1], "swap"))
