@@ -78,6 +78,30 @@ probe() {
 	assert_contains "$output" "/./sysx/a: stat=ok lstat=ok access=ok open=ok"
 }
 
+@test "one name from the cwd or a directory fd (a stat's one-statx lookup) hides /sys as the full lookup does; /proc and /dev stay the sentry's" {
+	mkdir -p "$R/sys/devices" "$R/sysx" "$R/dev"
+	echo s >"$R/sys/hidden"
+	echo v >"$R/sysx/a"
+	chmod -R a+rwX "$R"
+	PVX_OPTS=(--root "$R")
+	pvx_run_split /bin/busybox sh -c 'cd / && /path_race probe sys sysx proc marker; cd /sys && /path_race probe hidden devices;
+		cd /sysx && /path_race probe a; cd /dev && /path_race probe null fd; cd /proc && /path_race probe self version'
+	echo "status=$status"$'\n'"$output"$'\n'"stderr: $PVX_STDERR_TEXT" >&2
+	assert_status 0
+	assert_contains "$output" "sys: stat=ok lstat=ok access=ok open=EACCES opath=ok"
+	assert_contains "$output" "sysx: stat=ok lstat=ok access=ok open=ok"
+	assert_contains "$output" "proc: stat=ok lstat=ok access=ok open=ok"
+	assert_contains "$output" "marker: stat=ok lstat=ok access=ok open=ok opath=ok readlink=EINVAL"
+	assert_contains "$output" "hidden: stat=ENOENT lstat=ENOENT access=ENOENT open=ENOENT opath=ENOENT"
+	assert_contains "$output" "devices: stat=ok lstat=ok access=ok open=EACCES opath=ok"
+	assert_contains "$output" "a: stat=ok lstat=ok access=ok open=ok"
+	# a bare root's /dev: the standard devices are the host's, /dev/fd the guest's own fds
+	assert_contains "$output" "null: stat=ok lstat=ok access=ok open=ok"
+	assert_contains "$output" "fd: stat=ok"
+	assert_contains "$output" "self: stat=ok"
+	assert_contains "$output" "version: stat=ok lstat=ok access=ok open=ok"
+}
+
 @test "the host's /sys and /proc reached through a symlink or .. from the host's root are still hidden" {
 	[[ -d /sys/kernel && -e /proc/version ]] || skip "no host /sys or /proc"
 	ln -s /sys "$T/syslink"
@@ -203,12 +227,12 @@ errno_tree() {
 	assert_contains "$output" "fstatat_link_a=ENOTDIR openat_link_a=ENOTDIR readlinkat_link_empty=ok"
 }
 
-@test "host calls per guest path call: a read-only directory open is one openat2 and one statx, a relative lookup asks no fstat of its directory" {
+@test "host calls per guest path call: a read-only directory open is one openat2 and one statx, a stat of one name from a directory fd one statx" {
 	[[ $PVX_PLATFORM == seccomp ]] || skip "strace -f of the sandbox: the ptrace platform's stubs are pvx's to trace"
 	command -v strace >/dev/null || skip "strace not installed"
 	local n=300 call
 	for call in opendir fstatat; do
-		run timeout -k 5 120 strace -f -qq -e trace=openat,open,newfstatat,fstat,close,readlink -o "$T/trace.$call" \
+		run timeout -k 5 120 strace -f -qq -e trace=openat,open,openat2,newfstatat,fstat,close,readlink -o "$T/trace.$call" \
 			"$PVX" run --platform=seccomp -- "$G" callloop "$call" /usr/include "$n"
 		assert_status 0
 		assert_contains "$output" "$n"
@@ -217,7 +241,11 @@ errno_tree() {
 	local reopens fstats
 	reopens=$(grep -c 'openat(AT_FDCWD, "/proc/self/fd/' "$T/trace.opendir" || true)
 	fstats=$(grep -c 'newfstatat([0-9]*, "", ' "$T/trace.fstatat" || true)
-	echo "reopens: $reopens for $n directory opens, fstat: $fstats for $n fstatat" >&2
+	# a plain name from a directory fd is one statx in the directory's host fd: no openat2, no close
+	local lookups
+	lookups=$(grep -c 'openat2(' "$T/trace.fstatat" || true)
+	echo "reopens: $reopens for $n directory opens, fstat: $fstats, openat2: $lookups for $n fstatat" >&2
 	((reopens < n / 4))
 	((fstats < n / 4))
+	((lookups < n / 4))
 }

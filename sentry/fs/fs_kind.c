@@ -73,6 +73,32 @@ long obj_statx(int fd, unsigned mask, int sync, struct statx *x, struct stat *st
 }
 
 /* See sentry/fs/fs_kind.h. */
+long name_stat(int dir, const char *name, struct stat *st, uint64_t *mnt)
+{
+	struct statx x;
+
+	if (statx(dir, name, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS | STATX_MNT_ID_UNIQUE, &x) < 0)
+		return neg_errno();
+	stat_of_statx(&x, st);
+	*mnt = x.stx_mask & STATX_MNT_ID_UNIQUE ? x.stx_mnt_id : 0;
+	return 0;
+}
+
+/* See sentry/fs/fs_kind.h. */
+bool fs_type_known(uint64_t mnt)
+{
+	size_t slot = (size_t)(mnt % MNT_CACHE);
+	bool hit;
+
+	if (!mnt)
+		return false;
+	pthread_mutex_lock(&mnt_lock);
+	hit = mnt_cache[slot].mnt == mnt && mnt_cache[slot].have_type;
+	pthread_mutex_unlock(&mnt_lock);
+	return hit;
+}
+
+/* See sentry/fs/fs_kind.h. */
 long obj_stat(int fd, struct stat *st, uint64_t *mnt)
 {
 	struct statx x;

@@ -20,6 +20,15 @@
 long obj_stat(int fd, struct stat *st, uint64_t *mnt) __must_check;
 
 /*
+ * lstat of name (one component) in the directory dir, with its mount's
+ * unique id in *mnt as obj_stat: one host call.
+ */
+long name_stat(int dir, const char *name, struct stat *st, uint64_t *mnt) __must_check;
+
+/* Is the file system type of mount mnt (a unique id, 0: none) cached, so fs_type_of needs no fd? */
+bool fs_type_known(uint64_t mnt);
+
+/*
  * obj_stat that also answers a guest's statx: the one statx asks for mask
  * (and the unique mount id) with the guest's
  * AT_STATX_SYNC_* flags sync, into *x; statx_as_asked then makes *x what

@@ -21,6 +21,7 @@
 
 #include "pvx/path.h"
 #include "pvx/policy.h"
+#include "sentry/fs/fs_kind.h"
 #include "sentry/fs/path_long.h"
 
 static char root_host[PATH_MAX];
@@ -834,6 +835,52 @@ long path_lookup_stat(struct task *t, int dirfd, const char *path, int at_flags,
 
 	*st = o.st;
 	return fd;
+}
+
+/*
+ * Is path one plain name (not "", ".", "..", no '/') that the lookup from a
+ * directory whose guest path is dir needs no more than: not /sys, not the
+ * guest's /proc, not /dev (its /dev/fd aliases and the standard devices a
+ * bare root lacks are the full lookup's)?
+ */
+static bool plain_name_in(const char *dir, const char *name)
+{
+	if (!name[0] || strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, ".."))
+		return false;
+	if (!strcmp(dir, "/"))
+		return strcmp(name, "sys") && strcmp(name, "proc") && strcmp(name, "dev");
+	return !path_in_proc(dir) && !(!strncmp(dir, "/sys", 4) && (dir[4] == '/' || !dir[4])) &&
+	       !(!strncmp(dir, "/dev", 4) && (dir[4] == '/' || !dir[4]));
+}
+
+/* See pvx/path.h. */
+long path_stat_name(struct task *t, int dirfd, const char *path, int at_flags, struct stat *st)
+{
+	char dir[PVX_PATH_MAX];
+	long base = t->fs->cwd_fd;
+
+	if (!path[0] || strchr(path, '/'))
+		return 1;
+	if (dirfd != AT_FDCWD) {
+		struct file *f = fd_lookup(t->files, dirfd);
+		if (!f || f->ops != &dir_file_ops || file_object(f, FILE_DIR) != f->host_fd)
+			return 1;
+		base = f->host_fd;
+	}
+	/* The directory's guest path, read now: it is inside the root (else EXDEV) and tells /sys and /proc. */
+	if (path_of_dir((int)base, dir, sizeof(dir)) < 0 || !plain_name_in(dir, path))
+		return 1;
+	struct policy_obj o = { .x = NULL, .not_sys = true };
+	if (name_stat((int)base, path, &o.st, &o.mnt) < 0)
+		return 1;	/* errors are the full lookup's to give */
+	if ((S_ISLNK(o.st.st_mode) && !(at_flags & AT_SYMLINK_NOFOLLOW)) || !fs_type_known(o.mnt))
+		return 1;	/* a symlink to follow; a mount not judged yet (the full lookup asks its type) */
+	/* The object the statx found, judged as an O_PATH lookup of it is (no fd: the type is cached). */
+	long r = policy_check_obj(-1, &o, O_PATH, -1);
+	if (r < 0)
+		return r;
+	*st = o.st;
+	return 0;
 }
 
 /* See pvx/path.h: the policy's statx of the object is its stat, when the lookup made one; else an fstat. */
