@@ -181,7 +181,9 @@ static long open_at_path(struct task *t, int dirfd, uint64_t upath, int at_flags
 	if (n < 0)
 		return n;
 	if (no_fd) {	/* a stat: one plain name from a directory may be answered with no fd (*no_fd, 0) */
-		long r = path_stat_name(t, dirfd, path, at_flags & AT_SYMLINK_NOFOLLOW, st);
+		struct policy_obj o = { .x = NULL };
+		long r = path_stat_name(t, dirfd, path, at_flags & AT_SYMLINK_NOFOLLOW, &o);
+		*st = o.st;
 		if (r <= 0)
 			return (*no_fd = r == 0) ? 0 : r;
 	}

@@ -20,10 +20,11 @@
 long obj_stat(int fd, struct stat *st, uint64_t *mnt) __must_check;
 
 /*
- * lstat of name (one component) in the directory dir, with its mount's
- * unique id in *mnt as obj_stat: one host call.
+ * obj_statx of name (one component, not followed) in the directory dir:
+ * one host call.
  */
-long name_stat(int dir, const char *name, struct stat *st, uint64_t *mnt) __must_check;
+long name_statx(int dir, const char *name, unsigned mask, int sync, struct statx *x, struct stat *st,
+		uint64_t *mnt) __must_check;
 
 /* Is the file system type of mount mnt (a unique id, 0: none) cached, so fs_type_of needs no fd? */
 bool fs_type_known(uint64_t mnt);
@@ -39,7 +40,7 @@ long obj_statx(int fd, unsigned mask, int sync, struct statx *x, struct stat *st
 /*
  * A guest that did not ask for STATX_MNT_ID_UNIQUE gets STATX_MNT_ID, the
  * old id of the mount (mnt, obj_statx's), as Linux answers: from the cache,
- * else one statx of fd asking for it.
+ * else one statx of fd asking for it (fd -1: none to ask, 1 is returned).
  */
 long statx_as_asked(int fd, uint64_t mnt, unsigned mask, struct statx *x) __must_check;
 

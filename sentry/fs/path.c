@@ -854,7 +854,7 @@ static bool plain_name_in(const char *dir, const char *name)
 }
 
 /* See pvx/path.h. */
-long path_stat_name(struct task *t, int dirfd, const char *path, int at_flags, struct stat *st)
+long path_stat_name(struct task *t, int dirfd, const char *path, int at_flags, struct policy_obj *o)
 {
 	char dir[PVX_PATH_MAX];
 	long base = t->fs->cwd_fd;
@@ -870,17 +870,20 @@ long path_stat_name(struct task *t, int dirfd, const char *path, int at_flags, s
 	/* The directory's guest path, read now: it is inside the root (else EXDEV) and tells /sys and /proc. */
 	if (path_of_dir((int)base, dir, sizeof(dir)) < 0 || !plain_name_in(dir, path))
 		return 1;
-	struct policy_obj o = { .x = NULL, .not_sys = true };
-	if (name_stat((int)base, path, &o.st, &o.mnt) < 0)
+	struct statx x;
+	bool asked = o->x;	/* a guest's statx: its mask and sync flags */
+	if (name_statx((int)base, path, asked ? o->x_mask : STATX_BASIC_STATS, asked ? o->x_sync : 0,
+		       asked ? o->x : &x, &o->st, &o->mnt) < 0)
 		return 1;	/* errors are the full lookup's to give */
-	if ((S_ISLNK(o.st.st_mode) && !(at_flags & AT_SYMLINK_NOFOLLOW)) || !fs_type_known(o.mnt))
+	if ((S_ISLNK(o->st.st_mode) && !(at_flags & AT_SYMLINK_NOFOLLOW)) || !fs_type_known(o->mnt))
 		return 1;	/* a symlink to follow; a mount not judged yet (the full lookup asks its type) */
 	/* The object the statx found, judged as an O_PATH lookup of it is (no fd: the type is cached). */
-	long r = policy_check_obj(-1, &o, O_PATH, -1);
+	o->not_sys = true;
+	long r = policy_check_obj(-1, o, O_PATH, -1);
 	if (r < 0)
 		return r;
-	*st = o.st;
-	return 0;
+	o->x_done = asked;
+	return asked ? policy_statx_answer(-1, o, o->x_mask) : 0;	/* 1: the old mount id is not cached */
 }
 
 /* See pvx/path.h: the policy's statx of the object is its stat, when the lookup made one; else an fstat. */
