@@ -167,9 +167,10 @@ long sys_close(struct task *t, const long a[6])
 /*
  * Open what (dirfd, path, at_flags) names as an O_PATH host fd, honouring
  * AT_EMPTY_PATH and AT_SYMLINK_NOFOLLOW; its stat (the one the file policy
- * checked) in *st. The caller closes it.
+ * checked) in *st. The caller closes it. With no_fd (a stat's), one plain
+ * name may be answered with no fd at all (path_stat_name): *no_fd, 0.
  */
-static long open_at_path(struct task *t, int dirfd, uint64_t upath, int at_flags, struct stat *st)
+static long open_at_path(struct task *t, int dirfd, uint64_t upath, int at_flags, struct stat *st, bool *no_fd)
 {
 	char path[PVX_PATH_MAX];
 	long n;
@@ -179,6 +180,13 @@ static long open_at_path(struct task *t, int dirfd, uint64_t upath, int at_flags
 	n = strncpy_from_guest(t->mm, path, upath, sizeof(path));
 	if (n < 0)
 		return n;
+	if (no_fd) {	/* a stat: one plain name from a directory may be answered with no fd (*no_fd, 0) */
+		struct policy_obj o = { .x = NULL };
+		long r = path_stat_name(t, dirfd, path, at_flags & AT_SYMLINK_NOFOLLOW, &o);
+		*st = o.st;
+		if (r <= 0)
+			return (*no_fd = r == 0) ? 0 : r;
+	}
 	return path_lookup_stat(t, dirfd, path, at_flags & (AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH), st);
 }
 
@@ -201,11 +209,12 @@ long sys_newfstatat(struct task *t, const long a[6])
 		const long b[6] = { a[0], a[2] };
 		return sys_fstat(t, b);
 	}
-	long r = open_at_path(t, (int)a[0], (uint64_t)a[1], (int)a[3] & ~AT_EACCESS, &st);
+	bool no_fd = false;
+	long r = open_at_path(t, (int)a[0], (uint64_t)a[1], (int)a[3] & ~AT_EACCESS, &st, &no_fd);
 
 	if (r < 0)
 		return r;
-	hfd = (int)r;
+	hfd = no_fd ? -1 : (int)r;
 	return copy_to_guest(t->mm, (uint64_t)a[2], &st, sizeof(st));
 }
 
@@ -254,11 +263,15 @@ long sys_faccessat2(struct task *t, const long a[6])
 
 	if (mode & ~(R_OK | W_OK | X_OK))
 		return -EINVAL;
-	long r = open_at_path(t, (int)a[0], (uint64_t)a[1], flags, &st);
+	long r = open_at_path(t, (int)a[0], (uint64_t)a[1], flags, &st, NULL);
 	if (r < 0)
 		return r;
 	hfd = (int)r;
-	if (syscall(SYS_faccessat2, hfd, "", mode, AT_EMPTY_PATH | (flags & AT_EACCESS)) < 0)
+	/*
+	 * The host checks the sandbox's file identity (its fsuid, nobody's when pvx runs as root), which is
+	 * the guest's real and effective one alike: AT_EACCESS, or the host would check pvx's real uid (root).
+	 */
+	if (syscall(SYS_faccessat2, hfd, "", mode, AT_EMPTY_PATH | AT_EACCESS) < 0)
 		return neg_errno();
 	if ((mode & W_OK) && !sandbox.rw &&
 	    (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode) || S_ISLNK(st.st_mode)))

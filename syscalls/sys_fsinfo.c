@@ -32,7 +32,8 @@ static long lookup_user(struct task *t, int dirfd, uint64_t upath, int at_flags)
  * one); else what the path names, an O_PATH fd left in *owned, whose
  * lookup may have answered the statx already (o->x_done).
  */
-static long statx_target(struct task *t, int dirfd, uint64_t upath, int flags, int *owned, struct policy_obj *o)
+static long statx_target(struct task *t, int dirfd, uint64_t upath, int flags, int *owned, struct policy_obj *o,
+			 bool *answered)
 {
 	char path[PVX_PATH_MAX] = "";
 	char c = 0;
@@ -45,6 +46,10 @@ static long statx_target(struct task *t, int dirfd, uint64_t upath, int flags, i
 		if (r < 0)
 			return r;
 	}
+	/* One plain name from a directory: one statx of it there answers (*answered), no fd. */
+	if ((r = path_stat_name(t, dirfd, path, flags & AT_SYMLINK_NOFOLLOW, o)) <= 0)
+		return (*answered = r == 0) ? 0 : r;
+	o->x_done = false;
 	r = path_lookup_obj(t, dirfd, path, flags & (AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH), o);
 	if (r >= 0)
 		*owned = (int)r;
@@ -98,12 +103,15 @@ long sys_statx(struct task *t, const long a[6])
 	if ((flags & AT_STATX_SYNC_TYPE) == AT_STATX_SYNC_TYPE || (mask & STATX__RESERVED))
 		return -EINVAL;
 	memset(&stx, 0, sizeof(stx));
-	long hfd = statx_target(t, (int)a[0], (uint64_t)a[1], flags, &owned, &o);
+	bool answered = false;
+	long hfd = statx_target(t, (int)a[0], (uint64_t)a[1], flags, &owned, &o, &answered);
 	if (hfd == FILE_CALL_DONE)
 		return statx_of_kind(t, fd_lookup(t->files, (int)a[0]), (uint64_t)a[4]);
 	if (hfd < 0)
 		return hfd;
-	if (o.x_done) {
+	if (answered)
+		;	/* path_stat_name's statx, as the guest asked */
+	else if (o.x_done) {
 		long r = policy_statx_answer((int)hfd, &o, mask);
 		if (r < 0)
 			return r;

@@ -19,6 +19,7 @@ setup() {
 	cp "$G" "$R/path_race"
 	cp "$BUSYBOX" "$R/bin/busybox"
 	echo secret >"$T/secret"
+	mkdir -p "$T/secretdir"
 	echo marker >"$R/marker"
 	echo marker >"$R/w/marker"
 	chmod -R a+rwX "$R"
@@ -75,6 +76,30 @@ probe() {
 	assert_contains "$output" "/sysx/a: stat=ok lstat=ok access=ok open=ok opath=ok readlink=EINVAL"
 	assert_contains "$output" "/sys.d: stat=ok lstat=ok access=ok open=ok opath=ok readlink=EINVAL"
 	assert_contains "$output" "/./sysx/a: stat=ok lstat=ok access=ok open=ok"
+}
+
+@test "one name from the cwd or a directory fd (a stat's one-statx lookup) hides /sys as the full lookup does; /proc and /dev stay the sentry's" {
+	mkdir -p "$R/sys/devices" "$R/sysx" "$R/dev"
+	echo s >"$R/sys/hidden"
+	echo v >"$R/sysx/a"
+	chmod -R a+rwX "$R"
+	PVX_OPTS=(--root "$R")
+	pvx_run_split /bin/busybox sh -c 'cd / && /path_race probe sys sysx proc marker; cd /sys && /path_race probe hidden devices;
+		cd /sysx && /path_race probe a; cd /dev && /path_race probe null fd; cd /proc && /path_race probe self version'
+	echo "status=$status"$'\n'"$output"$'\n'"stderr: $PVX_STDERR_TEXT" >&2
+	assert_status 0
+	assert_contains "$output" "sys: stat=ok lstat=ok access=ok open=EACCES opath=ok"
+	assert_contains "$output" "sysx: stat=ok lstat=ok access=ok open=ok"
+	assert_contains "$output" "proc: stat=ok lstat=ok access=ok open=ok"
+	assert_contains "$output" "marker: stat=ok lstat=ok access=ok open=ok opath=ok readlink=EINVAL"
+	assert_contains "$output" "hidden: stat=ENOENT lstat=ENOENT access=ENOENT open=ENOENT opath=ENOENT"
+	assert_contains "$output" "devices: stat=ok lstat=ok access=ok open=EACCES opath=ok"
+	assert_contains "$output" "a: stat=ok lstat=ok access=ok open=ok"
+	# a bare root's /dev: the standard devices are the host's, /dev/fd the guest's own fds
+	assert_contains "$output" "null: stat=ok lstat=ok access=ok open=ok"
+	assert_contains "$output" "fd: stat=ok"
+	assert_contains "$output" "self: stat=ok"
+	assert_contains "$output" "version: stat=ok lstat=ok access=ok open=ok"
 }
 
 @test "the host's /sys and /proc reached through a symlink or .. from the host's root are still hidden" {
@@ -155,4 +180,73 @@ probe() {
 	if ((major > 6 || (major == 6 && minor >= 8))); then
 		((fstatfs < n / 4))
 	fi
+}
+
+# The tree errnos probes, in the current directory: a file, a directory, symlinks (to each, dangling, a loop,
+# absolute), a directory nobody may search, names and paths too long.
+errno_tree() {
+	mkdir -p d locked
+	echo f >f
+	: >d/a
+	: >locked/x
+	ln -s f ln
+	ln -s d lnd
+	ln -s nowhere dangling
+	ln -s loop loop
+	ln -s "$PWD/d" absd
+	chmod 0 locked
+	chmod -R a+rX d f
+	LONGNAME=$(printf 'n%.0s' {1..300})
+	LONGPATH=$(printf 'd/%.0s' {1..2100})a
+}
+
+@test "every path call agrees with Linux on a file, a directory, symlinks and their errnos (ENOENT, ENOTDIR, ELOOP, EACCES, ENAMETOOLONG, trailing slash, AT_EMPTY_PATH, AT_SYMLINK_NOFOLLOW, dirfds)" {
+	mkdir "$T/e" && cd "$T/e"
+	errno_tree
+	chmod -R a+rwX "$T/e" && chmod 0 locked
+	local paths=(f f/ f/x d d/ d/a d/../f ln ln/ lnd lnd/ lnd/a dangling dangling/ loop loop/x absd/a locked locked/x
+		nonexistent nonexistent/x "" . .. "$LONGNAME" "d/$LONGNAME" "$LONGPATH")
+	# natively with nobody's file access when root, as pvx gives the guest (helpers.bash)
+	local as=()
+	[[ $EUID != 0 ]] || as=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+	"${as[@]}" "$G" errnos "${paths[@]}" >"$T/native.out"
+	PVX_OPTS=()
+	pvx_run_split "$G" errnos "${paths[@]}"
+	echo "$PVX_STDERR_TEXT" >&2
+	assert_status 0
+	diff -u "$T/native.out" "$PVX_STDOUT"
+	# the comparison is not vacuous: the cases give the errnos they are there for
+	local want
+	for want in "f/: stat=ENOTDIR" "loop: stat=ELOOP lstat=ok" "locked/x: stat=EACCES" "nnnnnnnn: stat=ENAMETOOLONG" \
+		"locked: stat=ok lstat=ok fstatat=ok fstatat_nofollow=ok statx=ok statx_nofollow=ok access=EACCES" \
+		"lnd/: stat=ok lstat=ok" \
+		"ln: stat=ok lstat=ok fstatat=ok fstatat_nofollow=ok statx=ok statx_nofollow=ok access=ok faccessat2_nofollow=ok readlink=ok readlinkat=ok open=ok opendir=ENOTDIR opendir_nofollow=ENOTDIR" \
+		"d: stat=ok lstat=ok fstatat=ok fstatat_nofollow=ok statx=ok statx_nofollow=ok access=ok faccessat2_nofollow=ok readlink=EINVAL readlinkat=EINVAL open=ok opendir=ok getdents=ok" \
+		"fds: fstatat_file_x=ENOTDIR fstatat_file_empty=ok fstatat_file_empty_noflag=ENOENT" \
+		"fstatat_link_a=ENOTDIR openat_link_a=ENOTDIR readlinkat_link_empty=ok"; do
+		assert_contains "$output" "$want"
+	done
+}
+
+@test "host calls per guest path call: a read-only directory open is one openat2 and one statx, a stat of one name from a directory fd one statx" {
+	[[ $PVX_PLATFORM == seccomp ]] || skip "strace -f of the sandbox: the ptrace platform's stubs are pvx's to trace"
+	command -v strace >/dev/null || skip "strace not installed"
+	local n=300 call
+	for call in opendir fstatat; do
+		run timeout -k 5 120 strace -f -qq -e trace=openat,open,openat2,newfstatat,fstat,close,readlink -o "$T/trace.$call" \
+			"$PVX" run --platform=seccomp -- "$G" callloop "$call" /usr/include "$n"
+		assert_status 0
+		assert_contains "$output" "$n"
+	done
+	# the guest's own calls are in the trace too (its open, fstatat and close): count the sentry's by what it asks
+	local reopens fstats
+	reopens=$(grep -c 'openat(AT_FDCWD, "/proc/self/fd/' "$T/trace.opendir" || true)
+	fstats=$(grep -c 'newfstatat([0-9]*, "", ' "$T/trace.fstatat" || true)
+	# a plain name from a directory fd is one statx in the directory's host fd: no openat2, no close
+	local lookups
+	lookups=$(grep -c 'openat2(' "$T/trace.fstatat" || true)
+	echo "reopens: $reopens for $n directory opens, fstat: $fstats, openat2: $lookups for $n fstatat" >&2
+	((reopens < n / 4))
+	((fstats < n / 4))
+	((lookups < n / 4))
 }

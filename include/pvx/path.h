@@ -117,6 +117,16 @@ long path_lookup(struct task *t, int dirfd, const char *path, int at_flags) __mu
 /* path_lookup, and the fd's stat in *st (the one the policy checked: no second host call). */
 long path_lookup_stat(struct task *t, int dirfd, const char *path, int at_flags, struct stat *st) __must_check;
 /*
+ * stat(2)'s lookup of one plain name from dirfd (AT_FDCWD: the cwd) at one
+ * statx of the name in the directory's host fd, when that is the same
+ * lookup: the directory is inside the root and not /sys, /proc or /dev, the
+ * name is no symlink to follow, its mount's type is known to the policy.
+ * 0 and found->st (and, with found->x, the guest's statx answered in it as
+ * path_lookup_obj's: x_done); a policy's errno; 1 when the full lookup
+ * (path_lookup_obj) must answer, errors included.
+ */
+long path_stat_name(struct task *t, int dirfd, const char *path, int at_flags, struct policy_obj *found) __must_check;
+/*
  * path_lookup that fills found (pvx/policy.h: set its x, x_mask and x_sync,
  * or x NULL): found->st always, found->x_done when the policy's own statx
  * answered the guest's.

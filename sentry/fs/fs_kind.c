@@ -73,6 +73,30 @@ long obj_statx(int fd, unsigned mask, int sync, struct statx *x, struct stat *st
 }
 
 /* See sentry/fs/fs_kind.h. */
+long name_statx(int dir, const char *name, unsigned mask, int sync, struct statx *x, struct stat *st, uint64_t *mnt)
+{
+	if (statx(dir, name, AT_SYMLINK_NOFOLLOW | sync, mask | STATX_MNT_ID_UNIQUE, x) < 0)
+		return neg_errno();
+	stat_of_statx(x, st);
+	*mnt = x->stx_mask & STATX_MNT_ID_UNIQUE ? x->stx_mnt_id : 0;
+	return 0;
+}
+
+/* See sentry/fs/fs_kind.h. */
+bool fs_type_known(uint64_t mnt)
+{
+	size_t slot = (size_t)(mnt % MNT_CACHE);
+	bool hit;
+
+	if (!mnt)
+		return false;
+	pthread_mutex_lock(&mnt_lock);
+	hit = mnt_cache[slot].mnt == mnt && mnt_cache[slot].have_type;
+	pthread_mutex_unlock(&mnt_lock);
+	return hit;
+}
+
+/* See sentry/fs/fs_kind.h. */
 long obj_stat(int fd, struct stat *st, uint64_t *mnt)
 {
 	struct statx x;
@@ -95,6 +119,8 @@ long statx_as_asked(int fd, uint64_t mnt, unsigned mask, struct statx *x)
 		hit = true;
 	}
 	pthread_mutex_unlock(&mnt_lock);
+	if (!hit && fd < 0)
+		return 1;	/* no object to ask */
 	if (!hit) {
 		if (statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_MNT_ID, &old) < 0)
 			return neg_errno();

@@ -20,6 +20,16 @@
 long obj_stat(int fd, struct stat *st, uint64_t *mnt) __must_check;
 
 /*
+ * obj_statx of name (one component, not followed) in the directory dir:
+ * one host call.
+ */
+long name_statx(int dir, const char *name, unsigned mask, int sync, struct statx *x, struct stat *st,
+		uint64_t *mnt) __must_check;
+
+/* Is the file system type of mount mnt (a unique id, 0: none) cached, so fs_type_of needs no fd? */
+bool fs_type_known(uint64_t mnt);
+
+/*
  * obj_stat that also answers a guest's statx: the one statx asks for mask
  * (and the unique mount id) with the guest's
  * AT_STATX_SYNC_* flags sync, into *x; statx_as_asked then makes *x what
@@ -30,7 +40,7 @@ long obj_statx(int fd, unsigned mask, int sync, struct statx *x, struct stat *st
 /*
  * A guest that did not ask for STATX_MNT_ID_UNIQUE gets STATX_MNT_ID, the
  * old id of the mount (mnt, obj_statx's), as Linux answers: from the cache,
- * else one statx of fd asking for it.
+ * else one statx of fd asking for it (fd -1: none to ask, 1 is returned).
  */
 long statx_as_asked(int fd, uint64_t mnt, unsigned mask, struct statx *x) __must_check;
 

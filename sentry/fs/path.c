@@ -21,6 +21,7 @@
 
 #include "pvx/path.h"
 #include "pvx/policy.h"
+#include "sentry/fs/fs_kind.h"
 #include "sentry/fs/path_long.h"
 
 static char root_host[PATH_MAX];
@@ -148,6 +149,9 @@ long path_dir_fd(struct task *t, int fd)
 		return -EBADF;
 	long hfd = file_object(f, FILE_DIR);
 	if (hfd < 0)
+		return hfd;
+	/* A directory's kind is given by its stat when opened, and an inode's type never changes: no fstat. */
+	if (f->ops == &dir_file_ops && hfd == f->host_fd)
 		return hfd;
 	if (fstat((int)hfd, &st) < 0)
 		return neg_errno();
@@ -506,7 +510,24 @@ static long create_file(const char *abs, int flags, int mode, uint64_t resolve)
 }
 
 /*
- * The object a lookup found (fd, O_PATH; o: its policy_obj to fill) opened
+ * May the lookup open the object itself, with the guest's flags, instead of
+ * an O_PATH lookup and a reopen of what it found (two host calls fewer)?
+ * Only when opening has no side effect on any object the lookup can find:
+ * O_DIRECTORY makes the host refuse anything but a directory (ENOTDIR),
+ * and opening a directory read-only runs no driver, waits for no writer,
+ * takes no terminal; the policy then judges the open directory and closes
+ * it if refused. Flags past these few (O_NOATIME, O_DIRECT, ...) keep the
+ * O_PATH lookup, and openat2 would refuse bits that open(2) ignores.
+ */
+static bool open_direct(int flags)
+{
+	return (flags & O_DIRECTORY) && (flags & O_ACCMODE) == O_RDONLY &&
+	       !(flags & ~(O_DIRECTORY | O_NONBLOCK | O_NOFOLLOW | 0100000 /* O_LARGEFILE, 0 to the sentry */ | O_NOCTTY | O_CLOEXEC));
+}
+
+/*
+ * The object a lookup found (fd, O_PATH, or the directory itself when
+ * open_direct(flags); o: its policy_obj to fill) opened
  * with flags: policy_stat, then the O_PATH fd itself (keep_opath) or the
  * object reopened (policy_reopen_obj). fd is consumed.
  */
@@ -525,6 +546,11 @@ static long open_found(struct task *t, int fd, struct policy_obj *o, bool not_sy
 		*kind = file_kind_of_mode(o->st.st_mode);
 	if (flags & O_PATH)
 		return keep_opath(fd, o, flags, found);
+	if (open_direct(flags)) {	/* the lookup opened the directory itself: checked, kept or closed */
+		if ((r = policy_check_obj(fd, o, flags, -1)) < 0)
+			close(fd);
+		return r < 0 ? r : fd;
+	}
 	r = policy_reopen_obj(t, fd, o, flags, mode, -1);
 	close(fd);
 	return r;
@@ -548,6 +574,9 @@ static long open_checked(struct task *t, char *abs, size_t size, int flags, int 
 {
 	bool excl = (flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL);
 	int look = O_PATH | (flags & O_DIRECTORY) | (excl || (flags & O_NOFOLLOW) ? O_NOFOLLOW : 0);
+
+	if (open_direct(flags))
+		look = flags | O_NOCTTY;
 
 	for (int tries = 0; tries < CREATE_TRIES; tries++) {
 		struct policy_obj o = { .x = found ? found->x : NULL, .x_mask = found ? found->x_mask : 0,
@@ -806,6 +835,55 @@ long path_lookup_stat(struct task *t, int dirfd, const char *path, int at_flags,
 
 	*st = o.st;
 	return fd;
+}
+
+/*
+ * Is path one plain name (not "", ".", "..", no '/') that the lookup from a
+ * directory whose guest path is dir needs no more than: not /sys, not the
+ * guest's /proc, not /dev (its /dev/fd aliases and the standard devices a
+ * bare root lacks are the full lookup's)?
+ */
+static bool plain_name_in(const char *dir, const char *name)
+{
+	if (!name[0] || strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, ".."))
+		return false;
+	if (!strcmp(dir, "/"))
+		return strcmp(name, "sys") && strcmp(name, "proc") && strcmp(name, "dev");
+	return !path_in_proc(dir) && !(!strncmp(dir, "/sys", 4) && (dir[4] == '/' || !dir[4])) &&
+	       !(!strncmp(dir, "/dev", 4) && (dir[4] == '/' || !dir[4]));
+}
+
+/* See pvx/path.h. */
+long path_stat_name(struct task *t, int dirfd, const char *path, int at_flags, struct policy_obj *o)
+{
+	char dir[PVX_PATH_MAX];
+	long base = t->fs->cwd_fd;
+
+	if (!path[0] || strchr(path, '/'))
+		return 1;
+	if (dirfd != AT_FDCWD) {
+		struct file *f = fd_lookup(t->files, dirfd);
+		if (!f || f->ops != &dir_file_ops || file_object(f, FILE_DIR) != f->host_fd)
+			return 1;
+		base = f->host_fd;
+	}
+	/* The directory's guest path, read now: it is inside the root (else EXDEV) and tells /sys and /proc. */
+	if (path_of_dir((int)base, dir, sizeof(dir)) < 0 || !plain_name_in(dir, path))
+		return 1;
+	struct statx x;
+	bool asked = o->x;	/* a guest's statx: its mask and sync flags */
+	if (name_statx((int)base, path, asked ? o->x_mask : STATX_BASIC_STATS, asked ? o->x_sync : 0,
+		       asked ? o->x : &x, &o->st, &o->mnt) < 0)
+		return 1;	/* errors are the full lookup's to give */
+	if ((S_ISLNK(o->st.st_mode) && !(at_flags & AT_SYMLINK_NOFOLLOW)) || !fs_type_known(o->mnt))
+		return 1;	/* a symlink to follow; a mount not judged yet (the full lookup asks its type) */
+	/* The object the statx found, judged as an O_PATH lookup of it is (no fd: the type is cached). */
+	o->not_sys = true;
+	long r = policy_check_obj(-1, o, O_PATH, -1);
+	if (r < 0)
+		return r;
+	o->x_done = asked;
+	return asked ? policy_statx_answer(-1, o, o->x_mask) : 0;	/* 1: the old mount id is not cached */
 }
 
 /* See pvx/path.h: the policy's statx of the object is its stat, when the lookup made one; else an fstat. */
