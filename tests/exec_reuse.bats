@@ -88,11 +88,12 @@ stub_view() {
 	stub_view "$pid" fresh || { kill -KILL "$pid"; return 1; }
 	kill -KILL "$pid"
 	wait "$pid" || true
-	"$PVX" run --platform="$PVX_PLATFORM" --rw -- "$(guest exec_reuse)" old spin hold >reused.out 2>reused.err &
+	"$PVX" run --platform="$PVX_PLATFORM" --rw --debug -- "$(guest exec_reuse)" old spin hold >reused.out 2>reused.err &
 	pid=$!
 	stub_view "$pid" reused || { kill -KILL "$pid"; return 1; }
 	kill -KILL "$pid"
 	wait "$pid" || true
+	grep -q 'exec: .*exec_reuse in place, in stub' reused.err || fail_msg "the exec amid threads took a new stub"
 	cat fresh.view >&2
 	diff -u fresh.view reused.view >&2 || fail_msg "the reused stub differs from a fresh one"
 	grep -qx "threads $([[ $PVX_PLATFORM == seccomp ]] && echo 2 || echo 1)" reused.view || fail_msg "stub threads"
