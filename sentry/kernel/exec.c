@@ -261,6 +261,10 @@ static long exec_mm(struct task *t, int fd, const struct elf_info *ei, int ifd, 
 
 	if (!mm)
 		return -ENOMEM;
+	if ((r = elf_args_fit(argv, envp, path)) < 0) {
+		free(mm);
+		return r;
+	}
 	if (exec_in_place(t)) {
 		pr_debug("exec: %s in place, in stub %d", path, old_as->pid);
 		return exec_mm_reuse(t, mm, fd, ei, ifd, iei, path, argv, envp);
