@@ -81,8 +81,11 @@ static long copy_vma(struct mm *child, struct mm *parent, int pagemap, const str
 	int flags = (v->flags & ~(MAP_TYPE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE | MAP_POPULATE)) | MAP_FIXED |
 		    (shared ? MAP_SHARED : MAP_PRIVATE) | (v->file ? 0 : MAP_ANONYMOUS);
 	uint64_t charge = vma_charge(v->prot, v->flags, v->file, v->end - v->start);
-	long r = mm_charge(charge);	/* the child's copy commits memory of its own, as dup_mmap() charges */
+	long r;
 
+	if (v->flags & VMA_DONTFORK)
+		return 0;	/* MADV_DONTFORK: not in the child (dup_mmap) */
+	r = mm_charge(charge);	/* the child's copy commits memory of its own, as dup_mmap() charges */
 	if (r)
 		return r;
 	r = mm_map_vma(child, v->start, v->end - v->start, map_prot, flags, v->file, v->off);
@@ -90,7 +93,12 @@ static long copy_vma(struct mm *child, struct mm *parent, int pagemap, const str
 		mm_uncharge(charge);
 		return r;
 	}
-	if (!shared && !(r = copy_touched(child, parent, pagemap, v->start, v->end)) && map_prot != v->prot)
+	/* MADV_WIPEONFORK: fresh zero pages (copy_page_range() skips the VMA), and the stub's mapping says so again */
+	if (v->flags & VMA_WIPEONFORK)
+		r = as_call3(child, SYS_madvise, (long)v->start, (long)(v->end - v->start), MADV_WIPEONFORK);
+	else
+		r = shared ? 0 : copy_touched(child, parent, pagemap, v->start, v->end);
+	if (!r && map_prot != v->prot)
 		r = as_call3(child, SYS_mprotect, (long)v->start, (long)(v->end - v->start), v->prot);
 	/* Record what the guest asked for (its flags), not how we mapped it. */
 	if (r >= 0)
@@ -138,6 +146,8 @@ long mm_inherit(struct mm *child, struct mm *parent)
 {
 	copy_bounds(child, parent);
 	vma_for_each(v, &parent->vmas) {
+		if (v->flags & VMA_DONTFORK)
+			continue;	/* dup_mmap(): "if (mpnt->vm_flags & VM_DONTCOPY) ... continue"; the host's fork too */
 		uint64_t charge = vma_charge(v->prot, v->flags, v->file, v->end - v->start);
 		long r = mm_charge(charge);	/* the child's pages are its own commitment, as dup_mmap() charges */
 		if (r)

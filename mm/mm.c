@@ -600,6 +600,42 @@ long mm_mseal(struct mm *mm, uint64_t start, uint64_t len, unsigned long flags)
 	return vma_seal(&mm->vmas, start, start + alen);
 }
 
+/*
+ * madvise_update_vma()'s fork advice: MADV_DONTFORK/MADV_DOFORK set and
+ * clear VM_DONTCOPY, MADV_WIPEONFORK/MADV_KEEPONFORK VM_WIPEONFORK, which
+ * "is only supported on anonymous memory": EINVAL for a file or shared
+ * VMA. Linux stops at such a VMA having changed those before it; here
+ * nothing changes. As madvise_walk_vmas(), the mapped parts of a range
+ * with holes are changed and the answer is ENOMEM (ENOMEM alone when
+ * nothing is mapped there). The stub's mapping gets the advice too (a fork
+ * by the host honours it), then the VMAs record it.
+ */
+static long fork_advice(struct mm *mm, uint64_t start, uint64_t end, int advice)
+{
+	static const struct { int advice, clear, set; } bits[] = {
+		{ MADV_DONTFORK, 0, VMA_DONTFORK }, { MADV_DOFORK, VMA_DONTFORK, 0 },
+		{ MADV_WIPEONFORK, 0, VMA_WIPEONFORK }, { MADV_KEEPONFORK, VMA_WIPEONFORK, 0 },
+	};
+	int clear = 0, set = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(bits); i++)
+		if (bits[i].advice == advice)
+			clear = bits[i].clear, set = bits[i].set;
+	if (advice == MADV_WIPEONFORK)
+		for (const struct vma *v = vma_first_above(&mm->vmas, start); v && v->start < end; v = vma_next(&mm->vmas, v))
+			if (v->file || (v->flags & MAP_TYPE) != MAP_PRIVATE)
+				return -EINVAL;
+	const struct vma *first = vma_first_above(&mm->vmas, start);
+	if (!first || first->start >= end || too_many_maps(mm, start, end, 0))
+		return -ENOMEM;
+	bool holes = !vma_range_mapped(&mm->vmas, start, end);
+	long r = as_call(mm, SYS_madvise, (long)start, (long)(end - start), advice, 0, 0, 0);
+	if (r < 0 && !(r == -ENOMEM && holes))
+		return r;
+	r = vma_change_flags(&mm->vmas, start, end, clear, set);
+	return r < 0 ? r : holes ? -ENOMEM : 0;
+}
+
 /* madvise(2): advice that only concerns the guest's own pages is passed on. */
 long mm_madvise(struct mm *mm, uint64_t addr, uint64_t len, int advice)
 {
@@ -607,6 +643,7 @@ long mm_madvise(struct mm *mm, uint64_t addr, uint64_t len, int advice)
 	case MADV_NORMAL: case MADV_RANDOM: case MADV_SEQUENTIAL: case MADV_WILLNEED:
 	case MADV_DONTNEED: case MADV_FREE: case MADV_DONTDUMP: case MADV_DODUMP:
 	case MADV_HUGEPAGE: case MADV_NOHUGEPAGE: case MADV_COLD: case MADV_PAGEOUT:
+	case MADV_DONTFORK: case MADV_DOFORK: case MADV_WIPEONFORK: case MADV_KEEPONFORK:
 		break;
 	default:
 		return -EINVAL;	/* MADV_HWPOISON and friends never reach the host */
@@ -616,7 +653,11 @@ long mm_madvise(struct mm *mm, uint64_t addr, uint64_t len, int advice)
 	len = PAGE_ALIGN_UP(len);
 	if (len == 0)
 		return 0;
-	if (!in_guest_range(addr, len) || !vma_range_mapped(&mm->vmas, addr, addr + len))
+	if (!in_guest_range(addr, len))
+		return -ENOMEM;
+	if (advice == MADV_DONTFORK || advice == MADV_DOFORK || advice == MADV_WIPEONFORK || advice == MADV_KEEPONFORK)
+		return fork_advice(mm, addr, addr + len, advice);
+	if (!vma_range_mapped(&mm->vmas, addr, addr + len))
 		return -ENOMEM;
 	if ((advice == MADV_DONTNEED || advice == MADV_FREE) && discard_sealed(mm, addr, addr + len))
 		return -EPERM;

@@ -348,6 +348,12 @@ static long change_flags(struct vma_set *s, uint64_t start, uint64_t end, int cl
 }
 
 /* See pvx/mm.h. */
+long vma_change_flags(struct vma_set *s, uint64_t start, uint64_t end, int clear, int set)
+{
+	return change_flags(s, start, end, clear, set);
+}
+
+/* See pvx/mm.h. */
 long vma_seal(struct vma_set *s, uint64_t start, uint64_t end)
 {
 	return change_flags(s, start, end, 0, VMA_SEALED);

@@ -511,6 +511,7 @@ static long do_execveat(struct task *t, int dirfd, uint64_t upath, uint64_t uarg
 				o->exit_status = SIGKILL;
 				task_interrupt(o, false);
 			}
+		sentry_wake_all();	/* a thread asleep in the sentry (pause, a wait) sees it is killed */
 		while (t->proc->nr_threads > 1 && !t->exiting)
 			sentry_wait();
 		if (!t->exiting && t->proc->leader != t) {

@@ -122,3 +122,11 @@ stubs_of() {
 		[[ -z $all && $(echo "${shms[0]}" | wc -w) == 2 ]] || fail_msg "shared pages: ${shms[*]}"
 	fi
 }
+
+@test "fork: MADV_DONTFORK leaves a range out of the child, MADV_WIPEONFORK zeroes it (grandchildren too); DOFORK, KEEPONFORK, EINVAL, ENOMEM" {
+	fork_both 0 fork_advice
+	has 'child dontfork: write Bad address, load Segmentation fault' 'child wipe: write ok, load zero' \
+		'child middle 2nd: write Bad address, load Segmentation fault' 'grandchild wipe: write ok, load zero' \
+		'child keep: write ok, load k' 'child dofork: write ok, load f' 'child hole 1st: write Bad address, load Segmentation fault' \
+		'WIPEONFORK on MAP_SHARED file: EINVAL, private file: EINVAL, shared anonymous: EINVAL' 'parent wipe: write ok, load w'
+}

@@ -29,6 +29,12 @@ long elf_read(int fd, struct elf_info *ei) __must_check;
  * process's personality has ADDR_NO_RANDOMIZE, and set up the stack and
  * registers for the entry (the interpreter's when there is one).
  */
+/*
+ * Will argv, envp and execfn fit the stack image elf_load builds? 0, or
+ * -E2BIG: asked before the point of no return, so that an exec into the
+ * old stub fails with the old image intact (bprm_stack_limits' check).
+ */
+long elf_args_fit(char *const argv[], char *const envp[], const char *execfn) __must_check;
 long elf_load(struct task *t, int fd, const struct elf_info *ei, int ifd, const struct elf_info *iei,
 	      char *const argv[], char *const envp[], const char *execfn) __must_check;
 

@@ -106,6 +106,16 @@ long vma_protect(struct vma_set *s, uint64_t start, uint64_t end, int prot) __mu
 long vma_set_lock(struct vma_set *s, uint64_t start, uint64_t end, int lock) __must_check;
 /* mseal(2)'s VM_SEALED: kept by fork, gone with the mm at execve; never cleared. */
 #define VMA_SEALED (1 << 28)
+/*
+ * madvise(2)'s VM_DONTCOPY (MADV_DONTFORK: the range is left out of a
+ * fork's child) and VM_WIPEONFORK (the child gets it zero-filled), kept by
+ * fork itself, gone with the mm at execve. The stub's mapping carries the
+ * host's own flags too, so a fork by the host honours them (mm/fork.c).
+ */
+#define VMA_DONTFORK (1 << 27)
+#define VMA_WIPEONFORK (1 << 26)
+/* Set bits set and clear bits clear of every VMA of the mapped range [start, end), split at its edges. */
+long vma_change_flags(struct vma_set *s, uint64_t start, uint64_t end, int clear, int set) __must_check;
 /* Seal the mapped range [start, end) (it must be mapped). */
 long vma_seal(struct vma_set *s, uint64_t start, uint64_t end) __must_check;
 /* mbind(2): the mapped parts of [start, end) get policy pol (pvx/numa.h; NULL: none), split at its edges. */

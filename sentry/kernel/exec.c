@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * execve: "#!" interpreters (fs/binfmt_script.c), the ELF loader (with the
- * program's PT_INTERP) into a brand-new stub, then the point of no return: the old address space goes,
- * close-on-exec fds close, caught signals reset to their default.
+ * program's PT_INTERP) into a brand-new stub -- or into the old one, emptied,
+ * when the process is alone in it (exec_in_place) -- then the point of no
+ * return: the old address space goes, close-on-exec fds close, caught
+ * signals reset to their default.
  */
 #include <fcntl.h>
 #include <signal.h>
@@ -12,6 +14,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 
+#include "pvx/aio.h"
 #include "pvx/exec.h"
 #include "pvx/fs_share.h"
 #include "pvx/futex.h"
@@ -21,6 +24,7 @@
 #include "pvx/log.h"
 #include "pvx/path.h"
 #include "pvx/policy.h"
+#include "pvx/sigframe.h"
 #include "pvx/timer.h"
 #include "sentry/platform/platform.h"
 
@@ -162,13 +166,92 @@ static long open_interp(struct task *t, const struct elf_info *ei, struct elf_in
 	return fd;
 }
 
-/* A new mm and stub with the images in it, made t's; on failure nothing changed. */
+/*
+ * execve(2): "the calling thread's state is reset" -- the FPU too
+ * (fpu_flush_thread): x87 and SSE control words to their defaults, every
+ * XSAVE component to its init state (an XSAVE header with no bit set).
+ * Needed when the image goes into the old stub thread (exec_in_place).
+ */
+static void fpu_reset(struct task *t)
+{
+	const struct platform_ops *ops = t->proc->as->ops;
+	static __thread char buf[K_FPSTATE_MAX] __attribute__((aligned(64)));
+
+	if (!ops->fpu_get || !ops->fpu_set)
+		return;
+	long n = ops->fpu_get(t->ctx, buf, sizeof(buf));
+	if (n < K_FXSAVE_SIZE)
+		return;	/* no state of its own yet: the stub thread's start state */
+	memset(buf, 0, K_FPX_SW_BYTES_OFFSET);	/* registers, tag and status words */
+	const uint16_t fcw = 0x37f;		/* FPU_CW default */
+	const uint32_t mxcsr = 0x1f80;		/* MXCSR_DEFAULT */
+	memcpy(buf, &fcw, sizeof(fcw));
+	memcpy(buf + 24, &mxcsr, sizeof(mxcsr));
+	if (n >= K_FXSAVE_SIZE + 64)
+		memset(buf + K_FXSAVE_SIZE, 0, 64);	/* the XSAVE header: xstate_bv 0, every component init */
+	if (ops->fpu_set(t->ctx, buf, (size_t)n) < 0)
+		pr_debug("exec: the FPU state of %d could not be reset", t->tid);
+}
+
+/*
+ * Can t's image be replaced inside its own stub, saving a stub's spawn?
+ * Only when its process is alone there: no vfork parent or other CLONE_VM
+ * process (mm users), no other thread (de_thread ended them; the platform
+ * says whether their stub threads are gone), and t runs the stub's first
+ * context. Nothing is changed by asking.
+ */
+static bool exec_in_place(struct task *t)
+{
+	struct addr_space *as = t->proc->as;
+
+	if (!as || !as->ops->as_exec || t->mm->users != 1 || t->mm->as != as || !t->ctx || !t->ctx->first)
+		return false;
+	return as->ops->as_exec(as, false) == 0;
+}
+
+/*
+ * The reuse: past the checks of the images (begin_new_exec's point of no
+ * return), the old image's robust and PI futexes go as exec_mm_release()
+ * has them, then its every mapping; its mm (VMAs, brk, policies, seals,
+ * locks, shm attachments, aio rings) is freed for a new one on the same
+ * stub. A failure from here on kills the process, as Linux's
+ * force_fatal_sig(SIGSEGV) after the point of no return.
+ */
+static long exec_mm_reuse(struct task *t, struct mm *mm, int fd, const struct elf_info *ei, int ifd,
+			  const struct elf_info *iei, const char *path, char *const argv[], char *const envp[])
+{
+	struct addr_space *as = t->proc->as;
+	struct mm *old_mm = t->mm;
+	long r;
+
+	futex_exit_robust(t, old_mm);
+	futex_exit_pi(t);
+	r = as->ops->as_exec(as, true);
+	aio_mm_gone(old_mm);
+	mm_release(old_mm);
+	free(old_mm);
+	t->proc->mm = t->mm = mm;
+	if (!r)
+		r = mm_init(mm, as);
+	if (!r) {
+		fpu_reset(t);
+		r = elf_load(t, fd, ei, ifd, iei, argv, envp, path);
+	}
+	if (r < 0) {
+		pr_debug("exec: %s failed past the point of no return: %s", path, strerror((int)-r));
+		process_exit_group(t, SIGSEGV);
+	}
+	return r;
+}
+
+/* A new mm with the images in it, made t's; on failure before the point of no return nothing changed. */
 static long exec_mm(struct task *t, int fd, const struct elf_info *ei, int ifd, const struct elf_info *iei,
 		    const char *path, char *const argv[], char *const envp[], const char **why)
 {
 	/*
-	 * A new mm and stub, never the old ones changed in place: a vfork
-	 * parent may run in those (exec_mmap() of a CLONE_VM child).
+	 * A new mm and stub, never the old ones changed in place, unless t's
+	 * process is alone in them: a vfork parent may run in those
+	 * (exec_mmap() of a CLONE_VM child).
 	 */
 	struct addr_space *old_as = t->proc->as, *as;
 	struct platform_ctx *old_ctx = t->ctx;
@@ -178,6 +261,14 @@ static long exec_mm(struct task *t, int fd, const struct elf_info *ei, int ifd, 
 
 	if (!mm)
 		return -ENOMEM;
+	if ((r = elf_args_fit(argv, envp, path)) < 0) {
+		free(mm);
+		return r;
+	}
+	if (exec_in_place(t)) {
+		pr_debug("exec: %s in place, in stub %d", path, old_as->pid);
+		return exec_mm_reuse(t, mm, fd, ei, ifd, iei, path, argv, envp);
+	}
 	r = sandbox.platform->as_new(&as);
 	if (r < 0) {
 		free(mm);

@@ -168,6 +168,8 @@ static uint64_t push_str(struct stack_img *s, const char *str)
 
 #define STACK_IMG_MAX (256UL << 10)	/* argv+envp+auxv we accept (the kernel: 1/4 of 8 MiB) */
 #define STACK_EXPAND (128UL << 10)	/* setup_arg_pages()'s stack_expand */
+/* What build_stack puts below the strings of n arguments and variables, aligned at its worst. */
+#define STACK_REST(n) (sizeof("x86_64") + 15 + 16 + ((n) + 3 + 2 * 32) * sizeof(uint64_t) + 15)
 
 /* A random number below max (0 when max is 0). */
 static uint64_t rnd_below(uint64_t max)
@@ -224,9 +226,15 @@ static long build_stack(struct task *t, const struct auxv_info *ai, char *const 
 	t->mm->env_start = envc ? envs[0] : a_execfn;
 	for (size_t i = argc; i-- > 0;)
 		args[i] = push_str(&s, argv[i]);
-	/* create_elf_tables(): "p = arch_align_stack(p)": below the strings, down by up to 8 KiB. */
-	if (ai->aslr)
-		s.used = MIN(s.used + rnd_below(8192), s.size);
+	/*
+	 * create_elf_tables(): "p = arch_align_stack(p)": below the strings,
+	 * down by up to 8 KiB -- less when the image would not fit otherwise
+	 * (what elf_args_fit promised before the point of no return).
+	 */
+	if (ai->aslr) {
+		size_t rest = STACK_REST(argc + envc), gap = rnd_below(8192);
+		s.used += s.used + rest >= s.size ? 0 : MIN(gap, s.size - s.used - rest);
+	}
 	uint64_t a_platform = push_str(&s, "x86_64");
 	s.used = (s.used + 15) & ~15UL;
 	uint64_t a_random = push_bytes(&s, rnd, sizeof(rnd));
@@ -278,6 +286,18 @@ static long build_stack(struct task *t, const struct auxv_info *ai, char *const 
 out:
 	free(s.buf);
 	return err;
+}
+
+/* See pvx/loader.h: build_stack's image at its largest but for the ASLR gap, which yields. */
+long elf_args_fit(char *const argv[], char *const envp[], const char *execfn)
+{
+	size_t bytes = strlen(execfn) + 1, n = 0;
+
+	for (size_t i = 0; argv[i]; i++, n++)
+		bytes += strlen(argv[i]) + 1;
+	for (size_t i = 0; envp[i]; i++, n++)
+		bytes += strlen(envp[i]) + 1;
+	return bytes + STACK_REST(n) <= STACK_IMG_MAX ? 0 : -E2BIG;
 }
 
 /* Where the program headers are in guest memory (AT_PHDR). */

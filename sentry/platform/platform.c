@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Choosing a platform: by name, or "auto" = the first usable in preference order. */
+#include <dirent.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "pvx/log.h"
@@ -173,4 +176,44 @@ long gadget_cmpxchg32(struct platform_ctx *ctx,
 	}
 	pr_debug("cmpxchg gadget of stub %d did not complete", ctx->as->pid);
 	return -EFAULT;
+}
+
+/* Does /proc/PID/task list a thread not in keep[n]? 1 yes, 0 no, -errno. */
+static long stray_thread(pid_t pid, const pid_t *keep, int n)
+{
+	char path[64];
+	struct dirent *d;
+	long r = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	DIR *dir = opendir(path);
+	if (!dir)
+		return neg_errno();
+	while (!r && (d = readdir(dir))) {
+		if (d->d_name[0] == '.')
+			continue;
+		pid_t tid = (pid_t)strtol(d->d_name, NULL, 10);
+		r = 1;
+		for (int i = 0; i < n; i++)
+			if (tid == keep[i])
+				r = 0;
+	}
+	closedir(dir);
+	return r;
+}
+
+/*
+ * See platform.h. A stub thread told to exit (ctx_release) may take a
+ * moment to be gone; one that runs guest code it was never stopped in
+ * stays, and the caller must not reuse the stub with it there.
+ */
+long stub_threads_only(pid_t pid, const pid_t *keep, int n)
+{
+	for (int i = 0; i < 100; i++) {
+		long r = stray_thread(pid, keep, n);
+		if (r <= 0)
+			return r;
+		nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
+	}
+	return -EBUSY;
 }

@@ -44,6 +44,16 @@ struct platform_ops {
 	/* Kill the stub and free the address space and its contexts. */
 	void (*as_release)(struct addr_space *as);
 	/*
+	 * execve(2) into the same stub (NULL: the platform cannot), by the
+	 * owner of its first context, for a process alone in it. With wipe
+	 * false, only asks: 0, or -EBUSY when a context or stub thread other
+	 * than the caller's (and the stub's own) is still there -- nothing
+	 * changed, the caller spawns a new stub instead. With wipe true: every
+	 * guest mapping goes and the stub's shared state is a fresh stub's;
+	 * an error then leaves the address space unusable.
+	 */
+	long (*as_exec)(struct addr_space *as, bool wipe);
+	/*
 	 * A new context (guest thread) in parent's address space, made by
 	 * parent's owner; it is not runnable until its own sentry thread
 	 * calls ctx_start.
@@ -174,6 +184,11 @@ uint64_t stub_vdso(pid_t pid);
 long stub_vdso_span(pid_t pid, uint64_t *lo, uint64_t *hi);
 /* Copy n bytes of the stub image at stub address addr: 0, or -errno when it has none there. */
 long stub_image_peek(uint64_t addr, void *buf, size_t n);
+/*
+ * Wait (up to ~100 ms) until stub pid has no thread but those in keep[n]:
+ * 0, -EBUSY when another one still lives, -errno when /proc cannot say.
+ */
+long stub_threads_only(pid_t pid, const pid_t *keep, int n);
 /* The process that forks the stubs. */
 pid_t sentry_pid(void);
 /*

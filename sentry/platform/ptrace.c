@@ -239,6 +239,25 @@ free:
 	free(to_pas(as));
 }
 
+/*
+ * See platform.h. The caller traces the stub's main thread, its first
+ * context and only one; the threads of guest threads gone were made to
+ * exit and reaped (ptrace_ctx_release), and nothing else makes one.
+ */
+static long ptrace_as_exec(struct addr_space *as, bool wipe)
+{
+	struct platform_ctx *c = ctx_self(as);
+	const long unmap[6] = { 0, (long)PVX_GUEST_TASK_SIZE };
+
+	if (!c || !c->first || c->tid != as->pid || as->ctxs != c || c->next)
+		return -EBUSY;
+	long r = stub_threads_only(as->pid, &as->pid, 1);
+	if (r < 0 || !wipe)
+		return r < 0 ? -EBUSY : 0;
+	r = gadget_syscall(to_pctx(c), STUB_SYSCALL_GADGET, SYS_munmap, unmap);
+	return r == -EBUSY ? -EIO : r;
+}
+
 /* Run nr(args) in the stub thread of ctx at gadget; it stops at an int3 after it. */
 static long gadget_syscall(struct ptrace_ctx *pc, uint64_t gadget, long nr, const long args[6])
 {
@@ -533,6 +552,7 @@ const struct platform_ops platform_ptrace = {
 	.as_new = ptrace_as_new,
 	.as_fork = ptrace_as_fork,
 	.as_release = ptrace_as_release,
+	.as_exec = ptrace_as_exec,
 	.ctx_new = ptrace_ctx_new,
 	.ctx_start = ptrace_ctx_start,
 	.ctx_release = ptrace_ctx_release,

@@ -132,6 +132,7 @@ static void seccomp_as_release(struct addr_space *as);
 static long seccomp_fpu_get(struct platform_ctx *ctx, void *buf, size_t len);
 static long seccomp_fpu_set(struct platform_ctx *ctx, const void *buf, size_t len);
 static struct seccomp_ctx *self(struct addr_space *as);
+static long seccomp_as_syscall(struct addr_space *as, long nr, const long args[6]);
 
 /* The control page of a new stub: filled, mapped writable here, sealed against any other writable mapping. */
 static long make_ctl(struct seccomp_as *sas)
@@ -438,6 +439,38 @@ static void seccomp_as_release(struct addr_space *as)
 		free(c);
 	}
 	free(sas);
+}
+
+/*
+ * See platform.h. The caller's context must be the first and only one,
+ * and no stub thread but K and its own may live: a guest thread that was
+ * never stopped (not parked when it was released) runs guest code still,
+ * and would run it in the new image. The regions of threads gone are
+ * emptied (they hold the old image's registers and signal frames), as a
+ * fresh stub's are; K, region 0, the control page and the sockets stay.
+ */
+static long seccomp_as_exec(struct addr_space *as, bool wipe)
+{
+	struct seccomp_as *sas = to_sas(as);
+	struct platform_ctx *c = ctx_self(as);
+	const long unmap[6] = { 0, (long)PVX_GUEST_TASK_SIZE };
+
+	if (!c || !c->first || as->ctxs != c || c->next || __atomic_load_n(&sas->dead_sig, __ATOMIC_RELAXED))
+		return -EBUSY;
+	const pid_t keep[2] = { as->pid, sas->tids[0] };
+	long r = stub_threads_only(as->pid, keep, 2);
+	if (r < 0 || !wipe)
+		return r < 0 ? -EBUSY : 0;
+	r = seccomp_as_syscall(as, SYS_munmap, unmap);
+	if (r < 0)
+		return r == -EBUSY ? -EIO : r;
+	for (int i = 1; i < STUB_MAX_THREADS; i++)
+		sas->used[i] = false, sas->tids[i] = 0;
+	if (madvise(region(sas, 1), STUB_SHARED_TOTAL - STUB_SHARED_SIZE, MADV_REMOVE) < 0)
+		memset(region(sas, 1), 0, STUB_SHARED_TOTAL - STUB_SHARED_SIZE);
+	struct stub_shared *sh = to_sctx(c)->sh;
+	memset(sh->msg, 0, offsetof(struct stub_shared, altstack) - offsetof(struct stub_shared, msg));
+	return 0;
 }
 
 /* The calling thread's context: its stub thread runs the command. */
@@ -777,6 +810,7 @@ const struct platform_ops platform_seccomp = {
 	.as_new = seccomp_as_new,
 	.as_fork = seccomp_as_fork,
 	.as_release = seccomp_as_release,
+	.as_exec = seccomp_as_exec,
 	.ctx_new = seccomp_ctx_new,
 	.ctx_start = seccomp_ctx_start,
 	.ctx_release = seccomp_ctx_release,

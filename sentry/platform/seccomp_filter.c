@@ -224,7 +224,8 @@ static void generic_site(struct bpf_prog *p)
 	static const uint32_t advice[] = { MADV_NORMAL, MADV_RANDOM, MADV_SEQUENTIAL, MADV_WILLNEED,
 					   MADV_DONTNEED, MADV_FREE, MADV_DONTDUMP, MADV_DODUMP,
 					   MADV_HUGEPAGE, MADV_NOHUGEPAGE, MADV_COLD, MADV_PAGEOUT,
-					   22 /* MADV_POPULATE_READ */, 23 /* MADV_POPULATE_WRITE: mlock's */ };
+					   22 /* MADV_POPULATE_READ */, 23 /* MADV_POPULATE_WRITE: mlock's */,
+					   MADV_DONTFORK, MADV_DOFORK, MADV_WIPEONFORK, MADV_KEEPONFORK };
 	int futex = new_label(p), map = new_label(p), range = new_label(p), madv = new_label(p),
 	    mincore = new_label(p), mremap = new_label(p), cls = new_label(p), recv = new_label(p),
 	    arch = new_label(p), mask = new_label(p), allow = new_label(p), kill = new_label(p);

@@ -127,6 +127,9 @@ int main(void)
 	ok(T(GEN, SYS_madvise, 0x10000, 4096, MADV_DONTNEED, 0, 0, 0) == ALLOW, "madvise DONTNEED");
 	ok(T(GEN, SYS_madvise, 0x10000, 4096, 100 /* MADV_HWPOISON */, 0, 0, 0) == KILL, "madvise HWPOISON");
 	ok(T(GEN, SYS_madvise, TOP - 4096, 8192, MADV_DONTNEED, 0, 0, 0) == KILL, "madvise into the stub");
+	ok(T(GEN, SYS_madvise, 0x10000, 4096, MADV_WIPEONFORK, 0, 0, 0) == ALLOW, "madvise WIPEONFORK (the guest's fork)");
+	ok(T(GEN, SYS_madvise, STUB_SHARED_ADDR, 4096, MADV_DOFORK, 0, 0, 0) == KILL,
+	   "no DOFORK of the stub's regions (a forked stub would share them)");
 	ok(T(GEN, SYS_mincore, 0x10000, 4096, TOP + 0x100000, 0, 0, 0) == KILL, "mincore's vector in the stub");
 	ok(T(GEN, SYS_mremap, 0x10000, 4096, 8192, 0, 0, 0) == ALLOW, "mremap grows in place");
 	ok(T(GEN, SYS_mremap, TOP - 4096, 4096, 8192, 0, 0, 0) == KILL, "mremap grows into the stub");
