@@ -36,6 +36,7 @@ struct seccomp_ctx {
 	long cmd_nr;			/* the syscall of the command in flight, for the watchdog */
 	uint32_t spin[2];		/* the sentry's own spin budgets in ns (WAIT_CMD, WAIT_RUN); 0: not set yet */
 	int pin_cpu;			/* the CPU its stub thread is kept off + 1 (seccomp_place); 0: none */
+	int nospin;			/* hand-offs in a row without spinning, up to UNPIN_AFTER */
 };
 
 /* What a wait for the stub is bounded by. */
