@@ -37,6 +37,9 @@ struct seccomp_ctx {
 	uint32_t spin[2];		/* the sentry's own spin budgets in ns (WAIT_CMD, WAIT_RUN); 0: not set yet */
 	int pin_cpu;			/* the CPU its stub thread is kept off + 1 (seccomp_place); 0: none */
 	int nospin;			/* hand-offs in a row without spinning, up to UNPIN_AFTER */
+	uint32_t stub_spin;		/* the stub's spin budget in ns, learnt by the sentry's clock; 0: not set yet */
+	uint64_t parked_at;		/* when the sentry last saw the stub park (after a spinning hand-off); 0: none */
+	uint32_t probe;			/* hand-offs at the floor budget, for SPIN_PROBE_EVERY */
 };
 
 /* What a wait for the stub is bounded by. */
@@ -61,12 +64,13 @@ static inline struct stub_shared *region(struct seccomp_as *sas, int i)
 	return (struct stub_shared *)(sas->regions + (size_t)i * STUB_SHARED_SIZE);
 }
 
-/* The stub's spin per hand-off: iterations of a pause-free loop (~25 us here). */
+/* The stub's spin: iterations of a pause-free loop, SPIN_ITERS ~ SPIN_MAX_NS here. */
 #define SPIN_ITERS 100000
 /* The sentry's adaptive spin (seccomp_stub.c): its bounds, and how often the loop reads the clock. */
 #define SPIN_MAX_NS 25000
 #define SPIN_MIN_NS 5000
 #define SPIN_CLOCK_EVERY 32
+#define SPIN_PROBE_EVERY 8
 
 /* seccomp.c: the hand-off policy */
 bool seccomp_spin_ok(void);

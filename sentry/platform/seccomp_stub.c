@@ -247,18 +247,45 @@ long stub_wait_parked(struct seccomp_as *sas, struct seccomp_ctx *sc, enum stub_
 	return wait_parked(sas, sc, how, NULL);
 }
 
+/*
+ * The stub's spin after its next park, in ns: learnt from the sentry's
+ * own clock, how long the sentry took between the stub's last park and
+ * this command (the time the stub's spin waits for), as the sentry's own
+ * budget is; below SPIN_MIN_NS the stub does not spin (an emulation that
+ * blocks or takes long, a task that sleeps in the sentry).
+ */
+static uint32_t stub_spin_iters(struct seccomp_ctx *sc, uint64_t now)
+{
+	if (!sc->stub_spin)
+		sc->stub_spin = SPIN_MAX_NS;
+	if (sc->parked_at) {
+		uint64_t took = now - sc->parked_at;
+		sc->stub_spin = took <= sc->stub_spin ? spin_grow(sc->stub_spin) : spin_shrink(sc->stub_spin);
+		sc->parked_at = 0;
+	}
+	return sc->stub_spin > SPIN_MIN_NS ? sc->stub_spin * (SPIN_ITERS / SPIN_MAX_NS) : 0;
+}
+
 long stub_command(struct seccomp_as *sas, struct seccomp_ctx *sc, uint32_t cmd, enum stub_wait how)
 {
 	if (__atomic_load_n(&sas->dead_sig, __ATOMIC_RELAXED))
 		return -ESRCH;
 	bool spin = how != WAIT_BOOT && seccomp_spin_ok();
 	uint32_t *budget = spin ? &sc->spin[how == WAIT_RUN] : NULL;
+	uint32_t stub_spin = spin ? stub_spin_iters(sc, now_ns()) : 0;
 
 	if (budget && !*budget)
 		*budget = SPIN_MAX_NS;
-	seccomp_place(sas, sc, spin);
-	stub_post(sc->sh, cmd, spin ? SPIN_ITERS : 0);
-	return wait_parked(sas, sc, how, budget);
+	/* At the floor, spins keep failing: one hand-off in SPIN_PROBE_EVERY still tries. */
+	if (budget && *budget <= SPIN_MIN_NS && ++sc->probe % SPIN_PROBE_EVERY)
+		budget = NULL;
+	/* Pinned only while the waits for guest code succeed in spinning. */
+	seccomp_place(sas, sc, spin && sc->spin[WAIT_RUN] > SPIN_MIN_NS);
+	stub_post(sc->sh, cmd, stub_spin);
+	long r = wait_parked(sas, sc, how, budget);
+	if (!r && spin)
+		sc->parked_at = now_ns();
+	return r;
 }
 
 /*
