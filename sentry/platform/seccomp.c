@@ -119,25 +119,29 @@ bool seccomp_spin_ok(void)
 }
 
 /*
- * Before a hand-off: with spin, this sentry thread stays on its CPU and
- * sc's stub thread keeps off it; without, for UNPIN_AFTER hand-offs in a
- * row, both go back to every CPU. Only changes cost a host call (two at
- * most); the delay keeps a pipeline's reader, waking for a moment while
- * the writer works, from costing the writer four host calls each time.
+ * Before a hand-off: after PIN_AFTER hand-offs in a row that want it
+ * (spin), this sentry thread stays on its CPU and sc's stub thread keeps
+ * off it; after as many in a row that do not, both go back to every CPU.
+ * Only changes cost a host call (two at most); the delays keep a
+ * pipeline's reader, waking for a moment while the writer works, or a
+ * busy host where spins succeed now and then, from costing host calls
+ * and migrations at every turn.
  */
-#define UNPIN_AFTER 16
+#define PIN_AFTER 16
 
 void seccomp_place(struct seccomp_as *sas, struct seccomp_ctx *sc, bool spin)
 {
 	if (__atomic_load_n(&ncpus, __ATOMIC_ACQUIRE) <= 0 || sc->ctx.tid <= 0)
 		return;
-	if (spin)
-		sc->nospin = 0;
-	else if (sc->nospin < UNPIN_AFTER)
-		sc->nospin++;
+	if (spin != sc->pin_want) {
+		sc->pin_want = spin;
+		sc->pin_streak = 0;
+	}
+	if (sc->pin_streak < PIN_AFTER)
+		sc->pin_streak++;
+	if (sc->pin_streak < PIN_AFTER && !(my_cpu < 0 && !spin))
+		return;	/* (a thread's mask inherited from its creator goes at once) */
 	if (!spin) {
-		if (sc->nospin < UNPIN_AFTER && my_cpu >= 0)
-			return;
 		if (my_cpu) {
 			unpin(0);
 			my_cpu = 0;

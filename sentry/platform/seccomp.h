@@ -36,7 +36,8 @@ struct seccomp_ctx {
 	long cmd_nr;			/* the syscall of the command in flight, for the watchdog */
 	uint32_t spin[2];		/* the sentry's own spin budgets in ns (WAIT_CMD, WAIT_RUN); 0: not set yet */
 	int pin_cpu;			/* the CPU its stub thread is kept off + 1 (seccomp_place); 0: none */
-	int nospin;			/* hand-offs in a row without spinning, up to UNPIN_AFTER */
+	bool pin_want;			/* what the last hand-offs asked seccomp_place for */
+	int pin_streak;			/* how many in a row, up to PIN_AFTER */
 	uint32_t stub_spin;		/* the stub's spin budget in ns, learnt by the sentry's clock; 0: not set yet */
 	uint64_t parked_at;		/* when the sentry last saw the stub park (after a spinning hand-off); 0: none */
 	uint32_t probe;			/* hand-offs at the floor budget, for SPIN_PROBE_EVERY */
