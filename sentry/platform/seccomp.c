@@ -77,14 +77,14 @@ static long seccomp_probe(void)
  * sleeps ~8 us (two context switches); left to the scheduler with spinning
  * ~17 us, and a futex wake across CPUs 13-78 us. So while few guest tasks
  * can run (sentry_runnable_hint: a task asleep in the sentry, in wait4, a
- * pipe read, a futex, a stop..., does not count), each hand-off keeps the
- * stub thread off the sentry thread's CPU and both spin a while before the
- * futex: the stub a fixed SPIN_ITERS (its spin is the guest's own CPU
- * time), the sentry an adaptive budget of its own per context and wait
- * kind (seccomp_stub.c), which shrinks when a spin runs out (a guest
- * computing for long, a host call that blocks), so that a CPU-bound guest
- * does not pay a spinning sentry's CPU time. With more runnable tasks, or
- * one CPU, nobody spins and nothing is pinned. PVX_SECCOMP_PIN=0 leaves
+ * pipe read, a futex, a stop..., does not count), both spin a while
+ * before the futex, each for a budget the sentry keeps per context and
+ * adapts by its own clock (seccomp_stub.c): it shrinks when spins run out
+ * (a guest computing for long, a host call that blocks, a busy host), so
+ * that a CPU-bound guest does not pay a spinning sentry's CPU time; and
+ * while spins keep succeeding the stub thread is kept off the sentry
+ * thread's CPU (seccomp_place). With more runnable tasks, or one CPU,
+ * nobody spins and nothing stays pinned. PVX_SECCOMP_PIN=0 leaves
  * placement to the scheduler (and disables spinning).
  */
 static cpu_set_t all;	/* the affinity pvx started with */
