@@ -128,6 +128,35 @@ stub_ids() {
 	[[ $status == 9 || $status == 137 ]]
 }
 
+@test "4: a spin budget forged in the shared memory does not make pvx spin while the guest computes" {
+	only_seccomp "only the seccomp stub has a shared spin word"
+	# The guest's main thread computes for a second or two of CPU, trapping every 20 ms, while its other
+	# threads forge the spin word (and the stub's sleeping flag) of its region; it says "start" before and
+	# "cpu MS" (its loop's CPU time) after, then waits on stdin. pvx's own CPU time over the loop (its
+	# threads only: the stub is a child) is what a spin on the forged 2^32 would show: up to all of the
+	# guest's time, each time the forged word lands before pvx looks; pvx's own budget is at most 25 us a
+	# trap. A ratio of CPU times, not a wall-clock bound: the same on an idle or a busy host.
+	mkfifo in
+	"$PVX" run --platform="$PVX_PLATFORM" -- "$(guest sec_stub_spin)" wait <in >out 2>err &
+	local pid=$! cpu="" w t0="" t1=""
+	exec {w}>in
+	for ((i = 0; i < 10 * HANG; i++)); do
+		[[ -z $t0 ]] && grep -q '^start' out && t0=$(awk '{ print $14 + $15 }' /proc/$pid/stat)
+		grep -q '^cpu ' out && break
+		sleep 0.1
+	done
+	t1=$(awk '{ print $14 + $15 }' /proc/$pid/stat)
+	exec {w}>&-
+	wait $pid && status=0 || status=$?
+	cpu=$(awk '/^cpu / { print $2 }' out)
+	echo "status=$status out=$(cat out) err=$(cat err) pvx ticks: $t0 at the start, $t1 at the end" >&2
+	[[ $status == 7 ]]
+	[[ -n $cpu && -n $t0 && -n $t1 ]]
+	# ticks of 1/CLK_TCK s: pvx's CPU over the loop below 5% of the guest's
+	local hz=$(getconf CLK_TCK)
+	(((t1 - t0) * 1000 / hz * 20 < cpu))
+}
+
 @test "5: exit_group ends the sandbox while a thread blocks every host signal of its stub thread" {
 	run_bounded "$(guest sec_stub_sigblock)" exit
 	assert_status 4

@@ -84,16 +84,27 @@ void sentry_wait(void)
 
 	if (stop_here(t))
 		return;
-	if (t)
+	if (t) {
 		t->sleeping = true;
+		platform_sleep_begin();
+	}
 	pthread_cond_wait(&changed, &lock);
-	if (t)
+	if (t) {
+		platform_sleep_end();
 		t->sleeping = false;
+	}
 }
 
+/* A stop (job control, ptrace): not runnable either, for the platform. */
 void sentry_wait_busy(void)
 {
+	bool task = current_task != NULL;
+
+	if (task)
+		platform_sleep_begin();
 	pthread_cond_wait(&changed, &lock);
+	if (task)
+		platform_sleep_end();
 }
 
 void sentry_timedwait(uint64_t until_ns)
@@ -107,11 +118,15 @@ void sentry_timedwait(uint64_t until_ns)
 
 	if (stop_here(t))
 		return;
-	if (t)
+	if (t) {
 		t->sleeping = true;
+		platform_sleep_begin();
+	}
 	pthread_cond_timedwait(&changed, &lock, &ts);
-	if (t)
+	if (t) {
+		platform_sleep_end();
 		t->sleeping = false;
+	}
 }
 
 /* The first field after the comm of a host /proc/self/task/TID file (stat: the state), or "". */
@@ -361,7 +376,13 @@ long task_block(struct task *t, struct addr_space *as, long nr, const long a[6],
 		intr_arm();
 		t->in_host_call = true;
 		sentry_unlock();
+		/* A host call that may block: the platform does not count t as runnable meanwhile. */
+		bool mine = t == current_task;
+		if (mine)
+			platform_sleep_begin();
 		long r = as ? as->ops->as_syscall(as, nr, a) : intr_syscall(nr, a);
+		if (mine)
+			platform_sleep_end();
 		sentry_lock();
 		t->in_host_call = false;
 		intr_disarm();

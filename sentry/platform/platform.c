@@ -85,11 +85,24 @@ struct platform_ctx *ctx_self(struct addr_space *as)
 }
 
 static int live_hint;	/* task threads still running: the kernel stores it, the platforms read it */
+static int asleep;	/* of those, how many sleep in the sentry (platform_sleep_begin) */
 
-/* See platform.h: seccomp stops spinning once more than one task runs. */
-int sentry_live_hint(void)
+void platform_sleep_begin(void)
 {
-	return __atomic_load_n(&live_hint, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&asleep, 1, __ATOMIC_RELAXED);
+}
+
+void platform_sleep_end(void)
+{
+	__atomic_sub_fetch(&asleep, 1, __ATOMIC_RELAXED);
+}
+
+/* See platform.h: seccomp spins (and pins) only while few tasks can run. */
+int sentry_runnable_hint(void)
+{
+	int n = __atomic_load_n(&live_hint, __ATOMIC_RELAXED) - __atomic_load_n(&asleep, __ATOMIC_RELAXED);
+
+	return n > 0 ? n : 0;
 }
 
 /* The kernel's count of running task threads changed (sentry/kernel/kernel.c). */

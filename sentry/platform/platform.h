@@ -165,9 +165,17 @@ const struct platform_ops *platform_select(const char *name);
 /* Print every platform and whether it can run here; returns an exit status. */
 int platform_list(void);
 
-/* How many guest tasks are running, as the kernel last said (under its lock); read without the lock. */
-int sentry_live_hint(void);
+/* How many guest tasks are running, as the kernel says (under its lock); read without the lock. */
 void platform_set_live_hint(int threads);
+/*
+ * A task thread goes to sleep in the sentry (a wait on the sentry's
+ * condition, a host call that may block) and wakes again: the kernel's
+ * blocking primitives call these, so no syscall handler has to.
+ */
+void platform_sleep_begin(void);
+void platform_sleep_end(void);
+/* Live task threads not asleep in the sentry (>= 0): what the hand-off policy counts. */
+int sentry_runnable_hint(void);
 
 /* Create the stub process image (a memfd) once; returns its fd or -errno. Call before any fork. */
 long stub_memfd(void);

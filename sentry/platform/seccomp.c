@@ -49,7 +49,6 @@
 #include "seccomp.h"
 
 #define HWCAP2_FSGSBASE (1 << 1)
-#define SPIN_ITERS 100000	/* ~25 us of pause-free loop here: more than a trap's emulation, then the futex */
 #define FD_TRIES 4		/* messages a get_fd drops (stale ones) before it gives up */
 
 static long seccomp_probe(void)
@@ -72,60 +71,105 @@ static long seccomp_probe(void)
 }
 
 /*
- * CPU placement. A trap is a synchronous hand-off between the stub and the
- * sentry. Measured on a 2-vCPU VM (bench/run): both spinning on CPUs of their
- * own ~3 us per trap; same CPU with futex sleeps ~8 us (two context
- * switches); left to the scheduler with spinning ~17 us, and a futex wake
- * across CPUs ~60 us. So with two or more usable CPUs the stub is bound to a
- * CPU other than the sentry's and both spin briefly; with one CPU, or while
- * more than one guest task runs, nobody spins and nothing is pinned.
- * PVX_SECCOMP_PIN=0 leaves placement to the scheduler (and disables spinning).
+ * The hand-off policy. A trap is a synchronous hand-off between the stub
+ * thread and the sentry's task thread. Measured on a 2-vCPU VM (bench/run):
+ * both spinning on CPUs of their own ~3 us per trap; same CPU with futex
+ * sleeps ~8 us (two context switches); left to the scheduler with spinning
+ * ~17 us, and a futex wake across CPUs 13-78 us. So while few guest tasks
+ * can run (sentry_runnable_hint: a task asleep in the sentry, in wait4, a
+ * pipe read, a futex, a stop..., does not count), both spin a while
+ * before the futex, each for a budget the sentry keeps per context and
+ * adapts by its own clock (seccomp_stub.c): it shrinks when spins run out
+ * (a guest computing for long, a host call that blocks, a busy host), so
+ * that a CPU-bound guest does not pay a spinning sentry's CPU time; and
+ * while spins keep succeeding the stub thread is kept off the sentry
+ * thread's CPU (seccomp_place). With more runnable tasks, or one CPU,
+ * nobody spins and nothing stays pinned. PVX_SECCOMP_PIN=0 leaves
+ * placement to the scheduler (and disables spinning).
  */
 static cpu_set_t all;	/* the affinity pvx started with */
-static bool have_all;
+static int ncpus;	/* CPUs in it; 0: not known yet, -1: no spinning, no pinning */
+static __thread int my_cpu = -1;	/* the CPU this sentry thread is pinned to + 1; 0: none, -1: not known */
 
-/* Several tasks: undo a pinning that place_cpus made or a thread inherited. */
+/* Undo a pinning (ours, or one a thread inherited from its creator). */
 static void unpin(pid_t tid)
 {
-	if (have_all)
+	if (ncpus > 0)
 		sched_setaffinity(tid, sizeof(all), &all);
 }
 
-static void place_cpus(struct seccomp_as *sas)
+static void policy_init(void)
 {
 	const char *env = getenv("PVX_SECCOMP_PIN");
-	cpu_set_t mine, other;
-	int me = sched_getcpu(), n = 0;
 
-	sas->spin = 0;
-	if (!have_all)
-		have_all = sched_getaffinity(0, sizeof(all), &all) == 0;
-	if ((env && !strcmp(env, "0")) || me < 0 || !have_all)
+	if (__atomic_load_n(&ncpus, __ATOMIC_ACQUIRE))
 		return;
-	if (sentry_live_hint() > 1) {
-		unpin(0);
-		unpin(sas->as.pid);
+	int n = -1;
+	if (!(env && !strcmp(env, "0")) && sched_getaffinity(0, sizeof(all), &all) == 0 && CPU_COUNT(&all) >= 2)
+		n = CPU_COUNT(&all);
+	__atomic_store_n(&ncpus, n, __ATOMIC_RELEASE);
+}
+
+/* Spin now? Each spinning task keeps two CPUs busy (stub and sentry): at most half of them. */
+bool seccomp_spin_ok(void)
+{
+	int n = __atomic_load_n(&ncpus, __ATOMIC_ACQUIRE);
+
+	return n > 0 && sentry_runnable_hint() <= (n / 2 > 1 ? n / 2 : 1);
+}
+
+/*
+ * Before a hand-off: after PIN_AFTER hand-offs in a row that want it
+ * (spin), this sentry thread stays on its CPU and sc's stub thread keeps
+ * off it; after as many in a row that do not, both go back to every CPU.
+ * Only changes cost a host call (two at most); the delays keep a
+ * pipeline's reader, waking for a moment while the writer works, or a
+ * busy host where spins succeed now and then, from costing host calls
+ * and migrations at every turn.
+ */
+#define PIN_AFTER 16
+
+void seccomp_place(struct seccomp_as *sas, struct seccomp_ctx *sc, bool spin)
+{
+	if (__atomic_load_n(&ncpus, __ATOMIC_ACQUIRE) <= 0 || sc->ctx.tid <= 0)
+		return;
+	if (spin != sc->pin_want) {
+		sc->pin_want = spin;
+		sc->pin_streak = 0;
+	}
+	if (sc->pin_streak < PIN_AFTER)
+		sc->pin_streak++;
+	if (sc->pin_streak < PIN_AFTER && !(my_cpu < 0 && !spin))
+		return;	/* (a thread's mask inherited from its creator goes at once) */
+	if (!spin) {
+		if (my_cpu) {
+			unpin(0);
+			my_cpu = 0;
+		}
+		if (sc->pin_cpu) {
+			unpin(sc->ctx.tid);
+			sc->pin_cpu = 0;
+		}
 		return;
 	}
-	CPU_ZERO(&mine);
-	CPU_ZERO(&other);
-	for (int c = 0; c < CPU_SETSIZE; c++) {
-		if (!CPU_ISSET(c, &all) || c == me)
-			continue;
-		CPU_SET(c, &other);
-		n++;
+	if (my_cpu <= 0) {
+		int me = sched_getcpu();
+		cpu_set_t one;
+		if (me < 0 || !CPU_ISSET(me, &all))
+			return;
+		CPU_ZERO(&one);
+		CPU_SET(me, &one);
+		if (sched_setaffinity(0, sizeof(one), &one) < 0)
+			return;
+		my_cpu = me + 1;
 	}
-	if (n == 0)
-		return;
-	CPU_SET(me, &mine);
-	/* K: the first stub thread, made next, inherits its mask */
-	if (sched_setaffinity(0, sizeof(mine), &mine) < 0 ||
-	    sched_setaffinity(sas->as.pid, sizeof(other), &other) < 0) {
-		sched_setaffinity(0, sizeof(all), &all);
-		return;
+	if (sc->pin_cpu != my_cpu) {
+		cpu_set_t other = all;
+		CPU_CLR(my_cpu - 1, &other);
+		if (sched_setaffinity(sc->ctx.tid, sizeof(other), &other) == 0)
+			sc->pin_cpu = my_cpu;
 	}
-	sas->spin = SPIN_ITERS;
-	sas->pinned = true;
+	(void)sas;
 }
 
 static void seccomp_as_release(struct addr_space *as);
@@ -270,7 +314,7 @@ static long seccomp_as_new(struct addr_space **out)
 	sas->as.pid = pid;
 	stub_register(pid);
 	close_fds(fds);
-	place_cpus(sas);
+	policy_init();
 	r = stub_wait_report(sas);
 	if (r != 1) {
 		pr_err("seccomp stub did not start (%s)", r < 0 ? strerror((int)-r) : "bad report");
@@ -392,8 +436,7 @@ static long seccomp_as_fork(struct addr_space *parent, struct addr_space **out)
 	sas->as.pid = (pid_t)r;
 	stub_register(sas->as.pid);
 	psas->no_fork = false;
-	if (have_all)
-		unpin(sas->as.pid);	/* two processes now: see place_cpus */
+	unpin(sas->as.pid);	/* forked by K: it may have inherited a mask (see seccomp_place) */
 	r = sas_open_tasks(sas);
 	if (!r)
 		r = stub_spawn(sas, 0);
@@ -531,15 +574,6 @@ static long seccomp_ctx_new(struct platform_ctx *parent, struct platform_ctx **o
 	 */
 	sh->cur_fs_base = 0;
 	sh->cur_gs_base = 0;
-	sas->spin = 0;	/* two threads: see place_cpus */
-	if (sas->pinned) {
-		/* K's mask is what new threads get; the first thread got K's pinned one. */
-		unpin(0);
-		unpin(sas->as.pid);
-		if (stub_thread_alive(sas, sas->tids[0]))
-			unpin(sas->tids[0]);
-		sas->pinned = false;
-	}
 	long tid = stub_spawn(sas, i);
 	if (tid < 0) {
 		free(sc);
@@ -591,7 +625,7 @@ static void seccomp_ctx_release(struct platform_ctx *ctx)
 		return;
 	if (!__atomic_load_n(&sas->dead_sig, __ATOMIC_RELAXED) &&
 	    __atomic_load_n(&sc->sh->state, __ATOMIC_ACQUIRE) == STUB_PARKED)
-		stub_post(sas, sc->sh, STUB_CMD_EXIT);
+		stub_post(sc->sh, STUB_CMD_EXIT, 0);
 	else
 		pr_debug("seccomp: stub thread %d not parked at exit", ctx->tid);
 	sas->used[sc->index] = false;

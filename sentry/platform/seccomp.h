@@ -25,8 +25,6 @@ struct seccomp_as {
 	int taskdir;			/* /proc/PID/task of the stub */
 	uint64_t cs, ss;		/* the stub's selectors, from the boot trap */
 	int dead_sig;			/* the stub died of this signal (filter kill: SIGSYS); atomic */
-	uint32_t spin;			/* spin budget when this is the only task (place_cpus) */
-	bool pinned;			/* place_cpus pinned K (so the first thread too) */
 	bool no_kcmp;			/* kcmp(2) unavailable: fds received are checked for range only */
 };
 
@@ -36,6 +34,13 @@ struct seccomp_ctx {
 	int index;
 	struct stub_shared *sh;		/* the sentry's mapping of region index */
 	long cmd_nr;			/* the syscall of the command in flight, for the watchdog */
+	uint32_t spin[2];		/* the sentry's own spin budgets in ns (WAIT_CMD, WAIT_RUN); 0: not set yet */
+	int pin_cpu;			/* the CPU its stub thread is kept off + 1 (seccomp_place); 0: none */
+	bool pin_want;			/* what the last hand-offs asked seccomp_place for */
+	int pin_streak;			/* how many in a row, up to PIN_AFTER */
+	uint32_t stub_spin;		/* the stub's spin budget in ns, learnt by the sentry's clock; 0: not set yet */
+	uint64_t parked_at;		/* when the sentry last saw the stub park (after a spinning hand-off); 0: none */
+	uint32_t probe;			/* hand-offs at the floor budget, for SPIN_PROBE_EVERY */
 };
 
 /* What a wait for the stub is bounded by. */
@@ -60,11 +65,23 @@ static inline struct stub_shared *region(struct seccomp_as *sas, int i)
 	return (struct stub_shared *)(sas->regions + (size_t)i * STUB_SHARED_SIZE);
 }
 
+/* The stub's spin: iterations of a pause-free loop, SPIN_ITERS ~ SPIN_MAX_NS here. */
+#define SPIN_ITERS 100000
+/* The sentry's adaptive spin (seccomp_stub.c): its bounds, and how often the loop reads the clock. */
+#define SPIN_MAX_NS 25000
+#define SPIN_MIN_NS 5000
+#define SPIN_CLOCK_EVERY 32
+#define SPIN_PROBE_EVERY 8
+
+/* seccomp.c: the hand-off policy */
+bool seccomp_spin_ok(void);
+void seccomp_place(struct seccomp_as *sas, struct seccomp_ctx *sc, bool spin);
+
 /* seccomp_stub.c */
 bool stub_alive(struct seccomp_as *sas);
 bool stub_thread_alive(struct seccomp_as *sas, pid_t tid);
 void stub_break(struct seccomp_as *sas, const char *why);
-void stub_post(struct seccomp_as *sas, struct stub_shared *sh, uint32_t cmd);
+void stub_post(struct stub_shared *sh, uint32_t cmd, uint32_t spin);
 long stub_wait_parked(struct seccomp_as *sas, struct seccomp_ctx *sc, enum stub_wait how) __must_check;
 long stub_command(struct seccomp_as *sas, struct seccomp_ctx *sc, uint32_t cmd, enum stub_wait how) __must_check;
 long stub_wait_report(struct seccomp_as *sas) __must_check;

@@ -81,11 +81,10 @@ void stub_break(struct seccomp_as *sas, const char *why)
 	__atomic_compare_exchange_n(&sas->dead_sig, &zero, SIGKILL, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
 }
 
-/* Post a command for the parked stub thread of sh. */
-void stub_post(struct seccomp_as *sas, struct stub_shared *sh, uint32_t cmd)
+/* Post a command for the parked stub thread of sh; spin: how long it may spin when it parks again. */
+void stub_post(struct stub_shared *sh, uint32_t cmd, uint32_t spin)
 {
-	/* Spinning pays only while one task runs: with more, CPUs are shared. */
-	sh->spin = sentry_live_hint() > 1 ? 0 : sas->spin;
+	sh->spin = spin;	/* the stub's own to read: it only spends the guest's CPU */
 	sh->cmd = cmd;
 	__atomic_store_n(&sh->state, STUB_CMD, __ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&sh->stub_sleeping, __ATOMIC_SEQ_CST))
@@ -176,21 +175,52 @@ static long check_wait(struct seccomp_as *sas, struct seccomp_ctx *sc, enum stub
 	return -EINVAL;
 }
 
-/* Wait until the stub thread of sc parks (reports a trap or a result): spin, then futex. */
-long stub_wait_parked(struct seccomp_as *sas, struct seccomp_ctx *sc, enum stub_wait how)
+/*
+ * The sentry's spin budget (ns), adapted per context and wait kind as an
+ * adaptive mutex spins: a spin that saw the stub park doubles it (up to
+ * SPIN_MAX_NS, about what a futex wake across CPUs costs, so a spin that
+ * runs out costs at most as much again as the sleep it falls back to), one
+ * that ran out halves it, down to SPIN_MIN_NS: about two trap round trips,
+ * so that a fast hand-off still succeeds and grows it again, while a guest
+ * that computes for long between traps, or a host call that blocks, costs
+ * the sentry at most that much CPU per hand-off.
+ */
+static uint32_t spin_grow(uint32_t b)
+{
+	return b >= SPIN_MAX_NS / 2 ? SPIN_MAX_NS : b * 2;
+}
+
+static uint32_t spin_shrink(uint32_t b)
+{
+	return b / 2 <= SPIN_MIN_NS ? SPIN_MIN_NS : b / 2;
+}
+
+/*
+ * Wait until the stub thread of sc parks (reports a trap or a result):
+ * spin for *budget ns (the sentry's own copy, never the shared page's),
+ * then futex.
+ */
+static long wait_parked(struct seccomp_as *sas, struct seccomp_ctx *sc, enum stub_wait how, uint32_t *budget)
 {
 	struct stub_shared *sh = sc->sh;
 	struct timespec to = { 0, LIVENESS_NS };
 	uint64_t start = 0, checked = 0, cpu0 = 0;
+	uint32_t spin = budget ? *budget : 0;
+	uint64_t until = spin ? now_ns() + spin : 0;
 
-	for (uint32_t spin = sh->spin;;) {
+	for (uint32_t i = 1;; i++) {
 		uint32_t v = __atomic_load_n(&sh->state, __ATOMIC_ACQUIRE);
-		if (v == STUB_PARKED)
+		if (v == STUB_PARKED) {
+			if (budget)
+				*budget = spin_grow(spin);
 			return 0;
-		if (spin) {
-			spin--;
+		}
+		if (budget) {
 			__asm__ volatile("" ::: "memory");	/* no pause: it exits to the hypervisor */
-			continue;
+			if (i % SPIN_CLOCK_EVERY || now_ns() < until)
+				continue;
+			*budget = spin_shrink(spin);
+			budget = NULL;
 		}
 		/* See park() in stub/stub.c for the sleeping-flag protocol. */
 		__atomic_store_n(&sh->sentry_sleeping, 1, __ATOMIC_SEQ_CST);
@@ -211,12 +241,51 @@ long stub_wait_parked(struct seccomp_as *sas, struct seccomp_ctx *sc, enum stub_
 	}
 }
 
+/* The same, without spinning (a new thread's boot). */
+long stub_wait_parked(struct seccomp_as *sas, struct seccomp_ctx *sc, enum stub_wait how)
+{
+	return wait_parked(sas, sc, how, NULL);
+}
+
+/*
+ * The stub's spin after its next park, in ns: learnt from the sentry's
+ * own clock, how long the sentry took between the stub's last park and
+ * this command (the time the stub's spin waits for), as the sentry's own
+ * budget is; below SPIN_MIN_NS the stub does not spin (an emulation that
+ * blocks or takes long, a task that sleeps in the sentry).
+ */
+static uint32_t stub_spin_iters(struct seccomp_ctx *sc, uint64_t now)
+{
+	if (!sc->stub_spin)
+		sc->stub_spin = SPIN_MAX_NS;
+	if (sc->parked_at) {
+		uint64_t took = now - sc->parked_at;
+		sc->stub_spin = took <= sc->stub_spin ? spin_grow(sc->stub_spin) : spin_shrink(sc->stub_spin);
+		sc->parked_at = 0;
+	}
+	return sc->stub_spin > SPIN_MIN_NS ? sc->stub_spin * (SPIN_ITERS / SPIN_MAX_NS) : 0;
+}
+
 long stub_command(struct seccomp_as *sas, struct seccomp_ctx *sc, uint32_t cmd, enum stub_wait how)
 {
 	if (__atomic_load_n(&sas->dead_sig, __ATOMIC_RELAXED))
 		return -ESRCH;
-	stub_post(sas, sc->sh, cmd);
-	return stub_wait_parked(sas, sc, how);
+	bool spin = how != WAIT_BOOT && seccomp_spin_ok();
+	uint32_t *budget = spin ? &sc->spin[how == WAIT_RUN] : NULL;
+	uint32_t stub_spin = spin ? stub_spin_iters(sc, now_ns()) : 0;
+
+	if (budget && !*budget)
+		*budget = SPIN_MAX_NS;
+	/* At the floor, spins keep failing: one hand-off in SPIN_PROBE_EVERY still tries. */
+	if (budget && *budget <= SPIN_MIN_NS && ++sc->probe % SPIN_PROBE_EVERY)
+		budget = NULL;
+	/* Pinned only while the waits for guest code succeed in spinning. */
+	seccomp_place(sas, sc, spin && sc->spin[WAIT_RUN] > SPIN_MIN_NS);
+	stub_post(sc->sh, cmd, stub_spin);
+	long r = wait_parked(sas, sc, how, budget);
+	if (!r && spin)
+		sc->parked_at = now_ns();
+	return r;
 }
 
 /*
