@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Choosing a platform: by name, or "auto" = the first usable in preference order. */
 #include <dirent.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -191,28 +192,30 @@ long gadget_cmpxchg32(struct platform_ctx *ctx,
 	return -EFAULT;
 }
 
-/* Does /proc/PID/task list a thread not in keep[n]? 1 yes, 0 no, -errno. */
-static long stray_thread(pid_t pid, const pid_t *keep, int n)
+/* See platform.h. */
+long stub_threads_unknown(int taskdir, const pid_t *keep, int n, pid_t *one)
 {
-	char path[64];
-	struct dirent *d;
-	long r = 0;
+	char buf[4096];
+	long found = 0, len;
 
-	snprintf(path, sizeof(path), "/proc/%d/task", pid);
-	DIR *dir = opendir(path);
-	if (!dir)
+	if (lseek(taskdir, 0, SEEK_SET) < 0)
 		return neg_errno();
-	while (!r && (d = readdir(dir))) {
-		if (d->d_name[0] == '.')
-			continue;
-		pid_t tid = (pid_t)strtol(d->d_name, NULL, 10);
-		r = 1;
-		for (int i = 0; i < n; i++)
-			if (tid == keep[i])
-				r = 0;
+	while ((len = syscall(SYS_getdents64, taskdir, buf, sizeof(buf))) > 0) {
+		for (long off = 0; off < len;) {
+			struct dirent64 *d = (struct dirent64 *)(buf + off);
+			char *end;
+			long tid = strtol(d->d_name, &end, 10);
+			bool known = *end || tid <= 0;	/* "." and ".." */
+			for (int i = 0; i < n && !known; i++)
+				known = keep[i] == tid;
+			if (!known && !found++)
+				*one = (pid_t)tid;
+			if (found == 2)
+				return 2;
+			off += d->d_reclen;
+		}
 	}
-	closedir(dir);
-	return r;
+	return len < 0 ? neg_errno() : found;
 }
 
 /*
@@ -222,11 +225,18 @@ static long stray_thread(pid_t pid, const pid_t *keep, int n)
  */
 long stub_threads_only(pid_t pid, const pid_t *keep, int n)
 {
-	for (int i = 0; i < 100; i++) {
-		long r = stray_thread(pid, keep, n);
-		if (r <= 0)
-			return r;
-		nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
+	char path[64];
+	pid_t one;
+	long r = 1;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	cleanup_close int dir = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dir < 0)
+		return neg_errno();
+	for (int i = 0; i < 100 && r > 0; i++) {
+		if (i)
+			nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
+		r = stub_threads_unknown(dir, keep, n, &one);
 	}
-	return -EBUSY;
+	return r > 0 ? -EBUSY : r;
 }

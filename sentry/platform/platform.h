@@ -193,6 +193,11 @@ long stub_vdso_span(pid_t pid, uint64_t *lo, uint64_t *hi);
 /* Copy n bytes of the stub image at stub address addr: 0, or -errno when it has none there. */
 long stub_image_peek(uint64_t addr, void *buf, size_t n);
 /*
+ * The threads the open /proc/PID/task directory taskdir lists that are not
+ * in keep[n]: 0, 1 (it in *one) or 2 (two or more), or -errno.
+ */
+long stub_threads_unknown(int taskdir, const pid_t *keep, int n, pid_t *one);
+/*
  * Wait (up to ~100 ms) until stub pid has no thread but those in keep[n]:
  * 0, -EBUSY when another one still lives, -errno when /proc cannot say.
  */

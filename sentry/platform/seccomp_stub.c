@@ -355,29 +355,12 @@ long stub_wait_hello(struct seccomp_as *sas)
  */
 static long scan_new_tid(struct seccomp_as *sas)
 {
-	char buf[4096];
-	long found = 0, n;
+	pid_t keep[STUB_MAX_THREADS + 1], one = 0;
 
-	if (lseek(sas->taskdir, 0, SEEK_SET) < 0)
-		return neg_errno();
-	while ((n = syscall(SYS_getdents64, sas->taskdir, buf, sizeof(buf))) > 0) {
-		for (long off = 0; off < n;) {
-			struct dirent64 *d = (struct dirent64 *)(buf + off);
-			char *end;
-			long tid = strtol(d->d_name, &end, 10);
-			bool known = *end || tid <= 0 || tid == sas->as.pid;
-			for (int i = 0; i < STUB_MAX_THREADS && !known; i++)
-				known = sas->tids[i] == tid;
-			if (!known && found)
-				return -EBUSY;
-			if (!known)
-				found = tid;
-			off += d->d_reclen;
-		}
-	}
-	if (n < 0)
-		return neg_errno();
-	return found ? found : -EAGAIN;
+	keep[0] = sas->as.pid;
+	memcpy(keep + 1, sas->tids, sizeof(sas->tids));
+	long r = stub_threads_unknown(sas->taskdir, keep, STUB_MAX_THREADS + 1, &one);
+	return r < 0 ? r : r == 2 ? -EBUSY : r == 1 ? one : -EAGAIN;
 }
 
 #define NEW_TID_TRIES 200	/* 1 ms apart */
