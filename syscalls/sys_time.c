@@ -99,6 +99,14 @@ static long get_timespec(struct task *t, uint64_t u, struct timespec *ts)
 	return ts->tv_sec < 0 || ts->tv_nsec < 0 || ts->tv_nsec >= 1000000000L ? -EINVAL : 0;
 }
 
+/* *ts plus sec s and nsec ns (nsec < 1 s). */
+static void ts_add(struct timespec *ts, time_t sec, long nsec)
+{
+	ts->tv_sec += sec;
+	if ((ts->tv_nsec += nsec) >= 1000000000L)
+		ts->tv_sec++, ts->tv_nsec -= 1000000000L;
+}
+
 /*
  * clock_nanosleep(2) on a CPU-time clock (posix_cpu_nsleep): until that
  * clock reaches the deadline, looked at every CPU_NSLEEP_NS of wall time at
@@ -126,9 +134,7 @@ static long cpu_nanosleep(struct task *t, const long a[6], const struct cpuclock
 		struct timespec wake;
 		long long step = MIN((long long)(until - now), CPU_NSLEEP_NS);
 		clock_gettime(CLOCK_MONOTONIC, &wake);
-		wake.tv_sec += step / 1000000000LL;
-		if ((wake.tv_nsec += step % 1000000000LL) >= 1000000000L)
-			wake.tv_sec++, wake.tv_nsec -= 1000000000L;
+		ts_add(&wake, 0, (long)step);	/* step < 1 s */
 		const long b[6] = { CLOCK_MONOTONIC, TIMER_ABSTIME, (long)&wake };
 		r = task_block(t, NULL, SYS_clock_nanosleep, b, false);
 		if (r)
@@ -171,9 +177,7 @@ long sys_clock_nanosleep(struct task *t, const long a[6])
 	if (relative) {
 		if (clock_gettime(c, &until) < 0)
 			return neg_errno();
-		until.tv_sec += req.tv_sec;
-		if ((until.tv_nsec += req.tv_nsec) >= 1000000000L)
-			until.tv_sec++, until.tv_nsec -= 1000000000L;
+		ts_add(&until, req.tv_sec, req.tv_nsec);
 	}
 	const long b[6] = { c, TIMER_ABSTIME, (long)&until };
 	r = task_block(t, NULL, SYS_clock_nanosleep, b, false);
