@@ -4,7 +4,8 @@
  *   sec_mm_memory shared CAP   shared anonymous 4 MiB chunks, each touched
  *   sec_mm_memory memfd CAP    a memfd of CAP MiB, mapped shared 4 MiB at a time, each touched
  *   sec_mm_memory brk CAP      brk up 1 MiB at a time, touched
- *   sec_mm_memory procs CAP    4 processes, each taking CAP/4 MiB in 4 MiB chunks (the bound is sandbox-wide)
+ *   sec_mm_memory procs CAP    4 processes, each taking CAP/4 MiB in 4 MiB chunks and holding it until all
+ *                              four have tried (the bound is sandbox-wide)
  *   sec_mm_memory fork MB      touch MB MiB, then fork: the child's copy commits as much again
  * Prints how far each got ("ENOMEM after N MiB" or "got all N MiB"). */
 #include <errno.h>
@@ -64,16 +65,39 @@ int main(int argc, char **argv)
 		return 2;
 	long n = atol(argv[2]);
 	if (!strcmp(argv[1], "procs")) {
+		/* Each child holds what it took until all four have tried: a child that got its share
+		 * and exited before the next one started would free it, and the four would pass in turn
+		 * (it happened on vmexec under QEMU's slow CPU). */
+		int done[2], hold[2];
+		if (pipe(done) || pipe(hold))
+			return 1;
 		pid_t c[4];
 		for (int i = 0; i < 4; i++)
-			if ((c[i] = fork()) == 0)
-				_exit(take("mmap", n / 4) < n / 4);
+			if ((c[i] = fork()) == 0) {
+				close(done[0]);
+				close(hold[1]);
+				char r = take("mmap", n / 4) < n / 4 ? '1' : '0';
+				char b;
+				if (write(done[1], &r, 1) != 1 || read(hold[0], &b, 1) != 0)
+					_exit(3);
+				_exit(r == '1');
+			}
+		close(done[1]);
+		close(hold[0]);
+		char r[4];
+		size_t got = 0;
+		ssize_t k;
+		while (got < sizeof(r) && (k = read(done[0], r + got, sizeof(r) - got)) > 0)
+			got += (size_t)k;
+		close(hold[1]);	/* all four have tried: let them go */
 		int short_ones = 0;
 		for (int i = 0; i < 4; i++) {
 			int st;
 			waitpid(c[i], &st, 0);
 			short_ones += !WIFEXITED(st) || WEXITSTATUS(st);
 		}
+		if (got != sizeof(r))
+			printf("procs: only %zu of 4 children reported\n", got);
 		printf("procs: %d of 4 could not get %ld MiB\n", short_ones, n / 4);
 		return 0;
 	}
