@@ -147,6 +147,13 @@ io_extra() {
 	grep -qx 'vector at a kernel address: -1 EFAULT' "$sandbox_out"
 }
 
+@test "io: a read into a buffer that runs into a read-only or unmapped page: short count, position, data; EFAULT on the first page" {
+	io_extra short-read
+	grep -qx '20 pages, page 17 read-only, read: 69632, position 69637, data right' "$sandbox_out"
+	grep -qx '20 pages from 3000, page 9 unmapped, readv: 33864, position 33869, data right' "$sandbox_out"
+	grep -qx 'first page read-only, pread: -1 EFAULT, position 5, data -' "$sandbox_out"
+}
+
 @test "io: each kind of file answers its own calls: /proc text, eventfd, pipe, directory, memfd (issue 12)" {
 	for m in proc eventfd pipe dir memfd; do
 		PVX_OPTS=(--rw)

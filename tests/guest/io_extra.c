@@ -1,7 +1,7 @@
 /* io_extra: memfds, eventfds, close_range, flock, fadvise/readahead, p{read,write}v{,2}, sendfile,
  * copy_file_range, msync and mincore. Files are made in the current directory (run with --rw).
  * usage: io_extra memfd|seals|eventfd|eventfd-wait|close-range|flock|flock-wait|fadvise|preadv|sendfile|
- *                 copy-range|msync|mincore
+ *                 copy-range|msync|mincore|short-read
  *   memfd        memfd_create flags and name limits; write, ftruncate, fstat, MAP_SHARED seen across fork
  *   seals        F_ADD_SEALS/F_GET_SEALS on memfds: write, shrink and grow seals, a sealed seal
  *   eventfd      counter and semaphore reads, nonblocking EAGAIN, overflow, bad sizes, poll readiness
@@ -17,6 +17,8 @@
  *   copy-range   copy_file_range between files with and without offsets, errors
  *   msync        msync of a MAP_SHARED file mapping then read(); flag, alignment and ENOMEM errors
  *   mincore      residency of touched and untouched pages; ENOMEM, EINVAL and EFAULT
+ *   short-read   read/pread/readv into buffers that run into a read-only or unmapped page: the short
+ *                count, the position, the data; EFAULT when the first page is read-only
  * Prints what happened; the caller compares with the native run. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -657,6 +659,60 @@ static int mode_mincore(void)
 	return 0;
 }
 
+/*
+ * read/pread/readv into a buffer that runs into a page the process cannot
+ * write: Linux copies up to that page, returns the short count, and the
+ * file position moves by what was copied; a buffer whose first page is not
+ * writable is EFAULT with the position unchanged. Buffers of one page, of
+ * many pages (the sentry copies those in one host call) and with the hole
+ * in the middle of a large read.
+ */
+static int mode_short_read(void)
+{
+	enum { PG = 4096, NP = 24 };
+	int fd = tmpfile_rw("io_extra.s");
+	static char pat[NP * PG];
+	for (size_t i = 0; i < sizeof(pat); i++)
+		pat[i] = (char)('a' + (i * 7 + i / 4096) % 26);
+	if (write(fd, pat, sizeof(pat)) != (ssize_t)sizeof(pat))
+		return 1;
+	char *m = mmap(NULL, NP * PG, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return 1;
+	static const struct { const char *what; size_t start, len, hole; int unmap; } c[] = {
+		{ "3 pages from 100 into 1 page + read-only page", 100, 3 * PG, 1, 0 },
+		{ "12 KiB from 100, third page read-only", 100, 3 * PG, 2, 0 },
+		{ "20 pages, page 17 read-only", 0, 20 * PG, 17, 0 },
+		{ "20 pages from 3000, page 9 unmapped", 3000, 19 * PG, 9, 1 },
+		{ "first page read-only", 0, 2 * PG, 0, 0 },
+	};
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		for (int how = 0; how < 3; how++) {
+			if (mmap(m, NP * PG, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != m)
+				return 1;
+			memset(m, '.', NP * PG);
+			if (c[i].unmap)
+				munmap(m + c[i].hole * PG, PG);
+			else
+				mprotect(m + c[i].hole * PG, PG, PROT_READ);
+			lseek(fd, 5, SEEK_SET);
+			long r;
+			struct iovec v[2] = { { m + c[i].start, 10 }, { m + c[i].start + 10, c[i].len - 10 } };
+			if (how == 0)
+				r = read(fd, m + c[i].start, c[i].len);
+			else if (how == 1)
+				r = pread(fd, m + c[i].start, c[i].len, 5);
+			else
+				r = readv(fd, v, 2);
+			off_t pos = lseek(fd, 0, SEEK_CUR);
+			int same = r > 0 && !memcmp(m + c[i].start, pat + 5, (size_t)r);
+			say("%s, %s: %s, position %ld, data %s\n", c[i].what, how == 0 ? "read" : how == 1 ? "pread" : "readv",
+			    res(r), (long)pos, r <= 0 ? "-" : same ? "right" : "WRONG");
+		}
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct {
@@ -667,7 +723,7 @@ int main(int argc, char **argv)
 		{ "eventfd-wait", mode_eventfd_wait }, { "close-range", mode_close_range }, { "flock", mode_flock },
 		{ "flock-wait", mode_flock_wait }, { "fadvise", mode_fadvise }, { "preadv", mode_preadv },
 		{ "sendfile", mode_sendfile }, { "copy-range", mode_copy_range }, { "msync", mode_msync },
-		{ "mincore", mode_mincore },
+		{ "mincore", mode_mincore }, { "short-read", mode_short_read },
 	};
 	for (size_t i = 0; argc > 1 && i < sizeof(modes) / sizeof(modes[0]); i++)
 		if (!strcmp(argv[1], modes[i].name))
