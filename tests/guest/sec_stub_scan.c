@@ -5,7 +5,10 @@
  * A word that is also the stub program's own bytes at that address (STUB_FILE, the ELF pvx embeds, mapped
  * read-only from its PT_LOAD segments) is a constant of its code that happens to equal an id: on a fresh
  * machine pids are small and 6 KiB of code holds such numbers. It is reported as "static", not "found".
- * usage: sec_stub_scan IDS_FILE STUB_FILE   prints "found ID at ADDR" lines, then "scanned N pages" */
+ * So is a word of the stub's vDSO that the host's own vDSO (VDSO_FILE, written natively by dump-vdso: the
+ * same kernel, the same bytes) has at the same offset (a CI run once failed at pid 1006 on such a word).
+ * usage: sec_stub_scan IDS_FILE STUB_FILE [VDSO_FILE]   prints "found ID at ADDR" lines, then "scanned N pages"
+ *        sec_stub_scan dump-vdso VDSO_FILE               (natively) writes this process's vDSO there */
 #define _GNU_SOURCE
 #include <elf.h>
 #include <pthread.h>
@@ -46,16 +49,47 @@ static int in_image(uintptr_t addr, uint32_t v)
 	return 0;
 }
 
-static void load_image(const char *path)
+static unsigned char *load_file(const char *path, size_t *len)
 {
 	FILE *f = fopen(path, "rb");
 	if (!f) {
-		say("no stub file %s\n", path);
+		say("no file %s\n", path);
 		exit(4);
 	}
-	image = malloc(1 << 20);
-	image_len = fread(image, 1, 1 << 20, f);
+	unsigned char *b = malloc(1 << 20);
+	*len = fread(b, 1, 1 << 20, f);
 	fclose(f);
+	return b;
+}
+
+static unsigned char *vdso;	/* VDSO_FILE's bytes, the host's vDSO */
+static size_t vdso_len;
+static uintptr_t vdso_base;	/* where the stub's vDSO image starts (its ELF header), 0: not seen */
+
+/* Is the 32-bit word at addr one the host's vDSO has at the same offset? */
+static int in_vdso(uintptr_t addr, uint32_t v)
+{
+	uint32_t w;
+
+	if (!vdso || !vdso_base || addr < vdso_base || addr - vdso_base + 4 > vdso_len)
+		return 0;
+	memcpy(&w, vdso + (addr - vdso_base), 4);
+	return w == v;
+}
+
+/* dump-vdso: this process's [vdso] mapping, whole, into path. */
+static int dump_vdso(const char *path)
+{
+	FILE *m = fopen("/proc/self/maps", "r"), *out = fopen(path, "wb");
+	char line[512];
+	unsigned long lo = 0, hi = 0;
+
+	while (m && fgets(line, sizeof(line), m))
+		if (strstr(line, "[vdso]") && sscanf(line, "%lx-%lx", &lo, &hi) == 2)
+			break;
+	if (!out || !lo || hi <= lo || fwrite((void *)lo, 1, hi - lo, out) != hi - lo)
+		return 1;
+	return fclose(out) != 0;
 }
 
 static void on_usr1(int sig)
@@ -89,11 +123,14 @@ static void scan(uintptr_t from, uintptr_t to, long *pages)
 			continue;
 		++*pages;
 		const volatile uint32_t *w = (const volatile uint32_t *)pg;
+		if (!vdso_base && pg >= 0x7ffff7f00000UL && pg < 0x7ffff8000000UL && w[0] == 0x464c457f)
+			vdso_base = pg;	/* "\177ELF": the vDSO image (the vvar pages before it are data) */
 		for (size_t i = 0; i < PG / 4; i++) {
 			unsigned v = w[i] ^ MASK;
 			for (int k = 0; k < nids; k++)
 				if (v == masked[k])
-					say("%s %u at %#lx\n", in_image(pg + 4 * i, w[i]) ? "static" : "found", w[i],
+					say("%s %u at %#lx\n",
+					    in_image(pg + 4 * i, w[i]) || in_vdso(pg + 4 * i, w[i]) ? "static" : "found", w[i],
 					    (unsigned long)(pg + 4 * i));
 		}
 	}
@@ -101,9 +138,13 @@ static void scan(uintptr_t from, uintptr_t to, long *pages)
 
 int main(int argc, char **argv)
 {
+	if (argc == 3 && !strcmp(argv[1], "dump-vdso"))
+		return dump_vdso(argv[2]);
 	if (argc < 3)
 		return 2;
-	load_image(argv[2]);
+	image = load_file(argv[2], &image_len);
+	if (argc > 3)
+		vdso = load_file(argv[3], &vdso_len);
 	probe_init();
 	signal(SIGUSR1, on_usr1);
 	pthread_t t[3];
