@@ -10,10 +10,17 @@
  * model of a patched syscall site (issue 16), a jump into a trampoline that
  * stores the registers a syscall preserves into a shared block, makes the
  * same spinning hand-off, loads them back with the answer in rax and
- * returns: the floor a signal-free trap could reach. Run natively only.
- *   trapfloor [N] [handoff|patched]  ->  "trapfloor N ns_per_call"
+ * returns: the floor a signal-free trap could reach. With "read FILE", the
+ * trapped call is a 4 KiB read() of fd 1000 (which is not open) that the
+ * handler answers itself by a pread of FILE into the caller's buffer, with
+ * no hand-off: the floor of a stub that served reads of regular files on its
+ * own (seccomp_passthrough.md); "native-read FILE" is the same loop of
+ * plain preads, with no filter. Run natively only.
+ *   trapfloor [N] [handoff|patched|read FILE|native-read FILE]  ->  "trapfloor N ns_per_call"
  */
 #define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -48,6 +55,10 @@ struct sock_fprog {
 #define SECCOMP_MODE_FILTER_ 2
 
 static int request, reply, handoff;
+static int read_fd = -1;	/* "read": the file the handler reads for fd 1000 */
+static long read_size;		/* its size: reads go round it */
+#define FAKE_FD 1000
+#define READ_LEN 4096
 
 /* The shared block of the "patched" model: the 16 registers, then rflags (as sh->regs would hold them). */
 uint64_t tramp_regs[17];
@@ -85,6 +96,15 @@ static void on_sigsys(int sig, siginfo_t *si, void *ucv)
 	ucontext_t *uc = ucv;
 
 	(void)sig, (void)si;
+	if (read_fd >= 0) {
+		greg_t *g = uc->uc_mcontext.gregs;
+		static long at;
+		long r = pread(read_fd, (void *)g[REG_RSI], (size_t)g[REG_RDX], at);
+		if (r > 0)
+			at = (at + r) % (read_size - READ_LEN);
+		g[REG_RAX] = r < 0 ? -errno : r;
+		return;
+	}
 	if (handoff) {
 		__atomic_store_n(&request, 1, __ATOMIC_SEQ_CST);
 		while (!__atomic_load_n(&reply, __ATOMIC_ACQUIRE))
@@ -137,11 +157,46 @@ int main(int argc, char **argv)
 		BPF_STMT(RET_K, SECCOMP_RET_TRAP_),
 		BPF_STMT(RET_K, SECCOMP_RET_ALLOW_),
 	};
+	/* "read": read(FAKE_FD) traps; every other call, the handler's pread among them, runs */
+	struct sock_filter rf[] = {
+		BPF_STMT(LD_NR, 0),
+		BPF_JUMP(JEQ_K, SYS_read, 0, 3),
+		BPF_STMT(LD_NR, 16),	/* the low half of args[0] */
+		BPF_JUMP(JEQ_K, FAKE_FD, 0, 1),
+		BPF_STMT(RET_K, SECCOMP_RET_TRAP_),
+		BPF_STMT(RET_K, SECCOMP_RET_ALLOW_),
+	};
 	struct sock_fprog prog = { sizeof(f) / sizeof(f[0]), f };
 	stack_t ss = { .ss_sp = altstack, .ss_size = sizeof(altstack) };
 	struct sigaction sa = { .sa_sigaction = on_sigsys, .sa_flags = SA_SIGINFO | SA_ONSTACK };
 
 	int patched = argc > 2 && !strcmp(argv[2], "patched");
+	int reads = argc > 3 && !strcmp(argv[2], "read"), native_reads = argc > 3 && !strcmp(argv[2], "native-read");
+	static char buf[READ_LEN];
+
+	if (reads || native_reads) {
+		read_fd = open(argv[3], O_RDONLY | O_CLOEXEC);
+		read_size = read_fd < 0 ? 0 : lseek(read_fd, 0, SEEK_END);
+		if (read_size < 2 * READ_LEN) {
+			fprintf(stderr, "trapfloor: %s: not a file of 8 KiB or more\n", argv[3]);
+			return 1;
+		}
+	}
+	if (native_reads) {
+		long at = 0;
+		double t0 = now_ns();
+		for (long i = 0; i < n; i++) {
+			if (pread(read_fd, buf, READ_LEN, at) != READ_LEN)
+				return 1;
+			at = (at + READ_LEN) % (read_size - READ_LEN);
+		}
+		printf("trapfloor %ld %.1f\n", n, (now_ns() - t0) / n);
+		return 0;
+	}
+	if (reads) {
+		prog.filter = rf;
+		prog.len = sizeof(rf) / sizeof(rf[0]);
+	}
 
 	handoff = argc > 2 && !strcmp(argv[2], "handoff");
 	if (handoff || patched) {
@@ -166,6 +221,16 @@ int main(int argc, char **argv)
 	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER_, &prog)) {
 		perror("trapfloor: seccomp");
 		return 1;
+	}
+	if (reads) {
+		for (int i = 0; i < 100; i++)	/* warm up */
+			syscall(SYS_read, FAKE_FD, buf, READ_LEN);
+		double t0 = now_ns();
+		for (long i = 0; i < n; i++)
+			if (syscall(SYS_read, FAKE_FD, buf, READ_LEN) != READ_LEN)
+				return 1;
+		printf("trapfloor %ld %.1f\n", n, (now_ns() - t0) / n);
+		return 0;
 	}
 	for (int i = 0; i < 100; i++)	/* warm up */
 		syscall(SYS_getppid);
