@@ -516,12 +516,17 @@ static long ptrace_as_cmpxchg32(struct addr_space *as, uint64_t uaddr, uint32_t 
 }
 
 /*
- * NT_X86_XSTATE is the XSAVE layout with the fx_sw_bytes filled in; a
- * signal frame adds FP_XSTATE_MAGIC2 after it.
+ * The FPU state as a signal frame holds it. NT_X86_XSTATE is the XSAVE
+ * layout, but its software-reserved bytes are gdb's (the XCR0 mask in the
+ * first word, USER_XSTATE_XCR0_WORD), not the frame's fx_sw_bytes: those
+ * are written here as save_sw_bytes() does, and FP_XSTATE_MAGIC2 after
+ * the state. The kernel takes only a length that is a multiple of the
+ * regset's 8-byte unit (ptrace_regset(): EINVAL otherwise), so the room
+ * left for the magic is rounded down to one.
  */
 static long ptrace_fpu_get(struct platform_ctx *ctx, void *buf, size_t len)
 {
-	struct iovec iov = { buf, len - 4 };
+	struct iovec iov = { buf, (len - 4) & ~(size_t)7 };
 
 	if (len < K_FXSAVE_SIZE + 4)
 		return -ENOSPC;
@@ -530,7 +535,16 @@ static long ptrace_fpu_get(struct platform_ctx *ctx, void *buf, size_t len)
 			return neg_errno();
 		return K_FXSAVE_SIZE;
 	}
+	if (iov.iov_len < K_FXSAVE_SIZE + 64)
+		return K_FXSAVE_SIZE;	/* no XSAVE header: the FXSAVE image alone */
+	struct k_fpx_sw_bytes sw = {
+		.magic1 = K_FP_XSTATE_MAGIC1,
+		.extended_size = (uint32_t)iov.iov_len + 4,
+		.xstate_size = (uint32_t)iov.iov_len,
+	};
 	uint32_t magic2 = K_FP_XSTATE_MAGIC2;
+	memcpy(&sw.xfeatures, (char *)buf + K_FPX_SW_BYTES_OFFSET, sizeof(sw.xfeatures));
+	memcpy((char *)buf + K_FPX_SW_BYTES_OFFSET, &sw, sizeof(sw));
 	memcpy((char *)buf + iov.iov_len, &magic2, 4);
 	return (long)k_fpstate_size(buf, iov.iov_len + 4);
 }
