@@ -12,6 +12,7 @@
  */
 #include <elf.h>
 #include <fcntl.h>
+#include <linux/kcmp.h>
 #include <signal.h>
 #include <string.h>
 #include <sched.h>
@@ -47,6 +48,7 @@ struct ptrace_as {
 struct ptrace_ctx {
 	struct platform_ctx ctx;
 	int pending_sig;		/* async signal seen while running a gadget syscall */
+	long held_fd;			/* stub fd as_put_fd kept for the next as_get_fd; -1: none (see there) */
 };
 
 static struct ptrace_as *to_pas(struct addr_space *as)
@@ -89,6 +91,7 @@ static long wait_stop(pid_t pid)
 }
 
 static long gadget_syscall(struct ptrace_ctx *pc, uint64_t gadget, long nr, const long args[6]);
+static long drop_held_fd(struct ptrace_ctx *pc);
 
 /* Does the exec'd stub pid have the len bytes of a gadget at addr (the image pvx built is the one running)? */
 static bool stub_has_gadget(pid_t pid, uint64_t addr, const char *bytes, size_t len, const char *name)
@@ -115,6 +118,7 @@ static struct ptrace_as *pas_new(struct ptrace_ctx **first)
 	}
 	pas->as.ops = &platform_ptrace;
 	(*first)->ctx.first = true;
+	(*first)->held_fd = -1;
 	return pas;
 }
 
@@ -195,6 +199,9 @@ static long ptrace_as_fork(struct addr_space *parent, struct addr_space **out)
 
 	if (!c)
 		return -ESRCH;
+	long r = drop_held_fd(to_pctx(c));	/* the child's fd table is a copy: it would hold it too */
+	if (r < 0)
+		return r;
 	struct ptrace_ctx *first;
 	struct ptrace_as *pas = pas_new(&first);
 	if (!pas)
@@ -320,6 +327,7 @@ static long ptrace_ctx_new(struct platform_ctx *parent, struct platform_ctx **ou
 
 	if (!pc)
 		return -ENOMEM;
+	pc->held_fd = -1;
 	long tid = gadget_syscall(to_pctx(parent), STUB_CLONE_GADGET, SYS_clone, a);
 	if (tid <= 0) {
 		free(pc);
@@ -378,6 +386,8 @@ static void ptrace_ctx_release(struct platform_ctx *ctx)
 
 	if (ctx->first)
 		return;
+	if (drop_held_fd(to_pctx(ctx)) < 0)
+		pr_debug("ptrace: stub thread %d kept an fd", ctx->tid);
 	if (gadget_syscall(to_pctx(ctx), STUB_SYSCALL_GADGET, SYS_exit, a) != -ESRCH)
 		pr_debug("ptrace: stub thread %d did not exit", ctx->tid);
 	while (waitpid(ctx->tid, &st, __WALL) < 0 && errno == EINTR)
@@ -386,27 +396,64 @@ static void ptrace_ctx_release(struct platform_ctx *ctx)
 	free(ctx);
 }
 
+/*
+ * The fds of the stub for host fds (mm_map_vma: get, mmap, put) cost a
+ * gadget syscall each way. as_put_fd keeps the last one (held_fd of the
+ * calling thread's context) and as_get_fd reuses it while kcmp(2) says the
+ * host fd is the same open file description -- an image's segments are
+ * one file -- so an exec maps its file with one pidfd_getfd and one close,
+ * not one of each per segment. The held fd is closed before this context
+ * runs guest code again (ptrace_run), before a fork (the child would get
+ * it) and when the thread goes: the stub holds no file past the call that
+ * mapped it, so a file the guest unmapped and closed is released as on
+ * Linux (flock(2) locks of its description, inotify's close events). A
+ * context's held fd is only touched by its owner, so threads never race.
+ */
+static long drop_held_fd(struct ptrace_ctx *pc)
+{
+	const long a[6] = { pc->held_fd };
+
+	if (pc->held_fd < 0)
+		return 0;
+	pc->held_fd = -1;
+	long r = gadget_syscall(pc, STUB_SYSCALL_GADGET, SYS_close, a);
+	return r == -ESRCH ? r : 0;	/* a close that failed still frees the number */
+}
+
 static long ptrace_as_get_fd(struct addr_space *as, int host_fd)
 {
 	struct ptrace_as *pas = to_pas(as);
+	struct platform_ctx *c = ctx_self(as);
 
+	if (!c)
+		return -ESRCH;
+	struct ptrace_ctx *pc = to_pctx(c);
+	if (pc->held_fd >= 0 && syscall(SYS_kcmp, sentry_pid(), as->pid, KCMP_FILE, host_fd, pc->held_fd) == 0)
+		return pc->held_fd;
 	if (pas->sentry_pidfd < 0) {
-		long a[6] = { getpid(), 0 };
-		long fd = ptrace_as_syscall(as, SYS_pidfd_open, a);
+		long a[6] = { sentry_pid(), 0 };
+		long fd = gadget_syscall(pc, STUB_SYSCALL_GADGET, SYS_pidfd_open, a);
 		if (fd < 0)
 			return fd;
 		pas->sentry_pidfd = fd;
 	}
 	long a[6] = { pas->sentry_pidfd, host_fd, 0 };
-	return ptrace_as_syscall(as, SYS_pidfd_getfd, a);
+	return gadget_syscall(pc, STUB_SYSCALL_GADGET, SYS_pidfd_getfd, a);
 }
 
 static void ptrace_as_put_fd(struct addr_space *as, long as_fd)
 {
-	long a[6] = { as_fd };
+	struct platform_ctx *c = ctx_self(as);
 
-	if (ptrace_as_syscall(as, SYS_close, a) < 0)
-		pr_debug("close of fd %ld in stub failed", as_fd);
+	if (!c)
+		return;
+	struct ptrace_ctx *pc = to_pctx(c);
+	if (as_fd == pc->held_fd)
+		return;
+	long old = pc->held_fd;
+	if (drop_held_fd(pc) < 0)
+		pr_debug("close of fd %ld in stub %d failed", old, as->pid);
+	pc->held_fd = as_fd;
 }
 
 /*
@@ -448,6 +495,8 @@ static long ptrace_run(struct platform_ctx *ctx, struct pvx_regs *regs, struct p
 		regs->ss = pas->tmpl.ss;
 		regs->eflags = pas->tmpl.eflags;
 	}
+	if ((sig = drop_held_fd(pc)) < 0)
+		return sig;
 	if (ptrace(PTRACE_SETREGS, tid, 0, regs) < 0)
 		return neg_errno();
 	if (ptrace(PTRACE_SYSEMU, tid, 0, 0) < 0)
