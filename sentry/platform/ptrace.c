@@ -249,7 +249,11 @@ free:
 /*
  * See platform.h. The caller traces the stub's main thread, its first
  * context and only one; the threads of guest threads gone were made to
- * exit and reaped (ptrace_ctx_release), and nothing else makes one.
+ * exit and reaped (ptrace_ctx_release), and nothing else makes one. The
+ * /proc scan for a stray thread (one ptrace_ctx_release could not make
+ * exit) is the question's; the wipe that follows it (exec_mm_reuse) does
+ * not scan again: only a context of this stub makes a thread, and the
+ * caller's is the only one.
  */
 static long ptrace_as_exec(struct addr_space *as, bool wipe)
 {
@@ -258,10 +262,9 @@ static long ptrace_as_exec(struct addr_space *as, bool wipe)
 
 	if (!c || !c->first || c->tid != as->pid || as->ctxs != c || c->next)
 		return -EBUSY;
-	long r = stub_threads_only(as->pid, &as->pid, 1);
-	if (r < 0 || !wipe)
-		return r < 0 ? -EBUSY : 0;
-	r = gadget_syscall(to_pctx(c), STUB_SYSCALL_GADGET, SYS_munmap, unmap);
+	if (!wipe)
+		return stub_threads_only(as->pid, &as->pid, 1) < 0 ? -EBUSY : 0;
+	long r = gadget_syscall(to_pctx(c), STUB_SYSCALL_GADGET, SYS_munmap, unmap);
 	return r == -EBUSY ? -EIO : r;
 }
 
