@@ -96,7 +96,7 @@ static long drop_held_fd(struct ptrace_ctx *pc);
 /* Does the exec'd stub pid have the len bytes of a gadget at addr (the image pvx built is the one running)? */
 static bool stub_has_gadget(pid_t pid, uint64_t addr, const char *bytes, size_t len, const char *name)
 {
-	char got[8];
+	char got[16];
 	struct iovec l = { got, len }, r = { (void *)addr, len };
 
 	if (len <= sizeof(got) && process_vm_readv(pid, &l, 1, &r, 1, 0) == (ssize_t)len && !memcmp(got, bytes, len))
@@ -163,7 +163,9 @@ static long ptrace_as_new(struct addr_space **out)
 	const size_t sys_len = sizeof(STUB_SYSCALL_GADGET_BYTES) - 1, clone_len = sizeof(STUB_CLONE_GADGET_BYTES) - 1;
 	if (!stub_has_gadget(pid, STUB_SYSCALL_GADGET, STUB_SYSCALL_GADGET_BYTES, sys_len, "syscall") ||
 	    !stub_has_gadget(pid, STUB_FORK_GADGET, STUB_CLONE_GADGET_BYTES, clone_len, "fork") ||
-	    !stub_has_gadget(pid, STUB_CLONE_GADGET, STUB_CLONE_GADGET_BYTES, clone_len, "clone"))
+	    !stub_has_gadget(pid, STUB_CLONE_GADGET, STUB_CLONE_GADGET_BYTES, clone_len, "clone") ||
+	    !stub_has_gadget(pid, STUB_TWO_SYSCALLS, STUB_TWO_SYSCALLS_BYTES, sizeof(STUB_TWO_SYSCALLS_BYTES) - 1,
+			     "two-syscall"))
 		goto fail;
 	pas->as.vdso = stub_vdso(pid);	/* exec'd: its auxv is the stub's */
 	/* No core of guest memory (see stub_nodump); the stub never runs its own code to do it. */
@@ -268,23 +270,15 @@ static long ptrace_as_exec(struct addr_space *as, bool wipe)
 	return r == -EBUSY ? -EIO : r;
 }
 
-/* Run nr(args) in the stub thread of ctx at gadget; it stops at an int3 after it. */
-static long gadget_syscall(struct ptrace_ctx *pc, uint64_t gadget, long nr, const long args[6])
+/*
+ * Run the stub thread of ctx from r (rip at gadget) until the int3 that
+ * ends the gadget's len bytes; r gets the registers it stopped with.
+ */
+static long gadget_run(struct ptrace_ctx *pc, struct user_regs_struct *r, uint64_t gadget, size_t len)
 {
-	struct ptrace_as *pas = to_pas(pc->ctx.as);
 	pid_t tid = pc->ctx.tid;
-	struct user_regs_struct r = pas->tmpl;
 
-	r.rip = gadget;
-	r.rax = (uint64_t)nr;
-	r.orig_rax = (uint64_t)-1;
-	r.rdi = (uint64_t)args[0];
-	r.rsi = (uint64_t)args[1];
-	r.rdx = (uint64_t)args[2];
-	r.r10 = (uint64_t)args[3];
-	r.r8 = (uint64_t)args[4];
-	r.r9 = (uint64_t)args[5];
-	if (ptrace(PTRACE_SETREGS, tid, 0, &r) < 0)
+	if (ptrace(PTRACE_SETREGS, tid, 0, r) < 0)
 		return neg_errno();
 	for (;;) {
 		if (ptrace(PTRACE_CONT, tid, 0, 0) < 0)
@@ -298,13 +292,39 @@ static long gadget_syscall(struct ptrace_ctx *pc, uint64_t gadget, long nr, cons
 		if (sig)
 			pc->pending_sig = (int)sig;
 	}
-	if (ptrace(PTRACE_GETREGS, tid, 0, &r) < 0)
+	if (ptrace(PTRACE_GETREGS, tid, 0, r) < 0)
 		return neg_errno();
-	if (r.rip < gadget || r.rip > gadget + 8) {
-		pr_err("stub gadget stopped at %#llx", r.rip);
+	if (r->rip < gadget || r->rip > gadget + len) {
+		pr_err("stub gadget stopped at %#llx", r->rip);
 		return -EFAULT;
 	}
-	return (long)r.rax;
+	return 0;
+}
+
+/* Registers for nr(args) at gadget, from the stub's template. */
+static void gadget_regs(struct ptrace_as *pas, struct user_regs_struct *r, uint64_t gadget, long nr,
+			const long args[6])
+{
+	*r = pas->tmpl;
+	r->rip = gadget;
+	r->rax = (uint64_t)nr;
+	r->orig_rax = (uint64_t)-1;
+	r->rdi = (uint64_t)args[0];
+	r->rsi = (uint64_t)args[1];
+	r->rdx = (uint64_t)args[2];
+	r->r10 = (uint64_t)args[3];
+	r->r8 = (uint64_t)args[4];
+	r->r9 = (uint64_t)args[5];
+}
+
+/* Run nr(args) in the stub thread of ctx at gadget; it stops at an int3 after it. */
+static long gadget_syscall(struct ptrace_ctx *pc, uint64_t gadget, long nr, const long args[6])
+{
+	struct user_regs_struct r;
+
+	gadget_regs(to_pas(pc->ctx.as), &r, gadget, nr, args);
+	long e = gadget_run(pc, &r, gadget, 8);
+	return e < 0 ? e : (long)r.rax;
 }
 
 static long ptrace_as_syscall(struct addr_space *as, long nr, const long args[6])
@@ -370,10 +390,17 @@ static long ptrace_ctx_start(struct platform_ctx *ctx)
 	 * parent, nor by its alarm.
 	 */
 	if (ctx->first) {
-		const long a[6] = { PR_SET_PDEATHSIG, 0 }, none[6] = { 0 };
+		const long a[6] = { PR_SET_PDEATHSIG, 0 };
+		struct user_regs_struct r;
 		ctx->as->creator = pthread_self();
-		long r = gadget_syscall(to_pctx(ctx), STUB_SYSCALL_GADGET, SYS_prctl, a);
-		return r < 0 ? r : gadget_syscall(to_pctx(ctx), STUB_SYSCALL_GADGET, SYS_alarm, none) < 0 ? -EIO : 0;
+		/* prctl(PR_SET_PDEATHSIG, 0), then alarm(0): one stop at the two-syscall gadget */
+		gadget_regs(to_pas(ctx->as), &r, STUB_TWO_SYSCALLS, SYS_prctl, a);
+		r.r12 = SYS_alarm;
+		r.r13 = 0;
+		long e = gadget_run(to_pctx(ctx), &r, STUB_TWO_SYSCALLS, sizeof(STUB_TWO_SYSCALLS_BYTES) - 1);
+		if (e < 0)
+			return e;
+		return (long)r.rbx < 0 ? (long)r.rbx : (long)r.rax < 0 ? -EIO : 0;
 	}
 	return 0;
 }
