@@ -173,6 +173,22 @@ stub_fork_gadget:
 	jmp 2b
 
 /*
+ * ptrace: two syscalls for one stop of the tracer, which sets the first's
+ * number and arguments as for the syscall gadget and the second's number
+ * in r12 and first argument in r13 (its other arguments are the first's:
+ * syscall keeps them). Used on a forked child just seized, to clear its
+ * parent-death signal and its alarm (ptrace.c).
+ */
+	.org STUB_OFF_TWO_SYSCALLS, 0xcc
+stub_two_syscalls:
+	syscall
+	mov %rax, %rbx
+	mov %r12, %rax
+	mov %r13, %rdi
+	syscall
+	int3
+
+/*
  * seccomp, K: fork the whole stub when fork_seq changed (the sentry's order).
  * The parent reports like a clone (1 byte, or 1 + errno). The child is a
  * process of one thread, K, with the parent's memory copy-on-write, without

@@ -433,23 +433,84 @@ static void free_strv(char **v)
 	free(v);
 }
 
+/*
+ * A copy of guest memory from base to the end of its page: the pointers
+ * of argv/envp sit side by side, and so do their strings (on the stack, or
+ * in a shell's heap), so one read serves many of them instead of one read
+ * each (get_strv keeps one window for each). Like each read it replaces,
+ * it never crosses a page: a fault is the fault of the address asked for.
+ */
+struct guest_window {
+	uint64_t base;
+	size_t len;
+	char buf[PAGE_SIZE];
+};
+
+/* The copy of guest address addr onwards (*avail bytes of it), read now unless w already holds it; NULL: -EFAULT. */
+static const char *window_at(struct task *t, struct guest_window *w, uint64_t addr, size_t *avail, long *err)
+{
+	if (addr < w->base || addr >= w->base + w->len) {
+		size_t chunk = PAGE_SIZE - (addr & ~PAGE_MASK);
+		if ((*err = copy_from_guest(t->mm, w->buf, addr, chunk)))
+			return NULL;
+		w->base = addr;
+		w->len = chunk;
+	}
+	*avail = w->base + w->len - addr;
+	return w->buf + (addr - w->base);
+}
+
+/* One pointer of the array (8 bytes; ones that cross a page are read alone). */
+static long window_ptr(struct task *t, struct guest_window *w, uint64_t addr, uint64_t *p)
+{
+	size_t avail;
+	long err;
+	const char *c = window_at(t, w, addr, &avail, &err);
+
+	if (!c)
+		return err;
+	if (avail < sizeof(*p))
+		return copy_from_guest(t->mm, p, addr, sizeof(*p));
+	memcpy(p, c, sizeof(*p));
+	return 0;
+}
+
+/* strncpy_from_guest() of a string the window ends inside, else the call itself. */
+static long window_str(struct task *t, struct guest_window *w, char *dst, uint64_t src, size_t max)
+{
+	size_t avail;
+	long err;
+	const char *c = window_at(t, w, src, &avail, &err);
+
+	if (!c)
+		return err;
+	const char *nul = memchr(c, 0, MIN(avail, max));
+	if (!nul)
+		return strncpy_from_guest(t->mm, dst, src, max);
+	memcpy(dst, c, (size_t)(nul - c) + 1);
+	return nul - c;
+}
+
 /* Copy a NULL-terminated guest array of strings (argv/envp). */
 static long get_strv(struct task *t, uint64_t uarr, char ***out, size_t *budget)
 {
 	size_t n = 0, cap = 16;
 	char **v = calloc(cap, sizeof(*v));
 	char buf[PVX_PATH_MAX * 4];
+	cleanup_free struct guest_window *w = calloc(2, sizeof(*w));	/* pointers, strings */
 
-	if (!v)
+	if (!v || !w) {
+		free(v);
 		return -ENOMEM;
+	}
 	for (; uarr; n++) {
 		uint64_t p;
-		long r = copy_from_guest(t->mm, &p, uarr + n * 8, sizeof(p));
+		long r = window_ptr(t, &w[0], uarr + n * 8, &p);
 		if (r)
 			goto fail_r;
 		if (!p)
 			break;
-		r = strncpy_from_guest(t->mm, buf, p, sizeof(buf));
+		r = window_str(t, &w[1], buf, p, sizeof(buf));
 		if (r < 0 || (size_t)r + 1 > *budget) {
 			r = r < 0 && r != -ENAMETOOLONG ? r : -E2BIG;
 			goto fail_r;

@@ -198,3 +198,11 @@ except sqlite3.OperationalError as e: print("second connection:", e)
 c.rollback(); os.unlink("t.db")'
 	grep -qx "second connection: database is locked" "$sandbox_out"
 }
+
+@test "io: a mapping holds its file's open file description (OFD lock) while it lasts, and not after munmap and close" {
+	chmod 777 .
+	PVX_OPTS=(--rw)
+	compare_flavours 0 mmap_ofd
+	has 'closed, still mapped twice: second description'"'"'s lock: Resource temporarily unavailable' \
+		'no mapping left: granted' 'third description'"'"'s lock: granted' 'mapped, unmapped, closed: next lock: granted'
+}

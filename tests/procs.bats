@@ -130,6 +130,15 @@ proc() { compare_flavours "$@"; }
 	grep -qx 'after exec: TERM still blocked: yes, TERM still pending: yes, alt stack disabled: yes' "$sandbox_out"
 }
 
+@test "procs: execve's argv/envp arrays and strings across pages, and EFAULT where they run into an unmapped one" {
+	proc 0 proc_exec pages
+	has 'argv[2]=<across-pages>' 'env <PVXT_PAGES=env string>' 'child exit 0' \
+		'execve(argv whose NULL is on an unmapped page) = -1 EFAULT' \
+		'execve(argv with a pointer half on an unmapped page) = -1 EFAULT' \
+		'execve(argv string running into an unmapped page) = -1 EFAULT' \
+		'execve(envp string running into an unmapped page) = -1 EFAULT'
+}
+
 @test "procs: execve errors: ENOENT, EACCES, ENOEXEC, bad #! interpreter, EFAULT, ENAMETOOLONG, ENOTDIR" {
 	printf '\x7fELF garbage that is not an executable\n' >garbage
 	printf 'plain text, no #!\n' >text

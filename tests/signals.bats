@@ -36,6 +36,14 @@ sig() { compare_flavours "$@"; }
 	grep -qx 'handler MXCSR is the default 0x1f80: yes' "$sandbox_out"
 }
 
+@test "signals: the upper halves of ymm registers survive a handler that clobbers them (XSAVE state in the frame)" {
+	sig 0 sig_regs avx
+	grep -qx 'no AVX' "$sandbox_out" && skip "no AVX on this CPU"
+	grep -qx 'frame holds the XSAVE state: yes' "$sandbox_out"
+	grep -qx "handler starts with ymm0's upper half zero: yes" "$sandbox_out"
+	grep -qx 'ymm0/ymm9 (upper halves too) restored after sigreturn: yes' "$sandbox_out"
+}
+
 @test "signals: read from a pipe interrupted by a child's kill: EINTR without SA_RESTART, data with it" {
 	sig 0 sig_restart read
 	grep -qx 'read: returned -1 EINTR, handler ran 1 time(s)' "$sandbox_out"

@@ -37,6 +37,13 @@ _Static_assert(STUB_BASE_ADDR == PVX_STUB_BASE, "stub_layout.h and guest_layout.
 
 /* "syscall; test rax; jz; int3; ..." (ptrace): a fork whose child waits for its tracer (sites.S). */
 #define STUB_FORK_GADGET ((uint64_t)STUB_TEXT_ADDR + STUB_OFF_FORK_GADGET)
+/*
+ * "syscall; mov rax,rbx; mov r12,rax; mov r13,rdi; syscall; int3" (ptrace):
+ * two syscalls in one stop, the second's number in r12 and first argument
+ * in r13, the first's result left in rbx (a forked child's clean-up).
+ */
+#define STUB_TWO_SYSCALLS ((uint64_t)STUB_TEXT_ADDR + STUB_OFF_TWO_SYSCALLS)
+#define STUB_TWO_SYSCALLS_BYTES "\x0f\x05\x48\x89\xc3\x4c\x89\xe0\x4c\x89\xef\x0f\x05\xcc"
 
 /* "lock cmpxchg %ecx,(%rdi); int3" (every platform): the sentry's atomic on a guest word (platform.c). */
 #define STUB_CMPXCHG_GADGET ((uint64_t)STUB_TEXT_ADDR + STUB_OFF_CMPXCHG_GADGET)

@@ -30,6 +30,7 @@
 #define STUB_OFF_SITE_SECCOMP 0x1a0	/* a new thread: the filter that denies it K's sites */
 #define STUB_OFF_FORK_GADGET 0x200	/* ptrace: a fork of the stub; the child waits in pause() */
 #define STUB_FORK_SEIZE_S 60		/* ... and exits (SIGALRM) unless its tracer has it by then */
+#define STUB_OFF_TWO_SYSCALLS 0x230	/* ptrace: syscall; second syscall (r12, r13); int3 */
 #define STUB_OFF_K_FORK 0x240		/* seccomp, K: a fork of the whole stub on the sentry's order */
 #define STUB_OFF_SITE_FORK 0x280	/* K: its clone(CLONE_PARENT | SIGCHLD) */
 #define STUB_OFF_KSC 0x2c0		/* stub_ksc(): the forked K's setup, before any other thread exists */

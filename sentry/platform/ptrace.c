@@ -12,6 +12,7 @@
  */
 #include <elf.h>
 #include <fcntl.h>
+#include <linux/kcmp.h>
 #include <signal.h>
 #include <string.h>
 #include <sched.h>
@@ -47,6 +48,7 @@ struct ptrace_as {
 struct ptrace_ctx {
 	struct platform_ctx ctx;
 	int pending_sig;		/* async signal seen while running a gadget syscall */
+	long held_fd;			/* stub fd as_put_fd kept for the next as_get_fd; -1: none (see there) */
 };
 
 static struct ptrace_as *to_pas(struct addr_space *as)
@@ -89,11 +91,12 @@ static long wait_stop(pid_t pid)
 }
 
 static long gadget_syscall(struct ptrace_ctx *pc, uint64_t gadget, long nr, const long args[6]);
+static long drop_held_fd(struct ptrace_ctx *pc);
 
 /* Does the exec'd stub pid have the len bytes of a gadget at addr (the image pvx built is the one running)? */
 static bool stub_has_gadget(pid_t pid, uint64_t addr, const char *bytes, size_t len, const char *name)
 {
-	char got[8];
+	char got[16];
 	struct iovec l = { got, len }, r = { (void *)addr, len };
 
 	if (len <= sizeof(got) && process_vm_readv(pid, &l, 1, &r, 1, 0) == (ssize_t)len && !memcmp(got, bytes, len))
@@ -115,6 +118,7 @@ static struct ptrace_as *pas_new(struct ptrace_ctx **first)
 	}
 	pas->as.ops = &platform_ptrace;
 	(*first)->ctx.first = true;
+	(*first)->held_fd = -1;
 	return pas;
 }
 
@@ -159,7 +163,9 @@ static long ptrace_as_new(struct addr_space **out)
 	const size_t sys_len = sizeof(STUB_SYSCALL_GADGET_BYTES) - 1, clone_len = sizeof(STUB_CLONE_GADGET_BYTES) - 1;
 	if (!stub_has_gadget(pid, STUB_SYSCALL_GADGET, STUB_SYSCALL_GADGET_BYTES, sys_len, "syscall") ||
 	    !stub_has_gadget(pid, STUB_FORK_GADGET, STUB_CLONE_GADGET_BYTES, clone_len, "fork") ||
-	    !stub_has_gadget(pid, STUB_CLONE_GADGET, STUB_CLONE_GADGET_BYTES, clone_len, "clone"))
+	    !stub_has_gadget(pid, STUB_CLONE_GADGET, STUB_CLONE_GADGET_BYTES, clone_len, "clone") ||
+	    !stub_has_gadget(pid, STUB_TWO_SYSCALLS, STUB_TWO_SYSCALLS_BYTES, sizeof(STUB_TWO_SYSCALLS_BYTES) - 1,
+			     "two-syscall"))
 		goto fail;
 	pas->as.vdso = stub_vdso(pid);	/* exec'd: its auxv is the stub's */
 	/* No core of guest memory (see stub_nodump); the stub never runs its own code to do it. */
@@ -195,6 +201,9 @@ static long ptrace_as_fork(struct addr_space *parent, struct addr_space **out)
 
 	if (!c)
 		return -ESRCH;
+	long r = drop_held_fd(to_pctx(c));	/* the child's fd table is a copy: it would hold it too */
+	if (r < 0)
+		return r;
 	struct ptrace_ctx *first;
 	struct ptrace_as *pas = pas_new(&first);
 	if (!pas)
@@ -242,7 +251,11 @@ free:
 /*
  * See platform.h. The caller traces the stub's main thread, its first
  * context and only one; the threads of guest threads gone were made to
- * exit and reaped (ptrace_ctx_release), and nothing else makes one.
+ * exit and reaped (ptrace_ctx_release), and nothing else makes one. The
+ * /proc scan for a stray thread (one ptrace_ctx_release could not make
+ * exit) is the question's; the wipe that follows it (exec_mm_reuse) does
+ * not scan again: only a context of this stub makes a thread, and the
+ * caller's is the only one.
  */
 static long ptrace_as_exec(struct addr_space *as, bool wipe)
 {
@@ -251,30 +264,21 @@ static long ptrace_as_exec(struct addr_space *as, bool wipe)
 
 	if (!c || !c->first || c->tid != as->pid || as->ctxs != c || c->next)
 		return -EBUSY;
-	long r = stub_threads_only(as->pid, &as->pid, 1);
-	if (r < 0 || !wipe)
-		return r < 0 ? -EBUSY : 0;
-	r = gadget_syscall(to_pctx(c), STUB_SYSCALL_GADGET, SYS_munmap, unmap);
+	if (!wipe)
+		return stub_threads_only(as->pid, &as->pid, 1) < 0 ? -EBUSY : 0;
+	long r = gadget_syscall(to_pctx(c), STUB_SYSCALL_GADGET, SYS_munmap, unmap);
 	return r == -EBUSY ? -EIO : r;
 }
 
-/* Run nr(args) in the stub thread of ctx at gadget; it stops at an int3 after it. */
-static long gadget_syscall(struct ptrace_ctx *pc, uint64_t gadget, long nr, const long args[6])
+/*
+ * Run the stub thread of ctx from r (rip at gadget) until the int3 that
+ * ends the gadget's len bytes; r gets the registers it stopped with.
+ */
+static long gadget_run(struct ptrace_ctx *pc, struct user_regs_struct *r, uint64_t gadget, size_t len)
 {
-	struct ptrace_as *pas = to_pas(pc->ctx.as);
 	pid_t tid = pc->ctx.tid;
-	struct user_regs_struct r = pas->tmpl;
 
-	r.rip = gadget;
-	r.rax = (uint64_t)nr;
-	r.orig_rax = (uint64_t)-1;
-	r.rdi = (uint64_t)args[0];
-	r.rsi = (uint64_t)args[1];
-	r.rdx = (uint64_t)args[2];
-	r.r10 = (uint64_t)args[3];
-	r.r8 = (uint64_t)args[4];
-	r.r9 = (uint64_t)args[5];
-	if (ptrace(PTRACE_SETREGS, tid, 0, &r) < 0)
+	if (ptrace(PTRACE_SETREGS, tid, 0, r) < 0)
 		return neg_errno();
 	for (;;) {
 		if (ptrace(PTRACE_CONT, tid, 0, 0) < 0)
@@ -288,13 +292,39 @@ static long gadget_syscall(struct ptrace_ctx *pc, uint64_t gadget, long nr, cons
 		if (sig)
 			pc->pending_sig = (int)sig;
 	}
-	if (ptrace(PTRACE_GETREGS, tid, 0, &r) < 0)
+	if (ptrace(PTRACE_GETREGS, tid, 0, r) < 0)
 		return neg_errno();
-	if (r.rip < gadget || r.rip > gadget + 8) {
-		pr_err("stub gadget stopped at %#llx", r.rip);
+	if (r->rip < gadget || r->rip > gadget + len) {
+		pr_err("stub gadget stopped at %#llx", r->rip);
 		return -EFAULT;
 	}
-	return (long)r.rax;
+	return 0;
+}
+
+/* Registers for nr(args) at gadget, from the stub's template. */
+static void gadget_regs(struct ptrace_as *pas, struct user_regs_struct *r, uint64_t gadget, long nr,
+			const long args[6])
+{
+	*r = pas->tmpl;
+	r->rip = gadget;
+	r->rax = (uint64_t)nr;
+	r->orig_rax = (uint64_t)-1;
+	r->rdi = (uint64_t)args[0];
+	r->rsi = (uint64_t)args[1];
+	r->rdx = (uint64_t)args[2];
+	r->r10 = (uint64_t)args[3];
+	r->r8 = (uint64_t)args[4];
+	r->r9 = (uint64_t)args[5];
+}
+
+/* Run nr(args) in the stub thread of ctx at gadget; it stops at an int3 after it. */
+static long gadget_syscall(struct ptrace_ctx *pc, uint64_t gadget, long nr, const long args[6])
+{
+	struct user_regs_struct r;
+
+	gadget_regs(to_pas(pc->ctx.as), &r, gadget, nr, args);
+	long e = gadget_run(pc, &r, gadget, 8);
+	return e < 0 ? e : (long)r.rax;
 }
 
 static long ptrace_as_syscall(struct addr_space *as, long nr, const long args[6])
@@ -320,6 +350,7 @@ static long ptrace_ctx_new(struct platform_ctx *parent, struct platform_ctx **ou
 
 	if (!pc)
 		return -ENOMEM;
+	pc->held_fd = -1;
 	long tid = gadget_syscall(to_pctx(parent), STUB_CLONE_GADGET, SYS_clone, a);
 	if (tid <= 0) {
 		free(pc);
@@ -359,10 +390,17 @@ static long ptrace_ctx_start(struct platform_ctx *ctx)
 	 * parent, nor by its alarm.
 	 */
 	if (ctx->first) {
-		const long a[6] = { PR_SET_PDEATHSIG, 0 }, none[6] = { 0 };
+		const long a[6] = { PR_SET_PDEATHSIG, 0 };
+		struct user_regs_struct r;
 		ctx->as->creator = pthread_self();
-		long r = gadget_syscall(to_pctx(ctx), STUB_SYSCALL_GADGET, SYS_prctl, a);
-		return r < 0 ? r : gadget_syscall(to_pctx(ctx), STUB_SYSCALL_GADGET, SYS_alarm, none) < 0 ? -EIO : 0;
+		/* prctl(PR_SET_PDEATHSIG, 0), then alarm(0): one stop at the two-syscall gadget */
+		gadget_regs(to_pas(ctx->as), &r, STUB_TWO_SYSCALLS, SYS_prctl, a);
+		r.r12 = SYS_alarm;
+		r.r13 = 0;
+		long e = gadget_run(to_pctx(ctx), &r, STUB_TWO_SYSCALLS, sizeof(STUB_TWO_SYSCALLS_BYTES) - 1);
+		if (e < 0)
+			return e;
+		return (long)r.rbx < 0 ? (long)r.rbx : (long)r.rax < 0 ? -EIO : 0;
 	}
 	return 0;
 }
@@ -378,6 +416,8 @@ static void ptrace_ctx_release(struct platform_ctx *ctx)
 
 	if (ctx->first)
 		return;
+	if (drop_held_fd(to_pctx(ctx)) < 0)
+		pr_debug("ptrace: stub thread %d kept an fd", ctx->tid);
 	if (gadget_syscall(to_pctx(ctx), STUB_SYSCALL_GADGET, SYS_exit, a) != -ESRCH)
 		pr_debug("ptrace: stub thread %d did not exit", ctx->tid);
 	while (waitpid(ctx->tid, &st, __WALL) < 0 && errno == EINTR)
@@ -386,27 +426,64 @@ static void ptrace_ctx_release(struct platform_ctx *ctx)
 	free(ctx);
 }
 
+/*
+ * The fds of the stub for host fds (mm_map_vma: get, mmap, put) cost a
+ * gadget syscall each way. as_put_fd keeps the last one (held_fd of the
+ * calling thread's context) and as_get_fd reuses it while kcmp(2) says the
+ * host fd is the same open file description -- an image's segments are
+ * one file -- so an exec maps its file with one pidfd_getfd and one close,
+ * not one of each per segment. The held fd is closed before this context
+ * runs guest code again (ptrace_run), before a fork (the child would get
+ * it) and when the thread goes: the stub holds no file past the call that
+ * mapped it, so a file the guest unmapped and closed is released as on
+ * Linux (flock(2) locks of its description, inotify's close events). A
+ * context's held fd is only touched by its owner, so threads never race.
+ */
+static long drop_held_fd(struct ptrace_ctx *pc)
+{
+	const long a[6] = { pc->held_fd };
+
+	if (pc->held_fd < 0)
+		return 0;
+	pc->held_fd = -1;
+	long r = gadget_syscall(pc, STUB_SYSCALL_GADGET, SYS_close, a);
+	return r == -ESRCH ? r : 0;	/* a close that failed still frees the number */
+}
+
 static long ptrace_as_get_fd(struct addr_space *as, int host_fd)
 {
 	struct ptrace_as *pas = to_pas(as);
+	struct platform_ctx *c = ctx_self(as);
 
+	if (!c)
+		return -ESRCH;
+	struct ptrace_ctx *pc = to_pctx(c);
+	if (pc->held_fd >= 0 && syscall(SYS_kcmp, sentry_pid(), as->pid, KCMP_FILE, host_fd, pc->held_fd) == 0)
+		return pc->held_fd;
 	if (pas->sentry_pidfd < 0) {
-		long a[6] = { getpid(), 0 };
-		long fd = ptrace_as_syscall(as, SYS_pidfd_open, a);
+		long a[6] = { sentry_pid(), 0 };
+		long fd = gadget_syscall(pc, STUB_SYSCALL_GADGET, SYS_pidfd_open, a);
 		if (fd < 0)
 			return fd;
 		pas->sentry_pidfd = fd;
 	}
 	long a[6] = { pas->sentry_pidfd, host_fd, 0 };
-	return ptrace_as_syscall(as, SYS_pidfd_getfd, a);
+	return gadget_syscall(pc, STUB_SYSCALL_GADGET, SYS_pidfd_getfd, a);
 }
 
 static void ptrace_as_put_fd(struct addr_space *as, long as_fd)
 {
-	long a[6] = { as_fd };
+	struct platform_ctx *c = ctx_self(as);
 
-	if (ptrace_as_syscall(as, SYS_close, a) < 0)
-		pr_debug("close of fd %ld in stub failed", as_fd);
+	if (!c)
+		return;
+	struct ptrace_ctx *pc = to_pctx(c);
+	if (as_fd == pc->held_fd)
+		return;
+	long old = pc->held_fd;
+	if (drop_held_fd(pc) < 0)
+		pr_debug("close of fd %ld in stub %d failed", old, as->pid);
+	pc->held_fd = as_fd;
 }
 
 /*
@@ -448,6 +525,8 @@ static long ptrace_run(struct platform_ctx *ctx, struct pvx_regs *regs, struct p
 		regs->ss = pas->tmpl.ss;
 		regs->eflags = pas->tmpl.eflags;
 	}
+	if ((sig = drop_held_fd(pc)) < 0)
+		return sig;
 	if (ptrace(PTRACE_SETREGS, tid, 0, regs) < 0)
 		return neg_errno();
 	if (ptrace(PTRACE_SYSEMU, tid, 0, 0) < 0)
@@ -516,12 +595,17 @@ static long ptrace_as_cmpxchg32(struct addr_space *as, uint64_t uaddr, uint32_t 
 }
 
 /*
- * NT_X86_XSTATE is the XSAVE layout with the fx_sw_bytes filled in; a
- * signal frame adds FP_XSTATE_MAGIC2 after it.
+ * The FPU state as a signal frame holds it. NT_X86_XSTATE is the XSAVE
+ * layout, but its software-reserved bytes are gdb's (the XCR0 mask in the
+ * first word, USER_XSTATE_XCR0_WORD), not the frame's fx_sw_bytes: those
+ * are written here as save_sw_bytes() does, and FP_XSTATE_MAGIC2 after
+ * the state. The kernel takes only a length that is a multiple of the
+ * regset's 8-byte unit (ptrace_regset(): EINVAL otherwise), so the room
+ * left for the magic is rounded down to one.
  */
 static long ptrace_fpu_get(struct platform_ctx *ctx, void *buf, size_t len)
 {
-	struct iovec iov = { buf, len - 4 };
+	struct iovec iov = { buf, (len - 4) & ~(size_t)7 };
 
 	if (len < K_FXSAVE_SIZE + 4)
 		return -ENOSPC;
@@ -530,7 +614,16 @@ static long ptrace_fpu_get(struct platform_ctx *ctx, void *buf, size_t len)
 			return neg_errno();
 		return K_FXSAVE_SIZE;
 	}
+	if (iov.iov_len < K_FXSAVE_SIZE + 64)
+		return K_FXSAVE_SIZE;	/* no XSAVE header: the FXSAVE image alone */
+	struct k_fpx_sw_bytes sw = {
+		.magic1 = K_FP_XSTATE_MAGIC1,
+		.extended_size = (uint32_t)iov.iov_len + 4,
+		.xstate_size = (uint32_t)iov.iov_len,
+	};
 	uint32_t magic2 = K_FP_XSTATE_MAGIC2;
+	memcpy(&sw.xfeatures, (char *)buf + K_FPX_SW_BYTES_OFFSET, sizeof(sw.xfeatures));
+	memcpy((char *)buf + K_FPX_SW_BYTES_OFFSET, &sw, sizeof(sw));
 	memcpy((char *)buf + iov.iov_len, &magic2, 4);
 	return (long)k_fpstate_size(buf, iov.iov_len + 4);
 }

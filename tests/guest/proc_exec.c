@@ -1,5 +1,5 @@
 /* proc_exec: execve. The guest re-executes itself (argv[0] must be its absolute path).
- * usage: proc_exec args|pid|chain N|sigstate|cloexec FILE|vfork|vfork-shared|spawn|mm
+ * usage: proc_exec args|pid|chain N|sigstate|cloexec FILE|vfork|vfork-shared|spawn|mm|pages
  *        proc_exec errors MISSING DIR NONEXEC GARBAGE BADINTERP
  *        proc_exec script SCRIPT [ARGS...]     (execve of a #! script)
  *        proc_exec show ...                    (prints argv and envp: the exec target) */
@@ -53,6 +53,61 @@ static void show(int argc, char **argv)
 		if (!strncmp(*e, "PVXT", 4) || !strncmp(*e, "EMPTY", 5))
 			say("env <%s>\n", *e), n++;
 	say("env count=%d (PVXT*/EMPTY*)\n", n);
+}
+
+/* pages: argv/envp arrays and strings that cross pages, and that run into an unmapped one. */
+static void put_ptr(char *at, const char *p)
+{
+	memcpy(at, &p, sizeof(p));	/* at may be misaligned */
+}
+
+static int exec_pages(void)
+{
+	const long pg = 4096;
+	char *m = mmap(NULL, 4 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED || munmap(m + 3 * pg, pg))
+		return 90;
+	/* Pages A, B, C mapped, D not. An array misaligned across A/B, a string across B/C. */
+	char *av = m + pg - 12, *ev = m + 64, *s1 = m + 2 * pg - 3, *env1 = m + 256;
+	memcpy(s1, "across-pages", 13);
+	strcpy(env1, "PVXT_PAGES=env string");
+	put_ptr(av, self);
+	put_ptr(av + 8, "show");
+	put_ptr(av + 16, s1);
+	put_ptr(av + 24, NULL);
+	put_ptr(ev, env1);
+	put_ptr(ev + 8, NULL);
+	pid_t c = fork();
+	if (c == 0) {
+		execve(self, (char **)av, (char **)ev);
+		_exit(120);
+	}
+	say("child exit %d\n", wait_child(c));
+	/* Faults in D: the NULL not reached, a misaligned pointer half in D, strings without their NUL. */
+	char *end = m + 3 * pg, *ok_av[] = { self, "show", NULL }, *ok_ev[] = { NULL };
+	const char *what[] = { "argv whose NULL is on an unmapped page", "argv with a pointer half on an unmapped page",
+			       "argv string running into an unmapped page", "envp string running into an unmapped page" };
+	for (int i = 0; i < 4; i++) {
+		char *arr = m + 512, *tail = end - 4;
+		char **a = ok_av, **e = ok_ev;
+		memset(end - 64, 'x', 64);
+		if (i == 0) {
+			put_ptr(arr = end - 8, self);
+			a = (char **)arr;
+		} else if (i == 1) {
+			put_ptr(arr = end - 12, self);
+			a = (char **)arr;
+		} else {
+			put_ptr(arr, i == 2 ? self : tail);
+			put_ptr(arr + 8, i == 2 ? tail : NULL);
+			put_ptr(arr + 16, NULL);
+			*(i == 2 ? &a : &e) = (char **)arr;
+		}
+		errno = 0;
+		int r = execve(self, a, e);
+		say("execve(%s) = %d %s\n", what[i], r, ename(errno));
+	}
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -265,6 +320,8 @@ int main(int argc, char **argv)
 		execl(self, self, "mm", b, (char *)NULL);
 		return 120;
 	}
+	if (!strcmp(mode, "pages"))
+		return exec_pages();
 	if (!strcmp(mode, "errors") && argc > 6) {
 		const char *labels[] = { "missing file", "directory", "not executable", "garbage", "bad #! interpreter" };
 		for (int i = 0; i < 5; i++) {

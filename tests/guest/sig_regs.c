@@ -8,6 +8,9 @@
  *   modify  the handler edits uc_mcontext (r12, rip skip): rt_sigreturn must load the edited frame.
  *   fpu     xmm registers and MXCSR across a handler that clobbers them; the handler starts with the
  *           default MXCSR (Linux gives handlers a fresh FPU state).
+ *   avx     the upper halves of ymm registers across a handler that clobbers them with VEX instructions:
+ *           the frame holds the XSAVE state (FP_XSTATE_MAGIC1 in its software bytes), the handler starts
+ *           with ymm0's upper half zero, and rt_sigreturn restores it. Prints "no AVX" without AVX.
  * Prints relations only, so native and sandbox output agree. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -60,6 +63,10 @@ static void clobber_caller_saved(void)
 }
 
 static int modify_mode;
+static int avx_mode;
+/* avx mode: what the handler saw (ymm0's upper half, the frame's software bytes) */
+uint64_t h_ymm0_hi[2]; /* global: addressed from asm */
+static int h_xstate;
 
 static void handler(int sig, siginfo_t *si, void *ucv)
 {
@@ -77,6 +84,16 @@ static void handler(int sig, siginfo_t *si, void *ucv)
 	if (modify_mode) {
 		uc->uc_mcontext.gregs[REG_R12] = 0x7777;
 		uc->uc_mcontext.gregs[REG_RAX] = 4242; /* the "result" seen after return */
+	}
+	if (avx_mode) {
+		const uint32_t *sw = (const uint32_t *)((const char *)uc->uc_mcontext.fpregs + 464);
+		h_xstate = uc->uc_mcontext.fpregs && sw[0] == 0x46505853U; /* FP_XSTATE_MAGIC1 */
+		__asm__ volatile("vextractf128 $1, %%ymm0, h_ymm0_hi(%%rip)\n\t"
+				 "vpcmpeqd %%ymm0, %%ymm0, %%ymm0\n\t"
+				 "vpcmpeqd %%ymm9, %%ymm9, %%ymm9\n\t"
+				 :
+				 :
+				 : "xmm0", "xmm9", "memory");
 	}
 	clobber_caller_saved();
 	sig_got++;
@@ -297,6 +314,50 @@ static int do_fpu(void)
 	return !(ok && sig_got == 1);
 }
 
+/* AVX usable: CPUID.1:ECX OSXSAVE and AVX, and XCR0 enables the SSE and AVX state. */
+static int have_avx(void)
+{
+	unsigned int a = 1, b, c = 0, d, lo, hi;
+
+	__asm__ volatile("cpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d));
+	if ((c & (3U << 27)) != (3U << 27))
+		return 0;
+	__asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+	return (lo & 6) == 6;
+}
+
+unsigned char yin[64] __attribute__((aligned(32))), yout[64] __attribute__((aligned(32)));
+static int do_avx(void)
+{
+	if (!have_avx()) {
+		say("no AVX\n");
+		return 0;
+	}
+	for (int i = 0; i < 64; i++)
+		yin[i] = (unsigned char)(0x40 + i);
+	install(0);
+	avx_mode = 1;
+	long pid = getpid();
+	__asm__ volatile("vmovdqa yin+0(%%rip), %%ymm0\n\t"
+			 "vmovdqa yin+32(%%rip), %%ymm9\n\t"
+			 "mov %[pid], %%rdi\n\t"
+			 "mov $10, %%esi\n\t"
+			 "mov $62, %%eax\n\t"
+			 "syscall\n\t"
+			 "vmovdqa %%ymm0, yout+0(%%rip)\n\t"
+			 "vmovdqa %%ymm9, yout+32(%%rip)\n\t"
+			 "vzeroupper\n\t"
+			 :
+			 : [pid] "m"(pid)
+			 : "rax", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11", "xmm0", "xmm9", "memory", "cc");
+	say("handler ran: %s\n", yesno(sig_got == 1));
+	say("frame holds the XSAVE state: %s\n", yesno(h_xstate));
+	say("handler starts with ymm0's upper half zero: %s\n", yesno(!h_ymm0_hi[0] && !h_ymm0_hi[1]));
+	int ok = !memcmp(yin, yout, sizeof yin);
+	say("ymm0/ymm9 (upper halves too) restored after sigreturn: %s\n", yesno(ok));
+	return !(ok && sig_got == 1);
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "sync";
@@ -308,6 +369,8 @@ int main(int argc, char **argv)
 		return do_async();
 	if (!strcmp(mode, "fpu"))
 		return do_fpu();
+	if (!strcmp(mode, "avx"))
+		return do_avx();
 	say("unknown mode %s\n", mode);
 	return 2;
 }
