@@ -82,14 +82,16 @@ long guest_cmpxchg32(struct mm *mm, uint64_t uaddr, uint32_t old, uint32_t new, 
  * As much of src as fits before the first guest page that cannot be
  * written. One host call for the whole buffer first: process_vm_writev pins
  * the remote pages in turn and reports how far it got when one fails
- * (mm/process_vm_access.c), so a 64 KiB read costs one call, not sixteen.
+ * (mm/process_vm_access.c), so a 64 KiB read costs one call, not sixteen,
+ * and a 4 KiB read into an unaligned buffer (two pages) one, not two.
  * Then page by page from there, which also grows a stack as a fault would.
+ * A copy within one page goes straight to that loop: it is one call there.
  */
 size_t copy_to_guest_partial(struct mm *mm, uint64_t dst, const void *src, size_t n)
 {
 	size_t done = 0;
 
-	if (n > PAGE_SIZE && mm->as && !bad_range(dst, n)) {
+	if ((dst & ~PAGE_MASK) + n > PAGE_SIZE && mm->as && !bad_range(dst, n)) {
 		struct iovec l = { (void *)src, n }, r = { (void *)dst, n };
 		ssize_t k = process_vm_writev(mm->as->pid, &l, 1, &r, 1, 0);
 		if (k > 0)

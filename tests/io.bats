@@ -152,6 +152,8 @@ io_extra() {
 	grep -qx '20 pages, page 17 read-only, read: 69632, position 69637, data right' "$sandbox_out"
 	grep -qx '20 pages from 3000, page 9 unmapped, readv: 33864, position 33869, data right' "$sandbox_out"
 	grep -qx 'first page read-only, pread: -1 EFAULT, position 5, data -' "$sandbox_out"
+	grep -qx '4 KiB from 3000, second page read-only, read: 1096, position 1101, data right' "$sandbox_out"
+	grep -qx '4 KiB from 3000, second page unmapped, pread: 1096, position 5, data right' "$sandbox_out"
 }
 
 @test "io: each kind of file answers its own calls: /proc text, eventfd, pipe, directory, memfd (issue 12)" {

@@ -664,8 +664,9 @@ static int mode_mincore(void)
  * write: Linux copies up to that page, returns the short count, and the
  * file position moves by what was copied; a buffer whose first page is not
  * writable is EFAULT with the position unchanged. Buffers of one page, of
- * many pages (the sentry copies those in one host call) and with the hole
- * in the middle of a large read.
+ * many pages (the sentry copies those in one host call), of one page's
+ * length across two (one host call too) and with the hole in the middle of
+ * a large read.
  */
 static int mode_short_read(void)
 {
@@ -685,6 +686,8 @@ static int mode_short_read(void)
 		{ "20 pages, page 17 read-only", 0, 20 * PG, 17, 0 },
 		{ "20 pages from 3000, page 9 unmapped", 3000, 19 * PG, 9, 1 },
 		{ "first page read-only", 0, 2 * PG, 0, 0 },
+		{ "4 KiB from 3000, second page read-only", 3000, PG, 1, 0 },
+		{ "4 KiB from 3000, second page unmapped", 3000, PG, 1, 1 },
 	};
 	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
 		for (int how = 0; how < 3; how++) {
