@@ -242,10 +242,42 @@ long get_iov(struct task *t, uint64_t uiov, long cnt, struct iovec **out)
 	return (long)total;
 }
 
+#define IOV_BATCH 64	/* guest ranges moved in one host call by iov_move's fast path */
+
+/*
+ * iov_move's fast path: the guest ranges of the window [pos, pos+len) in
+ * one host call when there are at most IOV_BATCH of them and all of it
+ * moves. False sends the caller range by range, for the exact short count
+ * at a bad page (moving the same bytes again is harmless).
+ */
+static bool iov_move_one_call(struct task *t, const struct iovec *iov, size_t n, size_t pos, char *buf, size_t len,
+			      bool to_guest)
+{
+	struct iovec rv[IOV_BATCH];
+	size_t k = 0, want = 0;
+
+	for (size_t i = 0; i < n && want < len; i++) {
+		if (pos >= iov[i].iov_len) {
+			pos -= iov[i].iov_len;
+			continue;
+		}
+		if (k == IOV_BATCH)
+			return false;
+		size_t c = MIN(iov[i].iov_len - pos, len - want);
+		rv[k++] = (struct iovec){ (char *)iov[i].iov_base + pos, c };
+		want += c;
+		pos = 0;
+	}
+	return want == len && !copy_guest_vec(t->mm, rv, k, buf, len, to_guest);
+}
+
 /* See syscalls.h. */
 size_t iov_move(struct task *t, const struct iovec *iov, size_t n, size_t pos, char *buf, size_t len, bool to_guest)
 {
 	size_t done = 0;
+
+	if (len && iov_move_one_call(t, iov, n, pos, buf, len, to_guest))
+		return len;
 
 	for (size_t i = 0; i < n && done < len; i++) {
 		if (pos >= iov[i].iov_len) {
@@ -267,6 +299,23 @@ size_t iov_move(struct task *t, const struct iovec *iov, size_t n, size_t pos, c
 		pos = 0;
 	}
 	return done;
+}
+
+#define USER_PTR_MAX 0x7fffffffefffUL	/* x86-64's valid_user_address() bound: TASK_SIZE_MAX - 1 */
+
+/*
+ * import_iovec's access_ok on every iovec: one that reaches past user
+ * space makes the whole call EFAULT before any I/O, where one at an
+ * unmapped user address only ends the transfer there (lib/iov_iter.c).
+ */
+static bool iov_access_ok(const struct iovec *iov, size_t cnt)
+{
+	for (size_t i = 0; i < cnt; i++) {
+		uint64_t base = (uint64_t)iov[i].iov_base, end = base + iov[i].iov_len;
+		if (end < base || end > USER_PTR_MAX)
+			return false;
+	}
+	return true;
 }
 
 /*
@@ -371,6 +420,8 @@ static long do_rwv(struct task *t, int fd, uint64_t uiov, long cnt, off_t off, i
 		return -EBADF;
 	if (total < 0)
 		return total;
+	if (!iov_access_ok(iov, (size_t)cnt))
+		return -EFAULT;
 	return io_rw_iov(t, f, write, iov, (size_t)cnt, (size_t)total, off, flags);
 }
 

@@ -147,6 +147,17 @@ io_extra() {
 	grep -qx 'vector at a kernel address: -1 EFAULT' "$sandbox_out"
 }
 
+@test "io: readv/writev of 3 and 100 iovecs; a read-only page among them; iovecs at the stub's pages and past user space" {
+	io_extra iov-many
+	grep -qx 'readv of 100 iovecs reversed: 700, fold baeb7c764e034703, position 721' "$sandbox_out"
+	grep -qx 'readv of 100 iovecs, iovecs 80 on in a read-only page: 560, position 560' "$sandbox_out"
+	grep -qx "readv, third iovec at the stub's shared pages: 8, position 8" "$sandbox_out"
+	grep -qx 'preadv, third iovec at a kernel address: -1 EFAULT' "$sandbox_out"
+	grep -qx "writev, first iovec at the stub's text: -1 EFAULT" "$sandbox_out"
+	grep -qx '  file after: 721 bytes, fold 1f80ea3b12b62d94' "$sandbox_out"
+	grep -qx 'readv 15+15 from it: 21 "wbglqafkpuzetyd" "insxch"' "$sandbox_out"
+}
+
 @test "io: a read into a buffer that runs into a read-only or unmapped page: short count, position, data; EFAULT on the first page" {
 	io_extra short-read
 	grep -qx '20 pages, page 17 read-only, read: 69632, position 69637, data right' "$sandbox_out"
