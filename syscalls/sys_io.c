@@ -339,11 +339,6 @@ static long readv_file(struct task *t, struct file *f, const struct iovec *iov, 
 		       int flags)
 {
 	size_t done = 0;
-	size_t want = (size_t)total;
-	long lim = write_limit(t, f, off, off != -1, &want);
-	if (lim < 0)
-		return lim;
-	total = (long)want;
 	cleanup_free char *buf = malloc(MIN((size_t)total, IO_CHUNK) + 1);
 	if (!buf)
 		return -ENOMEM;

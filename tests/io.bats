@@ -147,7 +147,7 @@ io_extra() {
 	grep -qx 'vector at a kernel address: -1 EFAULT' "$sandbox_out"
 }
 
-@test "io: readv/writev of 3 and 100 iovecs; a read-only page among them; iovecs at the stub's pages and past user space" {
+@test "io: readv/writev of 3 and 100 iovecs; a read-only page among them; iovecs at the stub's pages and past user space; RLIMIT_FSIZE does not bound readv" {
 	io_extra iov-many
 	grep -qx 'readv of 100 iovecs reversed: 700, fold baeb7c764e034703, position 721' "$sandbox_out"
 	grep -qx 'readv of 100 iovecs, iovecs 80 on in a read-only page: 560, position 560' "$sandbox_out"
@@ -156,6 +156,8 @@ io_extra() {
 	grep -qx "writev, first iovec at the stub's text: -1 EFAULT" "$sandbox_out"
 	grep -qx '  file after: 721 bytes, fold 1f80ea3b12b62d94' "$sandbox_out"
 	grep -qx 'readv 15+15 from it: 21 "wbglqafkpuzetyd" "insxch"' "$sandbox_out"
+	grep -qx 'RLIMIT_FSIZE 600: readv 4+6+11 at 650: 21, position 671; preadv at 710: 11' "$sandbox_out"
+	grep -qx 'RLIMIT_FSIZE 600: pwritev 4+6+11 at 590: 10, at 600: -1 EFBIG' "$sandbox_out"
 }
 
 @test "io: a read into a buffer that runs into a read-only or unmapped page: short count, position, data; EFAULT on the first page" {

@@ -33,6 +33,7 @@
 #include <sys/eventfd.h>
 #include <sys/file.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -789,6 +790,26 @@ static int mode_iov_many(void)
 	say("pwritev, first iovec at the stub's shared pages: %s\n", res(pwritev(fd, leak, 2, 0)));
 	n = pread(fd, m, 4 * PG, 0);
 	say("  file after: %ld bytes, fold %lx\n", n, fold(m, n));
+
+	/*
+	 * RLIMIT_FSIZE bounds writes only: reading past it is an ordinary read
+	 * (no EFBIG, no SIGXFSZ). Printed once the limit is lifted again (the
+	 * output may be a file).
+	 */
+	struct rlimit fs = { 600, RLIM_INFINITY };
+	signal(SIGXFSZ, SIG_IGN);
+	if (setrlimit(RLIMIT_FSIZE, &fs))
+		return 1;
+	lseek(fd, 650, SEEK_SET);
+	const char *rd = res(readv(fd, r3, 3));
+	long rpos = (long)lseek(fd, 0, SEEK_CUR);
+	const char *prd = res(preadv(fd, r3, 3, 710));
+	const char *wr1 = res(pwritev(fd, r3, 3, 590)), *wr2 = res(pwritev(fd, r3, 3, 600));
+	fs.rlim_cur = RLIM_INFINITY;
+	if (setrlimit(RLIMIT_FSIZE, &fs))
+		return 1;
+	say("RLIMIT_FSIZE 600: readv 4+6+11 at 650: %s, position %ld; preadv at 710: %s\n", rd, rpos, prd);
+	say("RLIMIT_FSIZE 600: pwritev 4+6+11 at 590: %s, at 600: %s\n", wr1, wr2);
 
 	int p[2];
 	if (pipe(p))
