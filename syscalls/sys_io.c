@@ -409,15 +409,23 @@ static long do_rwv(struct task *t, int fd, uint64_t uiov, long cnt, off_t off, i
 	struct file *f = io_file(t, fd, write ? O_WRONLY : O_RDONLY);
 	long total = get_iov(t, uiov, cnt, &iov);
 
-	if (no_position(t, fd, off))
-		return -ESPIPE;
-	if (!f)
-		return -EBADF;
-	if (total < 0)
-		return total;
-	if (!iov_access_ok(iov, (size_t)cnt))
-		return -EFAULT;
-	return io_rw_iov(t, f, write, iov, (size_t)cnt, (size_t)total, off, flags);
+	/*
+	 * A kind with rw_vec makes the host's positional call, which is
+	 * ESPIPE itself on a file without a position, before any I/O: the
+	 * position is asked about (an lseek) only when the call fails here
+	 * or there, for ESPIPE's precedence over the other errors.
+	 */
+	if (!f || total < 0 || !f->ops->rw_vec) {
+		if (no_position(t, fd, off))
+			return -ESPIPE;
+		if (!f)
+			return -EBADF;
+		if (total < 0)
+			return total;
+	}
+	long r = iov_access_ok(iov, (size_t)cnt) ? io_rw_iov(t, f, write, iov, (size_t)cnt, (size_t)total, off, flags)
+						 : -EFAULT;
+	return r < 0 && r != -ESPIPE && no_position(t, fd, off) ? -ESPIPE : r;
 }
 
 long sys_readv(struct task *t, const long a[6])
