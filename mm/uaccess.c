@@ -5,6 +5,7 @@
  * honour page protections (no FOLL_FORCE), so writing a read-only guest
  * page fails like a kernel copy_to_user would.
  */
+#include <limits.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/uio.h>
@@ -82,14 +83,16 @@ long guest_cmpxchg32(struct mm *mm, uint64_t uaddr, uint32_t old, uint32_t new, 
  * As much of src as fits before the first guest page that cannot be
  * written. One host call for the whole buffer first: process_vm_writev pins
  * the remote pages in turn and reports how far it got when one fails
- * (mm/process_vm_access.c), so a 64 KiB read costs one call, not sixteen.
+ * (mm/process_vm_access.c), so a 64 KiB read costs one call, not sixteen,
+ * and a 4 KiB read into an unaligned buffer (two pages) one, not two.
  * Then page by page from there, which also grows a stack as a fault would.
+ * A copy within one page goes straight to that loop: it is one call there.
  */
 size_t copy_to_guest_partial(struct mm *mm, uint64_t dst, const void *src, size_t n)
 {
 	size_t done = 0;
 
-	if (n > PAGE_SIZE && mm->as && !bad_range(dst, n)) {
+	if ((dst & ~PAGE_MASK) + n > PAGE_SIZE && mm->as && !bad_range(dst, n)) {
 		struct iovec l = { (void *)src, n }, r = { (void *)dst, n };
 		ssize_t k = process_vm_writev(mm->as->pid, &l, 1, &r, 1, 0);
 		if (k > 0)
@@ -103,6 +106,25 @@ size_t copy_to_guest_partial(struct mm *mm, uint64_t dst, const void *src, size_
 		done += chunk;
 	}
 	return done;
+}
+
+/*
+ * See pvx/mm.h. process_vm_readv/writev take the guest's ranges as one
+ * remote vector, so readv/writev of several iovecs cost one host call,
+ * not one per iovec. Every range is checked as copy_*_guest checks one.
+ */
+long copy_guest_vec(struct mm *mm, const struct iovec *guest, size_t cnt, void *buf, size_t n, bool to_guest)
+{
+	struct iovec l = { buf, n };
+
+	if (!mm->as || cnt > IOV_MAX)
+		return -EFAULT;
+	for (size_t i = 0; i < cnt; i++)
+		if (bad_range((uint64_t)guest[i].iov_base, guest[i].iov_len))
+			return -EFAULT;
+	ssize_t k = to_guest ? process_vm_writev(mm->as->pid, &l, 1, guest, cnt, 0)
+			     : process_vm_readv(mm->as->pid, &l, 1, guest, cnt, 0);
+	return k == (ssize_t)n ? 0 : -EFAULT;
 }
 
 long clear_guest(struct mm *mm, uint64_t dst, size_t n)

@@ -242,10 +242,42 @@ long get_iov(struct task *t, uint64_t uiov, long cnt, struct iovec **out)
 	return (long)total;
 }
 
+#define IOV_BATCH 64	/* guest ranges moved in one host call by iov_move's fast path */
+
+/*
+ * iov_move's fast path: the guest ranges of the window [pos, pos+len) in
+ * one host call when there are at most IOV_BATCH of them and all of it
+ * moves. False sends the caller range by range, for the exact short count
+ * at a bad page (moving the same bytes again is harmless).
+ */
+static bool iov_move_one_call(struct task *t, const struct iovec *iov, size_t n, size_t pos, char *buf, size_t len,
+			      bool to_guest)
+{
+	struct iovec rv[IOV_BATCH];
+	size_t k = 0, want = 0;
+
+	for (size_t i = 0; i < n && want < len; i++) {
+		if (pos >= iov[i].iov_len) {
+			pos -= iov[i].iov_len;
+			continue;
+		}
+		if (k == IOV_BATCH)
+			return false;
+		size_t c = MIN(iov[i].iov_len - pos, len - want);
+		rv[k++] = (struct iovec){ (char *)iov[i].iov_base + pos, c };
+		want += c;
+		pos = 0;
+	}
+	return want == len && !copy_guest_vec(t->mm, rv, k, buf, len, to_guest);
+}
+
 /* See syscalls.h. */
 size_t iov_move(struct task *t, const struct iovec *iov, size_t n, size_t pos, char *buf, size_t len, bool to_guest)
 {
 	size_t done = 0;
+
+	if (len && iov_move_one_call(t, iov, n, pos, buf, len, to_guest))
+		return len;
 
 	for (size_t i = 0; i < n && done < len; i++) {
 		if (pos >= iov[i].iov_len) {
@@ -269,6 +301,23 @@ size_t iov_move(struct task *t, const struct iovec *iov, size_t n, size_t pos, c
 	return done;
 }
 
+#define USER_PTR_MAX 0x7fffffffefffUL	/* x86-64's valid_user_address() bound: TASK_SIZE_MAX - 1 */
+
+/*
+ * import_iovec's access_ok on every iovec: one that reaches past user
+ * space makes the whole call EFAULT before any I/O, where one at an
+ * unmapped user address only ends the transfer there (lib/iov_iter.c).
+ */
+static bool iov_access_ok(const struct iovec *iov, size_t cnt)
+{
+	for (size_t i = 0; i < cnt; i++) {
+		uint64_t base = (uint64_t)iov[i].iov_base, end = base + iov[i].iov_len;
+		if (end < base || end > USER_PTR_MAX)
+			return false;
+	}
+	return true;
+}
+
 /*
  * A positional call on a file without a position (a pipe, a socket):
  * ESPIPE, before the access mode is looked at (do_preadv tests FMODE_PREAD
@@ -290,11 +339,6 @@ static long readv_file(struct task *t, struct file *f, const struct iovec *iov, 
 		       int flags)
 {
 	size_t done = 0;
-	size_t want = (size_t)total;
-	long lim = write_limit(t, f, off, off != -1, &want);
-	if (lim < 0)
-		return lim;
-	total = (long)want;
 	cleanup_free char *buf = malloc(MIN((size_t)total, IO_CHUNK) + 1);
 	if (!buf)
 		return -ENOMEM;
@@ -365,13 +409,23 @@ static long do_rwv(struct task *t, int fd, uint64_t uiov, long cnt, off_t off, i
 	struct file *f = io_file(t, fd, write ? O_WRONLY : O_RDONLY);
 	long total = get_iov(t, uiov, cnt, &iov);
 
-	if (no_position(t, fd, off))
-		return -ESPIPE;
-	if (!f)
-		return -EBADF;
-	if (total < 0)
-		return total;
-	return io_rw_iov(t, f, write, iov, (size_t)cnt, (size_t)total, off, flags);
+	/*
+	 * A kind with rw_vec makes the host's positional call, which is
+	 * ESPIPE itself on a file without a position, before any I/O: the
+	 * position is asked about (an lseek) only when the call fails here
+	 * or there, for ESPIPE's precedence over the other errors.
+	 */
+	if (!f || total < 0 || !f->ops->rw_vec) {
+		if (no_position(t, fd, off))
+			return -ESPIPE;
+		if (!f)
+			return -EBADF;
+		if (total < 0)
+			return total;
+	}
+	long r = iov_access_ok(iov, (size_t)cnt) ? io_rw_iov(t, f, write, iov, (size_t)cnt, (size_t)total, off, flags)
+						 : -EFAULT;
+	return r < 0 && r != -ESPIPE && no_position(t, fd, off) ? -ESPIPE : r;
 }
 
 long sys_readv(struct task *t, const long a[6])

@@ -92,18 +92,11 @@ long sys_tee(struct task *t, const long a[6])
 static long vmsplice_to_pipe(struct task *t, struct file *f, int hfd, const struct iovec *iov, long cnt, size_t len,
 			     unsigned flags)
 {
-	size_t got = 0;
-
 	len = MIN(len, VMSPLICE_MAX);
 	char *buf = mmap(NULL, PAGE_ALIGN_UP(len), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (buf == MAP_FAILED)
 		return -ENOMEM;
-	for (long i = 0; i < cnt && got < len; i++) {
-		size_t n = MIN(iov[i].iov_len, len - got);
-		if (copy_from_guest(t->mm, buf + got, (uint64_t)iov[i].iov_base, n))
-			break;
-		got += n;
-	}
+	size_t got = iov_move(t, iov, (size_t)cnt, 0, buf, len, false);	/* up to the first bad iovec */
 	long r = -EFAULT;
 	if (got) {
 		struct iovec h = { buf, got };
@@ -125,15 +118,10 @@ static long vmsplice_to_user(struct task *t, struct file *f, int hfd, const stru
 	struct iovec h = { buf, len };
 	const long a[6] = { hfd, (long)&h, 1, (long)flags };
 	long r = io_block(t, NULL, f, NULL, SYS_vmsplice, a);
-	size_t put = 0;
-	for (long i = 0; r > 0 && i < cnt && put < (size_t)r; i++) {
-		size_t n = MIN(iov[i].iov_len, (size_t)r - put);
-		size_t c = copy_to_guest_partial(t->mm, (uint64_t)iov[i].iov_base, buf + put, n);
-		put += c;
-		if (c < n)
-			return put ? (long)put : -EFAULT;
-	}
-	return r;
+	if (r <= 0)
+		return r;
+	size_t put = iov_move(t, iov, (size_t)cnt, 0, buf, (size_t)r, true);	/* up to the first unwritable page */
+	return put == (size_t)r ? r : put ? (long)put : -EFAULT;
 }
 
 /*

@@ -222,6 +222,7 @@ no_inotify_skip() {
 	grep -qx 'source: 11 "teeing data"' "$sandbox_out"
 	ev_rw io_splice vmsplice
 	grep -qx 'vmsplice from the pipe into memory: 6 "out of"' "$sandbox_out"
+	grep -qx "vmsplice, second of 3 iovecs at the stub's text: 2" "$sandbox_out"
 }
 
 @test "F_SETPIPE_SZ/F_GETPIPE_SZ rounding and EBUSY; FIONREAD on pipes" {

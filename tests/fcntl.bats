@@ -73,6 +73,8 @@ setup() {
 	has "dup3(closed, closed, 0): -1 EINVAL" "ioctl FIOCLEX on O_PATH: -1 EBADF" \
 		"fgetxattr on O_PATH, bad name: -1 EBADF" "fcntl F_GETSIG on O_PATH: -1 EBADF" \
 		"pwritev2 on a pipe's read end: -1 ESPIPE" "pwritev2 at -1 on a pipe's read end: -1 EBADF" \
+		"pwritev on a pipe, second iovec at a bad address: -1 ESPIPE" \
+		"preadv on a pipe, iovec past user space: -1 ESPIPE" "pwritev on a pipe, 0 bytes: -1 ESPIPE" \
 		"F_GETLK wrote only l_type: type F_UNLCK, whence 1, pid 12345" \
 		"F_CREATED_QUERY, O_CREAT of a new name: 1 " "F_CREATED_QUERY, O_CREAT of an existing one: 0 " \
 		"F_DUPFD_QUERY, a dup: 1 " "F_DUPFD_QUERY, a bad fd: -1 EBADF"

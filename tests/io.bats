@@ -147,11 +147,26 @@ io_extra() {
 	grep -qx 'vector at a kernel address: -1 EFAULT' "$sandbox_out"
 }
 
+@test "io: readv/writev of 3 and 100 iovecs; a read-only page among them; iovecs at the stub's pages and past user space; RLIMIT_FSIZE does not bound readv" {
+	io_extra iov-many
+	grep -qx 'readv of 100 iovecs reversed: 700, fold baeb7c764e034703, position 721' "$sandbox_out"
+	grep -qx 'readv of 100 iovecs, iovecs 80 on in a read-only page: 560, position 560' "$sandbox_out"
+	grep -qx "readv, third iovec at the stub's shared pages: 8, position 8" "$sandbox_out"
+	grep -qx 'preadv, third iovec at a kernel address: -1 EFAULT' "$sandbox_out"
+	grep -qx "writev, first iovec at the stub's text: -1 EFAULT" "$sandbox_out"
+	grep -qx '  file after: 721 bytes, fold 1f80ea3b12b62d94' "$sandbox_out"
+	grep -qx 'readv 15+15 from it: 21 "wbglqafkpuzetyd" "insxch"' "$sandbox_out"
+	grep -qx 'RLIMIT_FSIZE 600: readv 4+6+11 at 650: 21, position 671; preadv at 710: 11' "$sandbox_out"
+	grep -qx 'RLIMIT_FSIZE 600: pwritev 4+6+11 at 590: 10, at 600: -1 EFBIG' "$sandbox_out"
+}
+
 @test "io: a read into a buffer that runs into a read-only or unmapped page: short count, position, data; EFAULT on the first page" {
 	io_extra short-read
 	grep -qx '20 pages, page 17 read-only, read: 69632, position 69637, data right' "$sandbox_out"
 	grep -qx '20 pages from 3000, page 9 unmapped, readv: 33864, position 33869, data right' "$sandbox_out"
 	grep -qx 'first page read-only, pread: -1 EFAULT, position 5, data -' "$sandbox_out"
+	grep -qx '4 KiB from 3000, second page read-only, read: 1096, position 1101, data right' "$sandbox_out"
+	grep -qx '4 KiB from 3000, second page unmapped, pread: 1096, position 5, data right' "$sandbox_out"
 }
 
 @test "io: each kind of file answers its own calls: /proc text, eventfd, pipe, directory, memfd (issue 12)" {

@@ -239,6 +239,14 @@ long clear_guest(struct mm *mm, uint64_t dst, size_t n) __must_check;
 /* Atomic 32-bit compare-and-exchange on a guest word: 0 (*prev = the old value) or -EFAULT. */
 long guest_cmpxchg32(struct mm *mm, uint64_t uaddr, uint32_t old, uint32_t new, uint32_t *prev) __must_check;
 size_t copy_to_guest_partial(struct mm *mm, uint64_t dst, const void *src, size_t n);
+/*
+ * One host call between buf and cnt guest ranges laid end to end (their
+ * lengths add up to n): 0, or -EFAULT when not all of it moved (the caller
+ * falls back to range by range for the exact short count).
+ */
+struct iovec;
+long copy_guest_vec(struct mm *mm, const struct iovec *guest, size_t cnt, void *buf, size_t n, bool to_guest)
+	__must_check;
 /* Copy a NUL-terminated string; returns its length, -EFAULT or -ENAMETOOLONG. */
 long strncpy_from_guest(struct mm *mm, char *dst, uint64_t src, size_t max) __must_check;
 

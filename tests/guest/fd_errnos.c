@@ -63,6 +63,12 @@ int main(int argc, char **argv)
 	SHOW("pwritev on a pipe's read end", pwritev(p[0], &iov, 1, 0));
 	SHOW("pwritev2 at -1 on a pipe's read end", pwritev2(p[0], &iov, 1, -1, 0));
 	SHOW("preadv on O_PATH", preadv(path, &iov, 1, 0));
+	/* ESPIPE comes before anything about the iovecs (do_preadv tests FMODE_PREAD first). */
+	struct iovec badv[2] = { { val, 1 }, { (void *)8, 4 } }, kernv = { (void *)-4096L, 4 };
+	SHOW("pwritev on a pipe, second iovec at a bad address", pwritev(p[1], badv, 2, 0));
+	SHOW("preadv on a pipe, iovec past user space", preadv(p[0], &kernv, 1, 0));
+	SHOW("pwritev on a pipe, 0 bytes", pwritev(p[1], &iov, 0, 0));
+	SHOW("pwritev on a read-only file, second iovec at a bad address", pwritev(fd, badv, 2, 0));
 	struct flock fl = { .l_type = F_RDLCK, .l_whence = SEEK_CUR, .l_start = 0, .l_len = 0, .l_pid = 12345 };
 	SHOW("F_GETLK, nothing in the way", fcntl(fd, F_GETLK, &fl));
 	printf("F_GETLK wrote only l_type: type %s, whence %d, pid %d\n", fl.l_type == F_UNLCK ? "F_UNLCK" : "?",

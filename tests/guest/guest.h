@@ -44,6 +44,7 @@ static __attribute__((unused)) const char *errname(int e)
 	case EINVAL: return "EINVAL";
 	case EMFILE: return "EMFILE";
 	case ESPIPE: return "ESPIPE";
+	case EFBIG: return "EFBIG";
 	case EPIPE: return "EPIPE";
 	case ENOSYS: return "ENOSYS";
 	case EOPNOTSUPP: return "EOPNOTSUPP";

@@ -1,7 +1,7 @@
 /* io_extra: memfds, eventfds, close_range, flock, fadvise/readahead, p{read,write}v{,2}, sendfile,
  * copy_file_range, msync and mincore. Files are made in the current directory (run with --rw).
  * usage: io_extra memfd|seals|eventfd|eventfd-wait|close-range|flock|flock-wait|fadvise|preadv|sendfile|
- *                 copy-range|msync|mincore|short-read
+ *                 copy-range|msync|mincore|short-read|iov-many
  *   memfd        memfd_create flags and name limits; write, ftruncate, fstat, MAP_SHARED seen across fork
  *   seals        F_ADD_SEALS/F_GET_SEALS on memfds: write, shrink and grow seals, a sealed seal
  *   eventfd      counter and semaphore reads, nonblocking EAGAIN, overflow, bad sizes, poll readiness
@@ -19,6 +19,8 @@
  *   mincore      residency of touched and untouched pages; ENOMEM, EINVAL and EFAULT
  *   short-read   read/pread/readv into buffers that run into a read-only or unmapped page: the short
  *                count, the position, the data; EFAULT when the first page is read-only
+ *   iov-many     readv/writev of 3 and 100 iovecs (gathered out of order) on a file and a pipe; one
+ *                read-only in the middle; iovecs at the stub's pages and at a kernel address
  * Prints what happened; the caller compares with the native run. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -31,6 +33,7 @@
 #include <sys/eventfd.h>
 #include <sys/file.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -664,8 +667,9 @@ static int mode_mincore(void)
  * write: Linux copies up to that page, returns the short count, and the
  * file position moves by what was copied; a buffer whose first page is not
  * writable is EFAULT with the position unchanged. Buffers of one page, of
- * many pages (the sentry copies those in one host call) and with the hole
- * in the middle of a large read.
+ * many pages (the sentry copies those in one host call), of one page's
+ * length across two (one host call too) and with the hole in the middle of
+ * a large read.
  */
 static int mode_short_read(void)
 {
@@ -685,6 +689,8 @@ static int mode_short_read(void)
 		{ "20 pages, page 17 read-only", 0, 20 * PG, 17, 0 },
 		{ "20 pages from 3000, page 9 unmapped", 3000, 19 * PG, 9, 1 },
 		{ "first page read-only", 0, 2 * PG, 0, 0 },
+		{ "4 KiB from 3000, second page read-only", 3000, PG, 1, 0 },
+		{ "4 KiB from 3000, second page unmapped", 3000, PG, 1, 1 },
 	};
 	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
 		for (int how = 0; how < 3; how++) {
@@ -713,6 +719,109 @@ static int mode_short_read(void)
 	return 0;
 }
 
+/* A short fingerprint of n bytes (the same natively and in the sandbox when the bytes are). */
+static unsigned long fold(const char *b, long n)
+{
+	unsigned long h = 5381;
+	for (long i = 0; i < n; i++)
+		h = h * 33 + (unsigned char)b[i];
+	return h;
+}
+
+/*
+ * readv/writev with many iovecs, which the sentry moves in one host call
+ * when all are good and range by range when one is not: the counts, the
+ * bytes and their order, the file position. Iovecs at the stub's pages
+ * (above the guest's range, unmapped natively) and at a kernel address
+ * end the transfer as an unmapped page does, and nothing of the stub gets
+ * into the file or of the file into the stub (the run goes on after).
+ */
+static int mode_iov_many(void)
+{
+	enum { N = 100, L = 7, PG = 4096 };
+	static char src[N * L], dst[N * L];
+	char *const stub_text = (char *)0x7ff000001000UL, *const stub_regions = (char *)0x7ff000100000UL;
+	struct iovec v[N];
+	int fd = tmpfile_rw("io_extra.m");
+
+	for (int i = 0; i < N * L; i++)
+		src[i] = (char)('a' + (i * 5 + i / 26) % 26);
+	struct iovec w3[3] = { { src + 20, 5 }, { src, 7 }, { src + 40, 9 } };
+	say("writev 5+7+9 out of order: %s\n", res(writev(fd, w3, 3)));
+	show_file(fd);
+	for (int i = 0; i < N; i++)
+		v[i] = (struct iovec){ src + (N - 1 - i) * L, L };
+	say("writev of %d iovecs reversed: %s\n", N, res(writev(fd, v, N)));
+	char *m = mmap(NULL, 4 * PG, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return 1;
+	long n = pread(fd, m, 4 * PG, 0);
+	say("  file: %ld bytes, fold %lx\n", n, fold(m, n));
+
+	struct iovec r3[3] = { { dst + 100, 4 }, { dst, 6 }, { dst + 50, 11 } };
+	lseek(fd, 0, SEEK_SET);
+	n = readv(fd, r3, 3);
+	say("readv 4+6+11: %s \"%.4s\" \"%.6s\" \"%.11s\", position %ld\n", res(n), dst + 100, dst, dst + 50,
+	    (long)lseek(fd, 0, SEEK_CUR));
+	for (int i = 0; i < N; i++)
+		v[i] = (struct iovec){ dst + (N - 1 - i) * L, L };
+	lseek(fd, 21, SEEK_SET);
+	n = readv(fd, v, N);
+	say("readv of %d iovecs reversed: %s, fold %lx, position %ld\n", N, res(n), fold(dst, sizeof(dst)),
+	    (long)lseek(fd, 0, SEEK_CUR));
+
+	for (int i = 0; i < N; i++)
+		v[i] = (struct iovec){ m + (i < 80 ? i * L : 2 * PG + (i - 80) * L), L };
+	mprotect(m + 2 * PG, PG, PROT_READ);
+	lseek(fd, 0, SEEK_SET);
+	n = readv(fd, v, N);
+	say("readv of %d iovecs, iovecs 80 on in a read-only page: %s, position %ld\n", N, res(n),
+	    (long)lseek(fd, 0, SEEK_CUR));
+
+	struct iovec bad[3] = { { dst, 3 }, { dst + 10, 5 }, { stub_regions, 64 } };
+	lseek(fd, 0, SEEK_SET);
+	n = readv(fd, bad, 3);
+	say("readv, third iovec at the stub's shared pages: %s, position %ld\n", res(n), (long)lseek(fd, 0, SEEK_CUR));
+	bad[2] = (struct iovec){ (void *)-4096L, 64 };
+	say("preadv, third iovec at a kernel address: %s\n", res(preadv(fd, bad, 3, 0)));
+	struct iovec leak[2] = { { stub_text, 16 }, { src, 4 } };
+	say("writev, first iovec at the stub's text: %s\n", res(writev(fd, leak, 2)));
+	leak[0] = (struct iovec){ stub_regions, 64 };
+	say("pwritev, first iovec at the stub's shared pages: %s\n", res(pwritev(fd, leak, 2, 0)));
+	n = pread(fd, m, 4 * PG, 0);
+	say("  file after: %ld bytes, fold %lx\n", n, fold(m, n));
+
+	/*
+	 * RLIMIT_FSIZE bounds writes only: reading past it is an ordinary read
+	 * (no EFBIG, no SIGXFSZ). Printed once the limit is lifted again (the
+	 * output may be a file).
+	 */
+	struct rlimit fs = { 600, RLIM_INFINITY };
+	signal(SIGXFSZ, SIG_IGN);
+	if (setrlimit(RLIMIT_FSIZE, &fs))
+		return 1;
+	lseek(fd, 650, SEEK_SET);
+	const char *rd = res(readv(fd, r3, 3));
+	long rpos = (long)lseek(fd, 0, SEEK_CUR);
+	const char *prd = res(preadv(fd, r3, 3, 710));
+	const char *wr1 = res(pwritev(fd, r3, 3, 590)), *wr2 = res(pwritev(fd, r3, 3, 600));
+	fs.rlim_cur = RLIM_INFINITY;
+	if (setrlimit(RLIMIT_FSIZE, &fs))
+		return 1;
+	say("RLIMIT_FSIZE 600: readv 4+6+11 at 650: %s, position %ld; preadv at 710: %s\n", rd, rpos, prd);
+	say("RLIMIT_FSIZE 600: pwritev 4+6+11 at 590: %s, at 600: %s\n", wr1, wr2);
+
+	int p[2];
+	if (pipe(p))
+		return 1;
+	say("writev 5+7+9 to a pipe: %s\n", res(writev(p[1], w3, 3)));
+	memset(dst, 0, sizeof(dst));
+	struct iovec pr[2] = { { dst + 30, 15 }, { dst, 15 } };
+	say("readv 15+15 from it: %s \"%.15s\" \"%.6s\"\n", res(readv(p[0], pr, 2)), dst + 30, dst);
+	unlink("io_extra.m");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct {
@@ -723,7 +832,7 @@ int main(int argc, char **argv)
 		{ "eventfd-wait", mode_eventfd_wait }, { "close-range", mode_close_range }, { "flock", mode_flock },
 		{ "flock-wait", mode_flock_wait }, { "fadvise", mode_fadvise }, { "preadv", mode_preadv },
 		{ "sendfile", mode_sendfile }, { "copy-range", mode_copy_range }, { "msync", mode_msync },
-		{ "mincore", mode_mincore }, { "short-read", mode_short_read },
+		{ "mincore", mode_mincore }, { "short-read", mode_short_read }, { "iov-many", mode_iov_many },
 	};
 	for (size_t i = 0; argc > 1 && i < sizeof(modes) / sizeof(modes[0]); i++)
 		if (!strcmp(argv[1], modes[i].name))
