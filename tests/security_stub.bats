@@ -136,7 +136,7 @@ stub_ids() {
 	# threads forge the spin word (and the stub's sleeping flag) of its region; it says "start" before and
 	# "cpu MS" (its loop's CPU time) after, then waits on stdin. pvx's own CPU time over the loop (its
 	# threads only: the stub is a child) is what a spin on the forged 2^32 would show: up to all of the
-	# guest's time, each time the forged word lands before pvx looks; pvx's own budget is at most 50 us a
+	# guest's time, each time the forged word lands before pvx looks; pvx's own budget is at most 25 us a
 	# trap. A ratio of CPU times, not a wall-clock bound: the same on an idle or a busy host.
 	mkfifo in
 	"$PVX" run --platform="$PVX_PLATFORM" -- "$(guest sec_stub_spin)" wait <in >out 2>err &

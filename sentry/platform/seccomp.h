@@ -66,20 +66,9 @@ static inline struct stub_shared *region(struct seccomp_as *sas, int i)
 }
 
 /* The stub's spin: iterations of a pause-free loop, SPIN_ITERS ~ SPIN_MAX_NS here. */
-#define SPIN_ITERS 200000
-/*
- * The sentry's adaptive spin (seccomp_stub.c): its bounds, and how often the
- * loop reads the clock. The cap is about what the sleep it falls back to
- * costs, measured on the 2-vCPU VM: the getppid loop takes 4.0 us a call
- * spinning and 30 us with futex sleeps (a hand-off's sleep and wake ~26 us;
- * waking an idle vCPU up to ~78 us). At 25 us, guests computing a little
- * longer than that between calls (sha256sum reads 4 KiB every ~21-26 us)
- * paid for a spin and a sleep each time: sha256sum went from 2.85x to 2.10x
- * native wall at 50 us with the same CPU time (2.77x, 2.70x), and busy
- * (a loop on the other vCPU) from 0.50 s to 0.20-0.35 s. 100 us gave 1.65x
- * wall for 2.9x CPU: not taken.
- */
-#define SPIN_MAX_NS 50000
+#define SPIN_ITERS 100000
+/* The sentry's adaptive spin (seccomp_stub.c): its bounds, and how often the loop reads the clock. */
+#define SPIN_MAX_NS 25000
 #define SPIN_MIN_NS 5000
 #define SPIN_CLOCK_EVERY 32
 #define SPIN_PROBE_EVERY 8

@@ -178,8 +178,8 @@ static long check_wait(struct seccomp_as *sas, struct seccomp_ctx *sc, enum stub
 /*
  * The sentry's spin budget (ns), adapted per context and wait kind as an
  * adaptive mutex spins: a spin that saw the stub park doubles it (up to
- * SPIN_MAX_NS, about what the sleep and wake it falls back to cost, so a
- * spin that runs out costs at most as much again as the sleep; seccomp.h), one
+ * SPIN_MAX_NS, about what a futex wake across CPUs costs, so a spin that
+ * runs out costs at most as much again as the sleep it falls back to), one
  * that ran out halves it, down to SPIN_MIN_NS: about two trap round trips,
  * so that a fast hand-off still succeeds and grows it again, while a guest
  * that computes for long between traps, or a host call that blocks, costs
