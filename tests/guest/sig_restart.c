@@ -1,9 +1,12 @@
 /* sig_restart: blocking syscalls interrupted by a signal from a child, with and without SA_RESTART.
  * usage: sig_restart read|write|wait4|nanosleep|poll|select|pause [restart]
- * A child sleeps 50 ms, sends SIGUSR1 to the parent (which by then is blocked in the call), sleeps 150 ms
- * more and then unblocks the call (writes "data", drains the pipe or exits). Linux: read, write and wait4
- * are restarted under SA_RESTART and fail with EINTR without it; nanosleep, poll, select and pause always
- * fail with EINTR once a handler ran. */
+ * A child sleeps 50 ms, sends SIGUSR1 to the parent (which by then is blocked in the call), then unblocks
+ * the call (writes "data", drains the pipe or exits) once the parent says it returned, or after a wait if
+ * it does not: 150 ms when the call should be restarted, 10 s when it should fail with EINTR. The parent
+ * looks whether the unblocking happened before it says so, so a slow machine (QEMU's software CPU, where
+ * delivering the signal alone can take longer than 150 ms) cannot change the answer; only a wrong one
+ * waits for the timeout. Linux: read, write and wait4 are restarted under SA_RESTART and fail with EINTR
+ * without it; nanosleep, poll, select and pause always fail with EINTR once a handler ran. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -48,8 +51,8 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 
 	for (int attempt = 0; attempt < 5; attempt++) {
-		int p[2];
-		if (pipe(p))
+		int p[2], ack[2];
+		if (pipe(p) || pipe(ack))
 			return 90;
 		int is_write = !strcmp(op, "write");
 		if (is_write) {
@@ -71,7 +74,11 @@ int main(int argc, char **argv)
 		if (c == 0) {
 			usleep(50000);
 			kill(parent, SIGUSR1);
-			usleep(150000);
+			close(ack[1]);
+			int expect_restart = restart && (!strcmp(op, "read") || is_write || !strcmp(op, "wait4"));
+			struct pollfd af = { .fd = ack[0], .events = POLLIN };
+			while (poll(&af, 1, expect_restart ? 150 : 10000) < 0 && errno == EINTR)
+				;
 			if (is_write) {
 				char buf[65536];
 				close(p[1]);
@@ -85,6 +92,7 @@ int main(int argc, char **argv)
 				_exit(1);
 			_exit(7);
 		}
+		close(ack[0]);
 		if (hits) /* the signal came before we blocked: try again */
 			goto retry;
 		long r;
@@ -140,6 +148,7 @@ int main(int argc, char **argv)
 		struct pollfd ev = { .fd = is_write ? p[1] : p[0], .events = is_write ? POLLOUT : POLLIN };
 		int unblocked = (!strcmp(op, "read") && r > 0) || poll(&ev, 1, 0) == 1;	/* a read took the data */
 		say("returned after the unblocking event: %s\n", unblocked ? "yes" : "no");
+		close(ack[1]);	/* the child may unblock now */
 		if (c > 0) {
 			int st;
 			while ((r = waitpid(c, &st, 0)) < 0 && errno == EINTR)
@@ -148,6 +157,7 @@ int main(int argc, char **argv)
 		}
 		return 0;
 retry:
+		close(ack[1]);
 		waitpid(c, NULL, 0);
 		close(p[0]);
 		close(p[1]);
