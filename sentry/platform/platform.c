@@ -2,6 +2,7 @@
 /* Choosing a platform: by name, or "auto" = the first usable in preference order. */
 #include <dirent.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -110,6 +111,46 @@ int sentry_runnable_hint(void)
 void platform_set_live_hint(int threads)
 {
 	__atomic_store_n(&live_hint, threads, __ATOMIC_RELAXED);
+}
+
+static cpu_set_t place_all;	/* the affinity pvx started with */
+static int place_n;		/* CPUs in it (>= 2); 0: not known yet, -1: one, or unknown */
+
+/* See platform.h. */
+int place_ncpus(void)
+{
+	int n = __atomic_load_n(&place_n, __ATOMIC_ACQUIRE);
+
+	if (n)
+		return n;
+	cpu_set_t all;
+	n = sched_getaffinity(0, sizeof(all), &all) == 0 && CPU_COUNT(&all) >= 2 ? CPU_COUNT(&all) : -1;
+	if (n > 0)
+		place_all = all;	/* the same value from every thread that races here */
+	__atomic_store_n(&place_n, n, __ATOMIC_RELEASE);
+	return n;
+}
+
+const cpu_set_t *place_all_cpus(void)
+{
+	return &place_all;
+}
+
+void place_unpin(pid_t tid)
+{
+	if (place_ncpus() > 0)
+		sched_setaffinity(tid, sizeof(place_all), &place_all);
+}
+
+long place_pin(pid_t tid, int cpu)
+{
+	cpu_set_t one;
+
+	if (place_ncpus() <= 0 || cpu < 0 || cpu >= CPU_SETSIZE || !CPU_ISSET(cpu, &place_all))
+		return -EINVAL;
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	return sched_setaffinity(tid, sizeof(one), &one) < 0 ? neg_errno() : 0;
 }
 
 /*

@@ -9,6 +9,7 @@
 #define PVX_PLATFORM_H
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <sys/types.h>
 #include "pvx/common.h"
@@ -176,6 +177,16 @@ void platform_sleep_begin(void);
 void platform_sleep_end(void);
 /* Live task threads not asleep in the sentry (>= 0): what the hand-off policy counts. */
 int sentry_runnable_hint(void);
+
+/*
+ * CPU placement (seccomp_place, ptrace_place): the CPUs pvx started with
+ * (place_ncpus: their number, >= 2, or -1 when there is one and nothing is
+ * ever pinned), a host thread back on all of them, or on one of them.
+ */
+int place_ncpus(void);
+const cpu_set_t *place_all_cpus(void);
+void place_unpin(pid_t tid);
+long place_pin(pid_t tid, int cpu);
 
 /* Create the stub process image (a memfd) once; returns its fd or -errno. Call before any fork. */
 long stub_memfd(void);

@@ -87,16 +87,8 @@ static long seccomp_probe(void)
  * nobody spins and nothing stays pinned. PVX_SECCOMP_PIN=0 leaves
  * placement to the scheduler (and disables spinning).
  */
-static cpu_set_t all;	/* the affinity pvx started with */
-static int ncpus;	/* CPUs in it; 0: not known yet, -1: no spinning, no pinning */
+static int ncpus;	/* place_ncpus(), or -1 with PVX_SECCOMP_PIN=0: no spinning, no pinning; 0: not known yet */
 static __thread int my_cpu = -1;	/* the CPU this sentry thread is pinned to + 1; 0: none, -1: not known */
-
-/* Undo a pinning (ours, or one a thread inherited from its creator). */
-static void unpin(pid_t tid)
-{
-	if (ncpus > 0)
-		sched_setaffinity(tid, sizeof(all), &all);
-}
 
 static void policy_init(void)
 {
@@ -104,10 +96,14 @@ static void policy_init(void)
 
 	if (__atomic_load_n(&ncpus, __ATOMIC_ACQUIRE))
 		return;
-	int n = -1;
-	if (!(env && !strcmp(env, "0")) && sched_getaffinity(0, sizeof(all), &all) == 0 && CPU_COUNT(&all) >= 2)
-		n = CPU_COUNT(&all);
-	__atomic_store_n(&ncpus, n, __ATOMIC_RELEASE);
+	__atomic_store_n(&ncpus, env && !strcmp(env, "0") ? -1 : place_ncpus(), __ATOMIC_RELEASE);
+}
+
+/* Undo a pinning (ours, or one a thread inherited from its creator). */
+static void unpin(pid_t tid)
+{
+	if (ncpus > 0)
+		place_unpin(tid);
 }
 
 /* Spin now? Each spinning task keeps two CPUs busy (stub and sentry): at most half of them. */
@@ -154,17 +150,12 @@ void seccomp_place(struct seccomp_as *sas, struct seccomp_ctx *sc, bool spin)
 	}
 	if (my_cpu <= 0) {
 		int me = sched_getcpu();
-		cpu_set_t one;
-		if (me < 0 || !CPU_ISSET(me, &all))
-			return;
-		CPU_ZERO(&one);
-		CPU_SET(me, &one);
-		if (sched_setaffinity(0, sizeof(one), &one) < 0)
+		if (place_pin(0, me) < 0)
 			return;
 		my_cpu = me + 1;
 	}
 	if (sc->pin_cpu != my_cpu) {
-		cpu_set_t other = all;
+		cpu_set_t other = *place_all_cpus();
 		CPU_CLR(my_cpu - 1, &other);
 		if (sched_setaffinity(sc->ctx.tid, sizeof(other), &other) == 0)
 			sc->pin_cpu = my_cpu;
