@@ -1,12 +1,14 @@
 /* sec_stub_gadget: a hostile guest that drives the stub's own syscall instructions with registers it chose
  * (issue 11, finding 3). Any line starting with "ESCAPE" means the sandbox let it change the stub's ranges or
  * make a host thread; being killed (SIGSYS) or refused is containment.
- * usage: sec_stub_gadget window|overmap|clone
+ * usage: sec_stub_gadget window|overmap|clone|two
  *   window:  map an RWX page in the stub's range just past its code (the old filter trusted a 64 KiB window
  *            there), first through the ptrace gadget (a syscall instruction the seccomp stub never uses),
  *            then through a "syscall; ret" of the stub
  *   overmap: replace a page of the stub's shared memory with a fresh mapping
  *   clone:   run clone(2) through the stub's instructions: a host thread pvx did not ask for
+ *   two:     map that page through the ptrace stub's two-syscall gadget ("syscall; mov %rax,%rbx; mov %r12,%rax;
+ *            mov %r13,%rdi; syscall; int3"), with both calls chosen by the guest
  * Only meaningful inside pvx (natively there is no stub: it prints "no stub" and exits 2). */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -115,6 +117,45 @@ static int clone_thread(void)
 	return 1;
 }
 
+#define TWO_SYSCALLS (STUB_TEXT + 0x230)	/* STUB_OFF_TWO_SYSCALLS */
+static const unsigned char two_bytes[] = { 0x0f, 0x05, 0x48, 0x89, 0xc3, 0x4c, 0x89, 0xe0,
+					   0x4c, 0x89, 0xef, 0x0f, 0x05, 0xcc };
+
+static int two_syscalls(void)
+{
+	if (readable(WINDOW_PAGE)) {
+		say("window page already mapped: the layout changed, nothing to test\n");
+		return 2;
+	}
+	if (!readable(TWO_SYSCALLS + sizeof(two_bytes) - 1) || memcmp((void *)TWO_SYSCALLS, two_bytes, sizeof(two_bytes))) {
+		say("no two-syscall gadget\n");
+		return 3;
+	}
+	say("via the two-syscall gadget at %#lx\n", (unsigned long)TWO_SYSCALLS);
+	register long r10 __asm__("r10") = MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, r8 __asm__("r8") = -1,
+		r9 __asm__("r9") = 0, r12 __asm__("r12") = SYS_mmap, r13 __asm__("r13") = (long)WINDOW_PAGE;
+	long first = -9999, second = -9999;
+	if (!sigsetjmp(probe_jb, 1)) {
+		probing = 1;
+		/* both mmap(WINDOW_PAGE, PG, RWX, MAP_FIXED...); the int3 after them comes back through the longjmp */
+		__asm__ volatile("sub $128, %%rsp\n\t"
+				 "call *%[g]\n\t"
+				 "add $128, %%rsp"
+				 : "=a"(second), "=b"(first)
+				 : [g] "r"(TWO_SYSCALLS), "a"((long)SYS_mmap), "D"((long)WINDOW_PAGE), "S"(PG),
+				   "d"((long)(PROT_READ | PROT_WRITE | PROT_EXEC)), "r"(r10), "r"(r8), "r"(r9), "r"(r12), "r"(r13)
+				 : "rcx", "r11", "memory");
+		probing = 0;
+	}
+	say("returned %ld, %ld\n", first, second);
+	if (readable(WINDOW_PAGE)) {
+		say("ESCAPE: mapped a page at %#lx in the stub's range (two-syscall gadget)\n", WINDOW_PAGE);
+		return 0;
+	}
+	say("contained\n");
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2)
@@ -131,5 +172,7 @@ int main(int argc, char **argv)
 		return overmap();
 	if (!strcmp(argv[1], "clone"))
 		return clone_thread();
+	if (!strcmp(argv[1], "two"))
+		return two_syscalls();
 	return 2;
 }
