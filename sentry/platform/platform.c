@@ -154,6 +154,101 @@ long place_pin(pid_t tid, int cpu)
 }
 
 /*
+ * Why a pair shares a CPU: the two never run at once, so every turn on
+ * two CPUs is a wake-up of the other CPU (an IPI; on a VM, an idle vCPU's
+ * trip through the hypervisor: 60-78 us on the 2-vCPU PVM machine of issue
+ * 16) where one CPU needs a context switch. A child's pair starts where
+ * its parent's is (masks are inherited: a shell and the command it waits
+ * for take turns on one CPU). The pair leaves its CPU when it has to wait
+ * for it: every PAIR_TURNS turns or PAIR_NS, the caller reads both
+ * threads' run delay (schedstat: time runnable but not running); above
+ * PAIR_BUSY_PCT of the time since the last look (a busy neighbour, another
+ * pair, a pipe's other end that wants to run too) both get every CPU back
+ * for PAIR_COOL looks and are then pinned where the caller runs, unless
+ * that is the CPU they left (then one more wait). Costs: three host calls
+ * per thread a look, two per (un)pinning.
+ */
+#define PAIR_TURNS 64
+#define PAIR_NS 5000000ULL
+#define PAIR_BUSY_PCT 25
+#define PAIR_COOL 8
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* A thread's run delay in ns (the second field of its schedstat); 0 if unknown. */
+static uint64_t run_delay(const char *path)
+{
+	char buf[96];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+	unsigned long long run, delay;
+
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	return sscanf(buf, "%llu %llu", &run, &delay) == 2 ? delay : 0;
+}
+
+void place_pair_leave(struct place_pair *pp, pid_t tid)
+{
+	if (!pp->pin_cpu)
+		return;
+	place_unpin(0);
+	place_unpin(tid);
+	pp->pin_cpu = 0;
+}
+
+void place_pair_run(struct place_pair *pp, pid_t pid, pid_t tid)
+{
+	if (place_ncpus() <= 0)
+		return;
+	uint64_t now = mono_ns();
+	if (pp->look_ns && ++pp->turns < PAIR_TURNS && now - pp->look_ns < PAIR_NS)
+		return;
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", pid, tid);
+	uint64_t delay = run_delay("/proc/thread-self/schedstat") + run_delay(path);
+	bool busy = pp->look_ns && (delay - pp->delay_ns) * 100 > (now - pp->look_ns) * PAIR_BUSY_PCT;
+	pp->look_ns = now;
+	pp->delay_ns = delay;
+	pp->turns = 0;
+	if (pp->pin_cpu) {
+		if (busy) {
+			pp->left_cpu = pp->pin_cpu;
+			pp->cool = PAIR_COOL;
+			place_pair_leave(pp, tid);
+		}
+		return;
+	}
+	if (pp->cool) {
+		pp->cool--;
+		return;
+	}
+	int me = sched_getcpu();
+	if (me < 0)
+		return;
+	if (me + 1 == pp->left_cpu) {
+		pp->left_cpu = 0;
+		pp->cool = PAIR_COOL;
+		return;
+	}
+	if (place_pin(0, me) < 0)
+		return;
+	if (place_pin(tid, me) == 0)
+		pp->pin_cpu = me + 1;
+	else
+		place_unpin(0);
+}
+
+/*
  * ptrace and seccomp: signal the context's own stub thread (a signal for the
  * process could land in any of them). vmexec stubs block every signal: the
  * caller kicks the sentry thread instead. Queued with a siginfo of our own,

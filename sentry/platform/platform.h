@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 #include "pvx/common.h"
 #include "pvx/regs.h"
@@ -187,6 +188,22 @@ int place_ncpus(void);
 const cpu_set_t *place_all_cpus(void);
 void place_unpin(pid_t tid);
 long place_pin(pid_t tid, int cpu);
+
+/*
+ * Two host threads that take turns (a ptrace tracer and its tracee; a
+ * sentry thread and its seccomp stub thread when neither spins) kept on
+ * one CPU while nothing else wants it. The caller is one of the two; tid
+ * (a thread of process pid) is the other. place_pair_run before each turn
+ * handed over; place_pair_leave gives both every CPU back now.
+ */
+struct place_pair {
+	int pin_cpu;			/* the CPU both are pinned to + 1; 0: none */
+	int left_cpu;			/* the CPU they left because others wanted it + 1; 0: none */
+	uint32_t turns, cool;		/* turns since the last look; looks left before pinning again */
+	uint64_t look_ns, delay_ns;	/* the last look: when, and the two threads' run delay then */
+};
+void place_pair_run(struct place_pair *pp, pid_t pid, pid_t tid);
+void place_pair_leave(struct place_pair *pp, pid_t tid);
 
 /* Create the stub process image (a memfd) once; returns its fd or -errno. Call before any fork. */
 long stub_memfd(void);

@@ -12,10 +12,7 @@
  */
 #include <elf.h>
 #include <fcntl.h>
-#include <inttypes.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 #include <linux/kcmp.h>
 #include <signal.h>
 #include <string.h>
@@ -53,11 +50,7 @@ struct ptrace_ctx {
 	struct platform_ctx ctx;
 	int pending_sig;		/* async signal seen while running a gadget syscall */
 	long held_fd;			/* stub fd as_put_fd kept for the next as_get_fd; -1: none (see there) */
-	/* ptrace_place: */
-	int pin_cpu;			/* the CPU tracer and thread are pinned to + 1; 0: none */
-	int left_cpu;			/* the CPU they left because others wanted it + 1; 0: none */
-	uint32_t stops, cool;		/* runs since the last look; looks left before pinning again */
-	uint64_t look_ns, delay_ns;	/* the last look: when, and the two threads' run delay then */
+	struct place_pair pair;		/* ptrace_place */
 };
 
 static struct ptrace_as *to_pas(struct addr_space *as)
@@ -515,105 +508,21 @@ static bool native_syscall(pid_t pid)
 }
 
 /*
- * Placement. A traced thread and its tracer never run at once: every stop
- * hands the CPU from one to the other. So they share one CPU, and a stop
- * wakes the tracer with a context switch there instead of a wake-up on the
- * other CPU (an IPI; on a VM, an idle vCPU's trip through the hypervisor:
- * 60-78 us on the 2-vCPU PVM machine of issue 16). A child's pair starts
- * where its parent's is (the masks are inherited: a shell and the command
- * it waits for alternate on one CPU). The pair leaves its CPU when it has
- * to wait for it: every PLACE_STOPS runs or PLACE_NS, the tracer reads both
- * threads' run delay (schedstat: time runnable but not running); above
- * PLACE_BUSY_PCT of the time since the last look (a busy neighbour, another
- * pair, a pipe's other end that wants to run too) both go back to every
- * CPU for PLACE_COOL looks, and are then pinned where the tracer runs,
- * unless that is the CPU they left (then one more wait). Costs: three host
- * calls per thread a look, two per (un)pinning. PVX_PTRACE_PIN=0: none.
+ * Placement: a traced thread and its tracer never run at once (every stop
+ * hands the CPU from one to the other), so they share one CPU while
+ * nothing else wants it (place_pair_run, platform.c). PVX_PTRACE_PIN=0:
+ * the scheduler places them.
  */
-#define PLACE_STOPS 64
-#define PLACE_NS 5000000ULL
-#define PLACE_BUSY_PCT 25
-#define PLACE_COOL 8
-
-static int place_off = -1;	/* PVX_PTRACE_PIN=0; -1: not read yet */
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
-/* A thread's run delay in ns (the second field of its schedstat); 0 if unknown. */
-static uint64_t run_delay(const char *path)
-{
-	char buf[96];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
-	uint64_t run, delay;
-
-	if (fd >= 0)
-		close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = 0;
-	return sscanf(buf, "%" SCNu64 " %" SCNu64, &run, &delay) == 2 ? delay : 0;
-}
-
-static void place_pair(struct ptrace_ctx *pc, int cpu)
-{
-	if (cpu < 0) {
-		place_unpin(0);
-		place_unpin(pc->ctx.tid);
-		pc->pin_cpu = 0;
-	} else if (place_pin(0, cpu) == 0) {
-		if (place_pin(pc->ctx.tid, cpu) == 0)
-			pc->pin_cpu = cpu + 1;
-		else
-			place_unpin(0);
-	}
-}
-
 static void ptrace_place(struct ptrace_ctx *pc)
 {
-	if (place_off < 0) {
+	static int off = -1;
+
+	if (off < 0) {
 		const char *env = getenv("PVX_PTRACE_PIN");
-		place_off = env && !strcmp(env, "0");
+		off = env && !strcmp(env, "0");
 	}
-	if (place_off || place_ncpus() <= 0)
-		return;
-	uint64_t now = mono_ns();
-	if (pc->look_ns && ++pc->stops < PLACE_STOPS && now - pc->look_ns < PLACE_NS)
-		return;
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", pc->ctx.as->pid, pc->ctx.tid);
-	uint64_t delay = run_delay("/proc/thread-self/schedstat") + run_delay(path);
-	bool busy = pc->look_ns && (delay - pc->delay_ns) * 100 > (now - pc->look_ns) * PLACE_BUSY_PCT;
-	pc->look_ns = now;
-	pc->delay_ns = delay;
-	pc->stops = 0;
-	if (pc->pin_cpu) {
-		if (busy) {
-			pc->left_cpu = pc->pin_cpu;
-			pc->cool = PLACE_COOL;
-			place_pair(pc, -1);
-		}
-		return;
-	}
-	if (pc->cool) {
-		pc->cool--;
-		return;
-	}
-	int me = sched_getcpu();
-	if (me < 0)
-		return;
-	if (me + 1 == pc->left_cpu) {
-		pc->left_cpu = 0;
-		pc->cool = PLACE_COOL;
-		return;
-	}
-	place_pair(pc, me);
+	if (!off)
+		place_pair_run(&pc->pair, pc->ctx.as->pid, pc->ctx.tid);
 }
 
 static long ptrace_run(struct platform_ctx *ctx, struct pvx_regs *regs, struct pvx_trap *trap)
