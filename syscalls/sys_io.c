@@ -12,14 +12,11 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 
 #include "pvx/cred.h"
 #include "pvx/kernel.h"
-#include "pvx/log.h"
-#include "pvx/stub_layout.h"
 #include "sentry/platform/platform.h"
 #include "syscalls/syscalls.h"
 
@@ -119,78 +116,14 @@ static long read_chunk(struct task *t, struct file *f, char *buf, uint64_t ubuf,
 	return copied || !n ? (long)copied : -EFAULT;
 }
 
-/*
- * Passthrough (sentry/platform/seccomp_passthrough.md): from the PT_AFTERth
- * read(2) or pread64(2) of an open file on, the stub reads it itself, when
- * the file is a regular host file open for reading, outside the kernel's
- * synthetic file systems and without O_DIRECT, and the caller's table and mm
- * are each other's only ones (one task in both), nobody traces its calls
- * (ptrace, --strace) and no dnotify watch wants to see reads.
- * PVX_PASSTHROUGH=0 turns it off.
- */
-#define PT_AFTER 4
-
 static long do_read_once(struct task *t, int fd, uint64_t ubuf, size_t count, off_t off, bool positional);
-
-static bool pt_enabled(void)
-{
-	static int on = -1;
-
-	if (on < 0) {
-		const char *e = getenv("PVX_PASSTHROUGH");
-		on = !(e && !strcmp(e, "0"));
-	}
-	return on;
-}
-
-/* Is f's host file a regular file of a disk-like file system? (asked once per open file) */
-static bool pt_file_ok(struct file *f)
-{
-	static const long synthetic[] = { 0x9fa0 /* proc */, 0x62656572 /* sysfs */, 0x64626720 /* debugfs */,
-					  0x74726163 /* tracefs */, 0x73636673 /* securityfs */,
-					  0x27e0eb /* cgroup */, 0x63677270 /* cgroup2 */, 0x62656570 /* configfs */,
-					  0xcafe4a11 /* bpf */, 0x6165676c /* pstore */, 0xde5e81e4 /* efivarfs */,
-					  0x65735543 /* fusectl */, 0x1cd1 /* devpts */ };
-	struct stat st;
-	struct statfs sfs;
-
-	if (!f->ops->passthrough || (f->flags & O_ACCMODE) == O_WRONLY || (f->flags & (O_PATH | O_DIRECT)) ||
-	    fstat(f->host_fd, &st) < 0 || !S_ISREG(st.st_mode) || fstatfs(f->host_fd, &sfs) < 0)
-		return false;
-	for (size_t i = 0; i < ARRAY_SIZE(synthetic); i++)
-		if ((long)sfs.f_type == synthetic[i])
-			return false;
-	return true;
-}
-
-static void pt_consider(struct task *t, int fd, struct file *f)
-{
-	struct addr_space *as = t->proc->as;
-
-	if (!f || f->pt_no || fd >= STUB_PT_MAX || fd_pt_is_on(t->files, fd) || !as->ops->as_pt_install)
-		return;
-	if (f->pt_reads < PT_AFTER && ++f->pt_reads < PT_AFTER)
-		return;
-	if (!pt_enabled() || !pt_file_ok(f)) {
-		f->pt_no = true;
-		return;
-	}
-	if (t->mm->users != 1 || t->files->users != 1 || t->proc->nr_threads != 1 || t->tracer || sandbox.strace ||
-	    dnotify_records || (f->flags & O_DIRECT))
-		return;
-	long r = fd_pt_install(t->files, as, fd, f);
-	if (r < 0) {
-		pr_debug("passthrough of fd %d: %s", fd, strerror((int)-r));
-		f->pt_no = true;	/* not at every read */
-	}
-}
 
 static long do_read(struct task *t, int fd, uint64_t ubuf, size_t count, off_t off, bool positional)
 {
 	long r = do_read_once(t, fd, ubuf, count, off, positional);
 
 	if (r > 0)
-		pt_consider(t, fd, fd_lookup(t->files, fd));
+		fd_pt_consider(t, fd, fd_lookup(t->files, fd));	/* seccomp_passthrough.md */
 	return r;
 }
 
