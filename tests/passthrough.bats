@@ -81,6 +81,11 @@ passthru() {
 	passthru exec
 }
 
+@test "a child that reads, then asks to be traced: its parent sees a syscall stop for every later read" {
+	passthru traced
+	assert_contains "$(cat "$sandbox_out")" "read syscall stops 20"
+}
+
 # The hostile side: seccomp only (the site is the seccomp stub's; elsewhere a jump there is a guest syscall).
 hostile() {
 	PVX_TIMEOUT=20 pvx_run_split "$(guest sec_stub_passthru)" "$1" "$PWD/a.bin"

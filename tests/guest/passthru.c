@@ -12,7 +12,8 @@
  *   unshare  unshare(CLONE_FILES), close, read: EBADF; the old table is not read
  *   vm       a CLONE_VM child without CLONE_FILES closes the fd and reads it: EBADF; the parent still reads
  *   vfork    the same in a vfork child
- *   exec     an O_CLOEXEC fd read, then execve: the fd is gone (EBADF) */
+ *   exec     an O_CLOEXEC fd read, then execve: the fd is gone (EBADF)
+ *   traced   a child reads, then PTRACE_TRACEME: its parent sees a syscall stop for each read that follows */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <pthread.h>
@@ -21,6 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/ptrace.h>
+#include <sys/user.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -289,6 +292,38 @@ static int after_exec(int fd)
 	return 0;
 }
 
+static int traced(const char *path)
+{
+	char b[64];
+	int st, stops = 0;
+	pid_t pid = fork();
+	if (pid == 0) {
+		int fd = open_warm(path, 0);
+		note_pt(fd);
+		if (ptrace(PTRACE_TRACEME, 0, 0, 0) < 0)
+			_exit(3);
+		raise(SIGSTOP);
+		for (int i = 0; i < 10; i++)
+			if (read(fd, b, sizeof b) != sizeof b)
+				_exit(4);
+		_exit(0);
+	}
+	if (waitpid(pid, &st, 0) != pid || !WIFSTOPPED(st))
+		return 1;
+	for (;;) {
+		if (ptrace(PTRACE_SYSCALL, pid, 0, 0) < 0 || waitpid(pid, &st, 0) != pid)
+			return 1;
+		if (WIFEXITED(st))
+			break;
+		struct user_regs_struct r;
+		if (WIFSTOPPED(st) && WSTOPSIG(st) == SIGTRAP && ptrace(PTRACE_GETREGS, pid, 0, &r) == 0 &&
+		    r.orig_rax == SYS_read)
+			stops++;
+	}
+	say("child exit %d, read syscall stops %d\n", WEXITSTATUS(st), stops);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 3)
@@ -312,6 +347,8 @@ int main(int argc, char **argv)
 		return vm_mode(f, 1);
 	if (!strcmp(m, "exec"))
 		return exec_mode(argv[0], f);
+	if (!strcmp(m, "traced"))
+		return traced(f);
 	if (!strcmp(m, "after-exec"))
 		return after_exec(atoi(f));
 	return 2;
