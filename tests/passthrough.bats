@@ -127,6 +127,15 @@ hostile() {
 	assert_contains "$output" "child status 0"
 }
 
+@test "hostile: dup3 at the stub's generic site only installs: not of its sockets or a passthrough fd, not below 800, no flags" {
+	only_seccomp "the install's dup3 is the seccomp stub's"
+	local m
+	for m in dup3-sock dup3-ksock dup3-pt dup3-below dup3-flags; do
+		hostile $m
+		[[ $status == 159 ]] || { echo "$m: status $status" >&2; return 1; }
+	done
+}
+
 @test "hostile: the control page (the passthrough bitmap) is not writable, by a store or by mprotect" {
 	only_seccomp "the control page is the seccomp stub's"
 	hostile ctl

@@ -11,6 +11,9 @@
  *   unshare  after unshare(CLONE_FILES): EBADF
  *   vm       in a CLONE_VM child without CLONE_FILES: EBADF
  *   ctl      the control page (its bitmap) is not writable, neither by a store nor by mprotect at a stub site
+ *   dup3-sock | dup3-ksock | dup3-pt | dup3-below | dup3-flags   dup3 at the stub's generic site, which allows
+ *            only dup3(a received fd, 800 + g, 0): of the stub's sockets (3, 6), of a passthrough fd, onto
+ *            fd 799, with O_CLOEXEC: the process dies
  * Natively there is no stub: "no stub", exit 2. */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -138,6 +141,25 @@ int main(int argc, char **argv)
 			return 3;
 		long r = stub_call(gd, SYS_mprotect, STUB_CTL, PG, PROT_READ | PROT_WRITE, 0, 0, 0);
 		say("ESCAPE: mprotect of the control page at a stub site returned %ld\n", r);
+	} else if (!strncmp(m, "dup3-", 5)) {
+		struct stub_gadgets g;
+		find_gadgets(&g);
+		uintptr_t gd = gadget_nonzero(&g);
+		if (!gd)
+			return 3;
+		long from = PT_BASE + fd, to = PT_BASE + 100, flags = 0;
+		if (!strcmp(m, "dup3-sock"))
+			from = 3;
+		else if (!strcmp(m, "dup3-ksock"))
+			from = 6;
+		else if (!strcmp(m, "dup3-below"))
+			from = 3, to = PT_BASE - 1;
+		else if (!strcmp(m, "dup3-flags"))
+			from = 3, flags = O_CLOEXEC;
+		else if (strcmp(m, "dup3-pt"))
+			return 2;
+		long r = stub_call(gd, SYS_dup3, from, to, flags, 0, 0, 0);
+		say("ESCAPE: dup3(%ld, %ld, %ld) at a stub site returned %ld\n", from, to, flags, r);
 	} else {
 		return 2;
 	}
