@@ -239,8 +239,13 @@ long fd_pt_install(struct fdtable *t, struct addr_space *as, int fd, struct file
 bool fd_pt_is_on(const struct fdtable *t, int fd);
 void fd_pt_off(struct fdtable *t, struct addr_space *as);
 void fd_pt_pause(struct fdtable *t);
-/* After t's read(2) or pread64(2) of fd (now f): the stub may take its next reads over. */
-void fd_pt_consider(struct task *t, int fd, struct file *f);
+/*
+ * After t's read(2) or pread64(2) of fd (now f): the stub may take its next
+ * reads over; one_table: t's fd table is held by t's process's threads only,
+ * and all of them, none traced (the caller walks the tasks; asked only
+ * when all else says yes).
+ */
+void fd_pt_consider(struct task *t, int fd, struct file *f, bool (*one_table)(struct task *t));
 
 /*
  * fcntl(2) record locks (sentry/fs/plock.c): F_GETLK, F_SETLK, F_SETLKW and

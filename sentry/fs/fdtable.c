@@ -294,7 +294,9 @@ void fdtable_release(struct fdtable *t)
  * read(2) or pread64(2) of an open file on, the stub reads it itself, when
  * the file is a regular host file open for reading, outside the kernel's
  * synthetic file systems and without O_DIRECT, and the caller's table and mm
- * are each other's only ones (one task in both), nobody traces its calls
+ * are each other's only ones (one_table(t), asked last: every holder of the table is a
+ * thread of t's process and every thread of it holds this table; and one
+ * process in the mm), nobody traces its calls
  * (ptrace, --strace) and no dnotify watch wants to see reads.
  * PVX_PASSTHROUGH=0 turns it off.
  */
@@ -331,7 +333,7 @@ static bool pt_file_ok(struct file *f)
 	return true;
 }
 
-void fd_pt_consider(struct task *t, int fd, struct file *f)
+void fd_pt_consider(struct task *t, int fd, struct file *f, bool (*one_table)(struct task *t))
 {
 	struct addr_space *as = t->proc->as;
 
@@ -343,8 +345,10 @@ void fd_pt_consider(struct task *t, int fd, struct file *f)
 		f->pt_no = true;
 		return;
 	}
-	if (t->mm->users != 1 || t->files->users != 1 || t->proc->nr_threads != 1 || t->tracer || sandbox.strace ||
+	if (t->mm->users != 1 || t->tracer || sandbox.strace ||
 	    dnotify_records || (f->flags & O_DIRECT))
+		return;
+	if (!one_table(t))
 		return;
 	long r = fd_pt_install(t->files, as, fd, f);
 	if (r < 0) {
