@@ -245,4 +245,20 @@ stub_cmpxchg_gadget:
 	lock cmpxchg %ecx, (%rdi)
 	int3
 
+/*
+ * seccomp: long stub_pt(long nr, long fd, long buf, long count, long off):
+ * a guest read(2)/pread64(2) served by the trap handler on the stub's dup
+ * of the guest's fd. The filter allows only read and pread64 here, only on
+ * fds [STUB_PT_BASE, STUB_PT_BASE + STUB_PT_MAX): guest code jumping here
+ * reads a file its process opened for reading into its own memory.
+ */
+	.org STUB_OFF_PT, 0xcc
+	.globl stub_pt
+	.type stub_pt, @function
+stub_pt:
+	sc_args
+	.org STUB_OFF_SITE_PT, 0x90
+	syscall
+	ret
+
 	.section .note.GNU-stack,"",@progbits

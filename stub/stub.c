@@ -33,6 +33,7 @@ enum {
 	NR_close = 3, NR_mmap = 9, NR_rt_sigaction = 13, NR_rt_sigprocmask = 14,
 	NR_sigaltstack = 131, NR_prctl = 157, NR_arch_prctl = 158, NR_futex = 202, NR_capset = 126,
 	NR_exit_group = 231, NR_seccomp = 317, NR_pause = 34, NR_exit = 60,
+	NR_read = 0, NR_pread64 = 17, EBADF_ = 9, EFAULT_ = 14,
 	NR_madvise = 28, NR_recvmsg = 47, NR_dup3 = 292, NR_close_range = 436,
 	MADV_DONTFORK_ = 10, PR_SET_PDEATHSIG_ = 1, MSG_DONTWAIT_ = 0x40, MSG_CTRUNC_ = 8,
 	MSG_CMSG_CLOEXEC_ = 0x40000000,
@@ -43,6 +44,7 @@ enum {
 /* sites.S */
 long stub_sc(long nr, long a0, long a1, long a2, long a3, long a4, long a5);
 long stub_ksc(long nr, long a0, long a1, long a2, long a3, long a4, long a5);
+long stub_pt(long nr, long a0, long a1, long a2, long a3, long a4, long a5);
 extern char stub_restorer[];
 __attribute__((noreturn)) void stub_k_ready(void);
 
@@ -152,9 +154,42 @@ static void serve(struct stub_shared *sh)
 	}
 }
 
+/*
+ * Passthrough (sentry/platform/seccomp_passthrough.md): a read(2) or
+ * pread64(2) of guest fd g whose bit the sentry set in the control page
+ * (read-only here) is made on the stub's dup of g's host file, at the one
+ * site the filter allows it (fd bounded to the passthrough range), and the
+ * guest resumes with the result. The siginfo and registers are on the
+ * altstack, which other guest threads can write: a forged value can only
+ * make a read the guest could make by jumping to that site itself. EBADF
+ * (the sentry is closing the dup) parks as any other trap: the sentry answers.
+ * So does EFAULT (nothing read, the offset unmoved): the sentry's copy grows
+ * a stack as a fault would (mm/uaccess.c), the host's read into this mm does not.
+ */
+static int passthrough(int sig, const struct k_siginfo *si, struct k_ucontext *uc)
+{
+	struct k_sigcontext *c = &uc->mc;
+
+	if (sig != SIGSYS_ || si->code != SYS_SECCOMP_)
+		return 0;
+	long nr = si->sys.syscall;
+	if (nr != NR_read && nr != NR_pread64)
+		return 0;
+	uint32_t g = (uint32_t)c->rdi;	/* the kernel reads an unsigned int */
+	if (g >= STUB_PT_MAX || !((__atomic_load_n(&CTL->pt_bits[g / 64], __ATOMIC_ACQUIRE) >> (g % 64)) & 1))
+		return 0;
+	long r = stub_pt(nr, STUB_PT_BASE + (long)g, (long)c->rsi, (long)c->rdx, (long)c->r10, 0, 0);
+	if (r == -EBADF_ || r == -EFAULT_)
+		return 0;
+	c->rax = (uint64_t)r;
+	return 1;
+}
+
 /* Every guest syscall (SIGSYS) and fault lands here, on the shared altstack. */
 static void trap_handler(int sig, struct k_siginfo *si, struct k_ucontext *uc)
 {
+	if (passthrough(sig, si, uc))
+		return;
 	struct stub_shared *sh = region_of((uint64_t)__builtin_frame_address(0));
 	struct k_sigcontext *c = &uc->mc;
 	struct pvx_regs *r = &sh->regs;

@@ -116,7 +116,38 @@ static long read_chunk(struct task *t, struct file *f, char *buf, uint64_t ubuf,
 	return copied || !n ? (long)copied : -EFAULT;
 }
 
+static long do_read_once(struct task *t, int fd, uint64_t ubuf, size_t count, off_t off, bool positional);
+
+/*
+ * Passthrough's condition (seccomp_passthrough.md): t's fd table is held by
+ * the threads of t's process alone, all of them, and none is traced.
+ */
+static bool pt_one_table(struct task *t)
+{
+	int holders = 0;
+
+	if (t->proc->nr_threads == 1)
+		return t->files->users == 1 && !t->tracer;
+	for (struct task *o = task_next(NULL); o; o = task_next(o)) {
+		if (o->proc != t->proc || !o->files)
+			continue;
+		if (o->files != t->files || o->tracer)
+			return false;
+		holders++;
+	}
+	return holders == t->files->users;
+}
+
 static long do_read(struct task *t, int fd, uint64_t ubuf, size_t count, off_t off, bool positional)
+{
+	long r = do_read_once(t, fd, ubuf, count, off, positional);
+
+	if (r > 0)
+		fd_pt_consider(t, fd, fd_lookup(t->files, fd), pt_one_table);	/* seccomp_passthrough.md */
+	return r;
+}
+
+static long do_read_once(struct task *t, int fd, uint64_t ubuf, size_t count, off_t off, bool positional)
 {
 	struct file *f = io_file(t, fd, O_RDONLY);
 	size_t done = 0;

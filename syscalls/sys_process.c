@@ -86,6 +86,8 @@ static long do_thread(struct task *t, unsigned long flags, uint64_t stack, uint6
 		return r == -EAGAIN ? r : -ENOMEM;
 	}
 	thread_attach(c, p);
+	if (!(flags & CLONE_FILES))
+		fd_pt_off(t->files, p->as);	/* one mm, two tables: passthrough off (seccomp_passthrough.md) */
 	if (task_clone_shared(c, t, flags) < 0) {
 		/* Its stub thread stays idle until the stub ends. */
 		p->nr_threads--;
@@ -166,6 +168,7 @@ static struct task *process_clone(struct task *t, unsigned long flags, uint64_t 
 	c->proc->thp_disable = t->proc->thp_disable;
 	cred_fork(c->proc, t->proc);
 	cred_clone_task(c, t, true);
+	fd_pt_off(t->files, t->proc->as);	/* a second process: passthrough off (seccomp_passthrough.md) */
 	if (task_clone_shared(c, t, flags) < 0) {
 		process_unclone(c);
 		*err = -ENOMEM;

@@ -122,6 +122,12 @@ struct file_ops {
 	 * numbers. Otherwise only those four lines.
 	 */
 	bool host_fdinfo;
+	/*
+	 * Its host fd may be read by the seccomp stub itself (passthrough,
+	 * sentry/platform/seccomp_passthrough.md) when it is a regular file:
+	 * its read is the host's read(2) on host_fd and nothing more.
+	 */
+	bool passthrough;
 };
 
 /*
@@ -146,6 +152,8 @@ struct file {
 	int async_fd;		/* O_ASYNC: the guest fd F_SETFL set it through (si_fd of its SIGIO) */
 	bool async_counted;	/* counted in file_async_files (F_SETFL set O_ASYNC and it is still set) */
 	struct file *all_prev, *all_next;	/* every open file of the sandbox (file_next) */
+	unsigned pt_reads;	/* read(2)s of it, up to the passthrough's threshold */
+	bool pt_no;		/* never for passthrough (not a regular file, /proc, /sys...) */
 };
 
 /* The kinds of sentry/fs/ (see struct file_ops). */
@@ -199,6 +207,16 @@ struct fdtable {
 	unsigned nofile;	/* RLIMIT_NOFILE of its process: new fds stay below */
 	unsigned plocks;	/* files it holds POSIX record locks on (sentry/fs/plock.c) */
 	int plock_waits_for;	/* F_SETLKW: the guest pid owning the lock it waits for, or 0 */
+	/*
+	 * Passthrough (seccomp_passthrough.md): fd g < 128 with bit g of
+	 * pt_dup has a dup of its host file in the stub of pt_as, and the stub
+	 * serves its reads while bit g of pt_on is set too. Only while this
+	 * table is the one table of pt_as's mm, and that mm its only one: every
+	 * clone, unshare and exec that would break it calls fd_pt_off first;
+	 * every change of slot g drops bit g (fd_install_at, fd_close).
+	 */
+	uint64_t pt_on[2], pt_dup[2];
+	struct addr_space *pt_as;
 };
 
 /* A file of kind ops owning host_fd (the new file holds one reference). */
@@ -216,6 +234,18 @@ long fd_close(struct fdtable *t, int fd) __must_check;
 struct fdtable *fdtable_new(unsigned nofile);
 struct fdtable *fdtable_dup(const struct fdtable *src);
 void fdtable_release(struct fdtable *t);
+/* Passthrough (sentry/fs/fdtable.c): see struct fdtable. as: the caller's address space. */
+long fd_pt_install(struct fdtable *t, struct addr_space *as, int fd, struct file *f) __must_check;
+bool fd_pt_is_on(const struct fdtable *t, int fd);
+void fd_pt_off(struct fdtable *t, struct addr_space *as);
+void fd_pt_pause(struct fdtable *t);
+/*
+ * After t's read(2) or pread64(2) of fd (now f): the stub may take its next
+ * reads over; one_table: t's fd table is held by t's process's threads only,
+ * and all of them, none traced (the caller walks the tasks; asked only
+ * when all else says yes).
+ */
+void fd_pt_consider(struct task *t, int fd, struct file *f, bool (*one_table)(struct task *t));
 
 /*
  * fcntl(2) record locks (sentry/fs/plock.c): F_GETLK, F_SETLK, F_SETLKW and

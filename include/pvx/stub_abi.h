@@ -104,6 +104,12 @@ struct stub_ctl {
 	struct stub_fprog c_prog;	/* the stub's filter, installed by its main thread */
 	struct stub_fprog g_prog;	/* each stub thread's own filter on top */
 	uint64_t fork_seq;	/* bumped by the sentry for each fork of the stub it wants */
+	/*
+	 * Passthrough (sentry/platform/seccomp_passthrough.md): bit g set while
+	 * stub fd STUB_PT_BASE + g is the host file of guest fd g, a regular
+	 * file open for reading; the trap handler serves read/pread64 of g.
+	 */
+	uint64_t pt_bits[STUB_PT_MAX / 64];
 	uint64_t c_filter[STUB_FILTER_MAX];
 	uint64_t g_filter[STUB_FILTER2_MAX];
 };
@@ -115,6 +121,7 @@ _Static_assert(offsetof(struct stub_ctl, k_set) == STUB_CTL_OFF_KSET, "layout");
 _Static_assert(offsetof(struct stub_ctl, c_prog) == STUB_CTL_OFF_CPROG, "layout");
 _Static_assert(offsetof(struct stub_ctl, g_prog) == STUB_CTL_OFF_GPROG, "layout");
 _Static_assert(offsetof(struct stub_ctl, fork_seq) == STUB_CTL_OFF_FSEQ, "layout");
+_Static_assert(offsetof(struct stub_ctl, pt_bits) == STUB_CTL_OFF_PT, "layout");
 _Static_assert(STUB_CTL_ADDR + STUB_CTL_SIZE <= STUB_SHARED_ADDR, "control page below the regions");
 
 /* One region per stub thread (guest thread); the first fields keep their offsets of old. */

@@ -36,6 +36,8 @@
 #define STUB_OFF_KSC 0x2c0		/* stub_ksc(): the forked K's setup, before any other thread exists */
 #define STUB_OFF_SITE_KSC 0x2e0		/* its syscall instruction (K's only) */
 #define STUB_OFF_CMPXCHG_GADGET 0x300	/* every platform: lock cmpxchg %ecx,(%rdi); int3 (futex atomics) */
+#define STUB_OFF_PT 0x320		/* seccomp: stub_pt(): a guest read served in the trap handler */
+#define STUB_OFF_SITE_PT 0x340		/* its syscall instruction: read/pread64 on a passthrough fd only */
 
 /* The control page: written by the sentry only, mapped read-only (and sealed) in the stub. */
 #define STUB_CTL_ADDR (STUB_BASE_ADDR + 0x80000)
@@ -45,6 +47,7 @@
 #define STUB_CTL_OFF_CPROG 32		/* struct sock_fprog of the stub's filter */
 #define STUB_CTL_OFF_GPROG 48		/* struct sock_fprog of the per-thread filter */
 #define STUB_CTL_OFF_FSEQ 64		/* a new fork request when this changes */
+#define STUB_CTL_OFF_PT 72		/* the passthrough bitmap: guest fd g is read at STUB_PT_BASE + g */
 
 /* The shared regions: one per stub thread, read and written by guest code too. */
 #define STUB_SHARED_ADDR (STUB_BASE_ADDR + 0x100000)
@@ -58,6 +61,8 @@
 #define STUB_FD_SHARED 4		/* memfd of the shared regions, closed once mapped */
 #define STUB_FD_CTL 5			/* memfd of the control page, closed once mapped */
 #define STUB_FD_KSOCK 6			/* SOCK_SEQPACKET, K's only: a forked K's own fds come in here */
+#define STUB_PT_BASE 800		/* seccomp: the stub's dup of guest fd g (g < STUB_PT_MAX) is fd 800 + g */
+#define STUB_PT_MAX 128
 #define STUB_FORK_CLONE_FLAGS 0x8011	/* CLONE_PARENT | SIGCHLD: the sentry's child, as every stub */
 #define STUB_THREAD_CLONE_FLAGS 0x50f00	/* VM|FS|FILES|SIGHAND|THREAD|SYSVSEM */
 #define STUB_EXIT_THREAD_FILTER 109	/* a new thread could not install its filter */

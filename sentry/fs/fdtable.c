@@ -5,11 +5,19 @@
  * open file description. Guest fd numbers are never host fd numbers.
  */
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
 
 #include "pvx/events.h"
 #include "pvx/file.h"
+#include "pvx/log.h"
 #include "pvx/mm.h"
+#include "pvx/sandbox.h"
+#include "pvx/task.h"
+#include "pvx/stub_layout.h"
+#include "sentry/platform/platform.h"
 
 /* See pvx/file.h. */
 /* Every open file of the sandbox (under the sentry lock): leases count the opens of an object. */
@@ -94,6 +102,79 @@ static long fd_expand(struct fdtable *t, unsigned need)
 	return 0;
 }
 
+/*
+ * Passthrough: see struct fdtable. Slot fd changes: the stub stops serving
+ * it and its dup is closed before the guest call that changed it returns,
+ * by the calling thread's context (a task of pt_as's mm: the table is that
+ * mm's alone while any bit is set).
+ */
+#define PT_BIT(fd) (1UL << ((unsigned)(fd) % 64))
+
+bool fd_pt_is_on(const struct fdtable *t, int fd)
+{
+	return fd >= 0 && fd < STUB_PT_MAX && (t->pt_on[fd / 64] & PT_BIT(fd));
+}
+
+static void pt_drop(struct fdtable *t, int fd)
+{
+	if (fd < 0 || fd >= STUB_PT_MAX || !(t->pt_dup[fd / 64] & PT_BIT(fd)))
+		return;
+	t->pt_on[fd / 64] &= ~PT_BIT(fd);
+	t->pt_dup[fd / 64] &= ~PT_BIT(fd);
+	struct addr_space *as = t->pt_as;
+	if (as && as->ops->as_pt_drop)
+		as->ops->as_pt_drop(as, fd, ctx_self(as) != NULL);
+}
+
+long fd_pt_install(struct fdtable *t, struct addr_space *as, int fd, struct file *f)
+{
+	if (fd < 0 || fd >= STUB_PT_MAX || !as->ops->as_pt_install || fd_lookup(t, fd) != f)
+		return -EINVAL;
+	if (t->pt_as != as)
+		fd_pt_off(t, as);	/* (nothing is on: an exec or unshare ended the last) */
+	t->pt_as = as;
+	long r = as->ops->as_pt_install(as, fd, f->host_fd);
+	if (r < 0) {
+		t->pt_on[fd / 64] &= ~PT_BIT(fd);	/* as_pt_install left nothing of fd's */
+		t->pt_dup[fd / 64] &= ~PT_BIT(fd);
+		return r;
+	}
+	t->pt_on[fd / 64] |= PT_BIT(fd);
+	t->pt_dup[fd / 64] |= PT_BIT(fd);
+	return 0;
+}
+
+/*
+ * Every fd of t off and its dup closed, before the table stops being its
+ * mm's only one (clone, unshare, exec); as is the caller's address space.
+ * A table last used in another address space only forgets its bits: that
+ * stub is no longer this table's (its mm is gone or was left).
+ */
+void fd_pt_off(struct fdtable *t, struct addr_space *as)
+{
+	if (t->pt_as == as)
+		for (int fd = 0; fd < STUB_PT_MAX; fd++)
+			pt_drop(t, fd);
+	memset(t->pt_on, 0, sizeof(t->pt_on));
+	memset(t->pt_dup, 0, sizeof(t->pt_dup));
+	t->pt_as = NULL;
+}
+
+/*
+ * The stub stops serving t's fds (a tracer attached: every syscall must
+ * reach the sentry); the dups stay, still closed with their slots. Run by
+ * any thread: no stub command.
+ */
+void fd_pt_pause(struct fdtable *t)
+{
+	for (int fd = 0; fd < STUB_PT_MAX; fd++)
+		if (fd_pt_is_on(t, fd)) {
+			t->pt_on[fd / 64] &= ~PT_BIT(fd);
+			if (t->pt_as && t->pt_as->ops->as_pt_drop)
+				t->pt_as->ops->as_pt_drop(t->pt_as, fd, false);
+		}
+}
+
 /* Install f at fd (dup2's newfd): below PVX_NR_OPEN; the caller holds it to RLIMIT_NOFILE where Linux does. */
 long fd_install_at(struct fdtable *t, int fd, struct file *f, bool cloexec)
 {
@@ -105,6 +186,8 @@ long fd_install_at(struct fdtable *t, int fd, struct file *f, bool cloexec)
 			return r;
 	}
 	struct file *old = t->fds[fd].file;
+	if (old)
+		pt_drop(t, fd);
 	t->fds[fd].file = file_get(f);
 	t->fds[fd].cloexec = cloexec;
 	if (old)
@@ -145,6 +228,7 @@ long fd_close(struct fdtable *t, int fd)
 
 	if (!f)
 		return -EBADF;
+	pt_drop(t, fd);
 	t->fds[fd].file = NULL;
 	t->fds[fd].cloexec = false;
 	t->next_fd = MIN(t->next_fd, (unsigned)fd);
@@ -189,6 +273,10 @@ struct fdtable *fdtable_dup(const struct fdtable *src)
 /* The process is done with its fds: every file closed (its record locks first), the table freed. */
 void fdtable_release(struct fdtable *t)
 {
+	/* Its stub, if any, goes with the last task of its mm (the table was that mm's alone). */
+	memset(t->pt_on, 0, sizeof(t->pt_on));
+	memset(t->pt_dup, 0, sizeof(t->pt_dup));
+	t->pt_as = NULL;
 	plock_release_all(t);
 	for (unsigned fd = 0; fd < t->size; fd++) {
 		if (dnotify_records && t->fds[fd].file)
@@ -201,3 +289,71 @@ void fdtable_release(struct fdtable *t)
 	t->fds = NULL;
 	t->size = t->next_fd = 0;
 }
+/*
+ * Passthrough (sentry/platform/seccomp_passthrough.md): from the PT_AFTERth
+ * read(2) or pread64(2) of an open file on, the stub reads it itself, when
+ * the file is a regular host file open for reading, outside the kernel's
+ * synthetic file systems and without O_DIRECT, and the caller's table and mm
+ * are each other's only ones (one_table(t), asked last: every holder of the table is a
+ * thread of t's process and every thread of it holds this table; and one
+ * process in the mm), nobody traces its calls
+ * (ptrace, --strace) and no dnotify watch wants to see reads.
+ * PVX_PASSTHROUGH=0 turns it off.
+ */
+#define PT_AFTER 4
+
+static bool pt_enabled(void)
+{
+	static int on = -1;
+
+	if (on < 0) {
+		const char *e = getenv("PVX_PASSTHROUGH");
+		on = !(e && !strcmp(e, "0"));
+	}
+	return on;
+}
+
+/* Is f's host file a regular file of a disk-like file system? (asked once per open file) */
+static bool pt_file_ok(struct file *f)
+{
+	static const long synthetic[] = { 0x9fa0 /* proc */, 0x62656572 /* sysfs */, 0x64626720 /* debugfs */,
+					  0x74726163 /* tracefs */, 0x73636673 /* securityfs */,
+					  0x27e0eb /* cgroup */, 0x63677270 /* cgroup2 */, 0x62656570 /* configfs */,
+					  0xcafe4a11 /* bpf */, 0x6165676c /* pstore */, 0xde5e81e4 /* efivarfs */,
+					  0x65735543 /* fusectl */, 0x1cd1 /* devpts */ };
+	struct stat st;
+	struct statfs sfs;
+
+	if (!f->ops->passthrough || (f->flags & O_ACCMODE) == O_WRONLY || (f->flags & (O_PATH | O_DIRECT)) ||
+	    fstat(f->host_fd, &st) < 0 || !S_ISREG(st.st_mode) || fstatfs(f->host_fd, &sfs) < 0)
+		return false;
+	for (size_t i = 0; i < ARRAY_SIZE(synthetic); i++)
+		if ((long)sfs.f_type == synthetic[i])
+			return false;
+	return true;
+}
+
+void fd_pt_consider(struct task *t, int fd, struct file *f, bool (*one_table)(struct task *t))
+{
+	struct addr_space *as = t->proc->as;
+
+	if (!f || f->pt_no || fd >= STUB_PT_MAX || fd_pt_is_on(t->files, fd) || !as->ops->as_pt_install)
+		return;
+	if (f->pt_reads < PT_AFTER && ++f->pt_reads < PT_AFTER)
+		return;
+	if (!pt_enabled() || !pt_file_ok(f)) {
+		f->pt_no = true;
+		return;
+	}
+	if (t->mm->users != 1 || t->tracer || sandbox.strace ||
+	    dnotify_records || (f->flags & O_DIRECT))
+		return;
+	if (!one_table(t))
+		return;
+	long r = fd_pt_install(t->files, as, fd, f);
+	if (r < 0) {
+		pr_debug("passthrough of fd %d: %s", fd, strerror((int)-r));
+		f->pt_no = true;	/* not at every read */
+	}
+}
+

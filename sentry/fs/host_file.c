@@ -238,6 +238,7 @@ long host_object(struct file *f, enum file_call call __unused)
 }
 
 const struct file_ops host_file_ops = {
+	.passthrough = true,
 	.read = host_read,
 	.write = host_write,
 	.rw_in_guest_mm = host_rw_in_guest_mm,

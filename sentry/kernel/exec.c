@@ -261,6 +261,7 @@ static long exec_mm(struct task *t, int fd, const struct elf_info *ei, int ifd, 
 
 	if (!mm)
 		return -ENOMEM;
+	fd_pt_off(t->files, old_as);	/* the stub's dups go, kept or not (seccomp_passthrough.md) */
 	if ((r = elf_args_fit(argv, envp, path)) < 0) {
 		free(mm);
 		return r;

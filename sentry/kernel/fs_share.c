@@ -111,6 +111,8 @@ long task_unshare(struct task *t, unsigned long flags)
 	struct fdtable *files = NULL;
 	struct fs_struct *fs = NULL;
 
+	if (flags & CLONE_FILES)
+		fd_pt_off(t->files, t->proc->as);	/* its mm would have two tables (seccomp_passthrough.md) */
 	if ((flags & CLONE_FILES) && t->files->users > 1 && !(files = fdtable_dup(t->files)))
 		return -ENOMEM;
 	if ((flags & CLONE_FS) && t->fs->users > 1 && !(fs = fs_copy(t->fs))) {

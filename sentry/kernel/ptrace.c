@@ -51,6 +51,7 @@ long ptrace_traceme(struct task *t)
 	if (t->tracer || !tracer)	/* pid 1's parent is outside the sandbox */
 		return -EPERM;
 	t->tracer = tracer;
+	fd_pt_pause(t->files);	/* its reads must reach the sentry's syscall stops */
 	t->ptrace_seized = false;
 	t->ptrace_opts = 0;
 	return 0;
@@ -70,6 +71,7 @@ long ptrace_attach(struct task *tracer, struct task *t, bool seize, unsigned opt
 	if (t->tracer)
 		return -EPERM;
 	t->tracer = tracer;
+	fd_pt_pause(t->files);	/* its reads must reach the sentry's syscall stops */
 	t->ptrace_seized = seize;
 	t->ptrace_opts = seize ? opts : 0;
 	t->ptrace_syscall = false;

@@ -104,6 +104,17 @@ struct platform_ops {
 	 * of this thread in as) or -ENOSYS (not on this platform).
 	 */
 	long (*as_cmpxchg32)(struct addr_space *as, uint64_t uaddr, uint32_t old, uint32_t new, uint32_t *prev);
+	/*
+	 * Passthrough (seccomp; NULL elsewhere, see seccomp_passthrough.md):
+	 * as_pt_install has the stub serve read/pread64 of guest fd g
+	 * (< STUB_PT_MAX) itself, on its own dup of host_fd (a regular file
+	 * open for reading), from now on; 0 or -errno (then nothing is on).
+	 * as_pt_drop stops that for g (the control page's bit) and, with
+	 * close_dup, closes the stub's dup too; both run by the calling
+	 * thread's context in as (close_dup), under the sentry lock.
+	 */
+	long (*as_pt_install)(struct addr_space *as, int g, int host_fd);
+	void (*as_pt_drop)(struct addr_space *as, int g, bool close_dup);
 };
 
 /* Common state every platform's address space starts with. */

@@ -719,6 +719,49 @@ static void seccomp_as_put_fd(struct addr_space *as, long as_fd)
 		pr_debug("close of fd %ld in stub failed", as_fd);
 }
 
+/*
+ * Passthrough (seccomp_passthrough.md): the stub gets its own dup of
+ * host_fd at STUB_PT_BASE + g (received as for a file mapping, checked with
+ * kcmp, dup3'd into place: the filter allows dup3 only onto that range),
+ * then bit g of the control page, which the stub cannot write, says "serve
+ * it". The sentry's caller keeps the mirror of what is on (struct fdtable).
+ */
+static void seccomp_as_pt_drop(struct addr_space *as, int g, bool close_dup)
+{
+	struct seccomp_as *sas = to_sas(as);
+
+	if (g < 0 || g >= STUB_PT_MAX)
+		return;
+	__atomic_fetch_and(&sas->ctl->pt_bits[g / 64], ~(1UL << (g % 64)), __ATOMIC_SEQ_CST);
+	if (!close_dup || __atomic_load_n(&sas->dead_sig, __ATOMIC_RELAXED))
+		return;
+	long a[6] = { STUB_PT_BASE + g };
+	long r = seccomp_as_syscall(as, SYS_close, a);
+	if (r < 0 && r != -EBADF)
+		pr_warn("seccomp stub %d: the passthrough dup of fd %d stays (%s)", as->pid, g, strerror((int)-r));
+}
+
+static long seccomp_as_pt_install(struct addr_space *as, int g, int host_fd)
+{
+	struct seccomp_as *sas = to_sas(as);
+
+	if (g < 0 || g >= STUB_PT_MAX)
+		return -EINVAL;
+	long fd = seccomp_as_get_fd(as, host_fd);
+	if (fd < 0)
+		return fd;
+	long a[6] = { fd, STUB_PT_BASE + g, 0 };
+	long r = fd != STUB_FD_SOCK && fd != STUB_FD_KSOCK && fd < STUB_PT_BASE ? seccomp_as_syscall(as, SYS_dup3, a)
+									       : -EMFILE;
+	seccomp_as_put_fd(as, fd);
+	if (r != STUB_PT_BASE + g || !same_file(sas, host_fd, STUB_PT_BASE + g)) {
+		seccomp_as_pt_drop(as, g, r == STUB_PT_BASE + g);
+		return r < 0 ? r : -EIO;
+	}
+	__atomic_fetch_or(&sas->ctl->pt_bits[g / 64], 1UL << (g % 64), __ATOMIC_SEQ_CST);
+	return 0;
+}
+
 /* Run guest code until it traps: how says how long the stub may take (WAIT_RUN: unbounded, no lock held). */
 static long run_wait(struct platform_ctx *ctx, struct pvx_regs *regs, struct pvx_trap *trap, enum stub_wait how)
 {
@@ -855,4 +898,6 @@ const struct platform_ops platform_seccomp = {
 	.fpu_get = seccomp_fpu_get,
 	.fpu_set = seccomp_fpu_set,
 	.as_cmpxchg32 = seccomp_as_cmpxchg32,
+	.as_pt_install = seccomp_as_pt_install,
+	.as_pt_drop = seccomp_as_pt_drop,
 };

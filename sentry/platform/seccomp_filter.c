@@ -17,7 +17,12 @@
  *     exit, exit_group, rt_sigreturn: the guest's own thread only;
  *   - recvmsg on the fd socket, non-blocking: the guest can take an fd of a
  *     file it mapped itself, never make the sentry wait for it;
- *   - close of any fd but that socket.
+ *   - close of any fd but that socket; dup3 of an fd the stub received
+ *     (not one of its sockets, below the passthrough range) onto a
+ *     passthrough fd;
+ *   - at the passthrough site only: read and pread64 on a passthrough fd
+ *     [STUB_PT_BASE, STUB_PT_BASE + STUB_PT_MAX), each the dup of a regular
+ *     file its guest process opened for reading (seccomp_passthrough.md).
  * clone, rt_sigtimedwait and write are allowed only at the sites of K, the
  * stub's main thread (and a fork of the whole stub, and the forked K's own
  * setup: its fds and pages, stub_fork_child), which makes the stub's threads on the sentry's order
@@ -218,6 +223,19 @@ static void recv_block(struct bpf_prog *p, int label, int fd)
 	block_end(p, allow, kill);
 }
 
+/* arg i, an int fd, is a passthrough fd: [STUB_PT_BASE, STUB_PT_BASE + STUB_PT_MAX), else goto fail */
+static void pt_fd(struct bpf_prog *p, int i, int fail)
+{
+	ld(p, ARG_LO(i));
+	jump(p, BPF_JGE, STUB_PT_BASE, NEXT, fail);
+	jump(p, BPF_JGE, STUB_PT_BASE + STUB_PT_MAX, fail, NEXT);
+}
+
+static void pt_args(struct bpf_prog *p, int kill)	/* read/pread64(passthrough fd, ...) */
+{
+	pt_fd(p, 0, kill);
+}
+
 /* The calls of stub_sc() (the stub's C code), as listed at the top; each block with its returns. */
 static void generic_site(struct bpf_prog *p)
 {
@@ -228,7 +246,7 @@ static void generic_site(struct bpf_prog *p)
 					   MADV_DONTFORK, MADV_DOFORK, MADV_WIPEONFORK, MADV_KEEPONFORK };
 	int futex = new_label(p), map = new_label(p), range = new_label(p), madv = new_label(p),
 	    mincore = new_label(p), mremap = new_label(p), cls = new_label(p), recv = new_label(p),
-	    arch = new_label(p), mask = new_label(p), allow = new_label(p), kill = new_label(p);
+	    arch = new_label(p), mask = new_label(p), dup = new_label(p), allow = new_label(p), kill = new_label(p);
 
 	ld(p, DATA_NR);
 	jump(p, BPF_JEQ, SYS_futex, futex, NEXT);
@@ -241,6 +259,7 @@ static void generic_site(struct bpf_prog *p)
 	jump(p, BPF_JEQ, SYS_mremap, mremap, NEXT);
 	jump(p, BPF_JEQ, SYS_close, cls, NEXT);
 	jump(p, BPF_JEQ, SYS_recvmsg, recv, NEXT);
+	jump(p, BPF_JEQ, SYS_dup3, dup, NEXT);
 	jump(p, BPF_JEQ, SYS_arch_prctl, arch, NEXT);
 	jump(p, BPF_JEQ, SYS_rt_sigprocmask, mask, NEXT);
 	jump(p, BPF_JEQ, SYS_sigaltstack, allow, NEXT);
@@ -302,6 +321,16 @@ static void generic_site(struct bpf_prog *p)
 
 	recv_block(p, recv, STUB_FD_SOCK);
 
+	place(p, dup);		/* dup3(received fd, STUB_PT_BASE + g, 0): the passthrough install */
+	allow = new_label(p), kill = new_label(p);
+	ld(p, ARG_LO(0));
+	jump(p, BPF_JEQ, STUB_FD_SOCK, kill, NEXT);
+	jump(p, BPF_JEQ, STUB_FD_KSOCK, kill, NEXT);
+	jump(p, BPF_JGE, STUB_PT_BASE, kill, NEXT);
+	pt_fd(p, 1, kill);
+	arg_eq32(p, 2, 0, kill);
+	block_end(p, allow, kill);
+
 	place(p, arch);
 	allow = new_label(p), kill = new_label(p);
 	ld(p, ARG_LO(0));
@@ -317,6 +346,22 @@ static void generic_site(struct bpf_prog *p)
 }
 
 /* One site that makes one syscall: nr, then what check() emits; else kill. */
+static void single_site_nr2(struct bpf_prog *p, int label, long nr, long nr2, void (*check)(struct bpf_prog *, int))
+{
+	int kill = new_label(p), ok = new_label(p);
+
+	place(p, label);
+	ld(p, DATA_NR);
+	jump(p, BPF_JEQ, (uint32_t)nr, ok, NEXT);
+	jump(p, BPF_JEQ, (uint32_t)nr2, ok, kill);
+	place(p, ok);
+	if (check)
+		check(p, kill);
+	ret(p, SECCOMP_RET_ALLOW);
+	place(p, kill);
+	ret(p, SECCOMP_RET_KILL_PROCESS);
+}
+
 static void single_site(struct bpf_prog *p, int label, long nr, void (*check)(struct bpf_prog *, int))
 {
 	int kill = new_label(p);
@@ -421,12 +466,12 @@ static void ksc_site(struct bpf_prog *p)
 
 static long stub_filter(struct bpf_prog *p)
 {
-	int kill, trap, generic, sigret, wait, clone, report, filter, fork, ksc;
+	int kill, trap, generic, sigret, wait, clone, report, filter, fork, ksc, pt;
 
 	prog_init(p);
 	kill = new_label(p), trap = new_label(p), generic = new_label(p), sigret = new_label(p);
 	wait = new_label(p), clone = new_label(p), report = new_label(p), filter = new_label(p);
-	fork = new_label(p), ksc = new_label(p);
+	fork = new_label(p), ksc = new_label(p), pt = new_label(p);
 	ld(p, offsetof(struct seccomp_data, arch));
 	jump(p, BPF_JEQ, AUDIT_ARCH_X86_64, NEXT, kill);
 	ld(p, DATA_NR);
@@ -441,7 +486,8 @@ static long stub_filter(struct bpf_prog *p)
 	jump(p, BPF_JEQ, (uint32_t)STUB_SITE_IP(STUB_OFF_SITE_REPORT), report, NEXT);
 	jump(p, BPF_JEQ, (uint32_t)STUB_SITE_IP(STUB_OFF_SITE_SECCOMP), filter, NEXT);
 	jump(p, BPF_JEQ, (uint32_t)STUB_SITE_IP(STUB_OFF_SITE_FORK), fork, NEXT);
-	jump(p, BPF_JEQ, (uint32_t)STUB_SITE_IP(STUB_OFF_SITE_KSC), ksc, trap);
+	jump(p, BPF_JEQ, (uint32_t)STUB_SITE_IP(STUB_OFF_SITE_KSC), ksc, NEXT);
+	jump(p, BPF_JEQ, (uint32_t)STUB_SITE_IP(STUB_OFF_SITE_PT), pt, trap);
 	place(p, trap);		/* guest code, wherever it is */
 	ret(p, SECCOMP_RET_TRAP);
 	place(p, kill);		/* int $0x80, sysenter */
@@ -452,6 +498,7 @@ static long stub_filter(struct bpf_prog *p)
 	single_site(p, report, SYS_write, report_args);
 	single_site(p, filter, SYS_seccomp, seccomp_args);
 	single_site(p, fork, SYS_clone, fork_args);
+	single_site_nr2(p, pt, SYS_read, SYS_pread64, pt_args);
 	place(p, ksc);
 	ksc_site(p);
 	place(p, generic);
@@ -485,7 +532,7 @@ static long check_sites(void)
 {
 	static const int sites[] = { STUB_OFF_SITE_GENERIC, STUB_OFF_SITE_SIGRETURN, STUB_OFF_SITE_WAIT,
 				     STUB_OFF_SITE_CLONE, STUB_OFF_SITE_REPORT, STUB_OFF_SITE_SECCOMP,
-				     STUB_OFF_SITE_FORK, STUB_OFF_SITE_KSC };
+				     STUB_OFF_SITE_FORK, STUB_OFF_SITE_KSC, STUB_OFF_SITE_PT };
 	unsigned char b[2];
 
 	for (size_t i = 0; i < ARRAY_SIZE(sites); i++)

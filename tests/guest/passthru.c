@@ -1,0 +1,355 @@
+/* passthru: reads of regular files that pvx's seccomp stub may serve itself (issue 16,
+ * sentry/platform/seccomp_passthrough.md), compared with Linux. Each mode reads a file a few times first
+ * (the stub takes over from the 4th read), then does what could tell a stale or wrong passthrough apart.
+ * On stderr (not compared), "pt N: on" or "pt N: off" says whether the stub held a dup of fd N at that point
+ * (probed at its passthrough site; natively there is no stub, and nothing is printed).
+ * usage: passthru MODE FILE [FILE2]
+ *   mix      read/pread/lseek/readv mixes on one open file: data and offsets
+ *   pipe     dup2 of a non-blocking pipe onto the fd: the pipe's data, EAGAIN, then EOF
+ *   reopen   close the fd and open FILE2 at the same number: FILE2's data
+ *   fork     reads in a fork child and in the parent after it (one shared offset)
+ *   race     a thread reads while another closes and dup2's over the fd: only FILE or FILE2's data, or EBADF
+ *   unshare  unshare(CLONE_FILES), close, read: EBADF; the old table is not read
+ *   vm       a CLONE_VM child without CLONE_FILES closes the fd and reads it: EBADF; the parent still reads
+ *   vfork    the same in a vfork child
+ *   exec     an O_CLOEXEC fd read, then execve: the fd is gone (EBADF)
+ *   traced   a child reads, then PTRACE_TRACEME: its parent sees a syscall stop for each read that follows */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/ptrace.h>
+#include <sys/user.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "guest.h"
+#include "stubgadget.h"
+
+#define PT_SITE (STUB_TEXT + 0x340)	/* include/pvx/stub_layout.h STUB_OFF_SITE_PT */
+#define PT_BASE 800
+
+/* The stub's passthrough site, if this is pvx's seccomp stub: "syscall; ret" there. */
+static uintptr_t pt_site(void)
+{
+	static int probed;
+	static uintptr_t site;
+
+	if (!probed) {
+		probed = 1;
+		probe_init();
+		if (readable(PT_SITE) && !memcmp((const void *)PT_SITE, "\x0f\x05\xc3", 3))
+			site = PT_SITE;
+	}
+	return site;
+}
+
+/* stderr: does the stub hold a dup of fd (a pread of one byte there works)? */
+static void note_pt(int fd)
+{
+	char b;
+	uintptr_t s = pt_site();
+
+	if (!s)
+		return;
+	long r = stub_call(s, SYS_pread64, PT_BASE + fd, (long)&b, 1, 0, 0, 0);
+	dprintf(2, "pt %d: %s\n", fd, r >= 0 ? "on" : "off");
+}
+
+static unsigned sum(const char *b, long n)
+{
+	unsigned h = 2166136261u;
+	for (long i = 0; i < n; i++)
+		h = (h ^ (unsigned char)b[i]) * 16777619u;
+	return h;
+}
+
+static void show(const char *what, long n, const char *b)
+{
+	if (n < 0)
+		say("%s: -1 %s\n", what, errname(errno));
+	else
+		say("%s: %ld %08x\n", what, n, sum(b, n));
+}
+
+static int open_warm(const char *path, int flags)
+{
+	char b[64];
+	int fd = open(path, O_RDONLY | flags);
+
+	if (fd < 0) {
+		say("open %s: %s\n", path, errname(errno));
+		exit(1);
+	}
+	for (int i = 0; i < 5; i++)
+		if (read(fd, b, sizeof b) != sizeof b) {
+			say("warm-up read %d short\n", i);
+			exit(1);
+		}
+	return fd;
+}
+
+static int mix(const char *path)
+{
+	char b[5000], c[300];
+	int fd = open_warm(path, 0);
+	note_pt(fd);
+	show("read", read(fd, b, 100), b);
+	say("pos %ld\n", (long)lseek(fd, 0, SEEK_CUR));
+	show("pread 7", pread(fd, b, 4096, 7), b);
+	say("pos %ld\n", (long)lseek(fd, 0, SEEK_CUR));
+	say("lseek %ld\n", (long)lseek(fd, 1000, SEEK_SET));
+	show("read", read(fd, b, 5000), b);
+	struct iovec iov[2] = { { b, 10 }, { c, 300 } };
+	show("readv", readv(fd, iov, 2), b);
+	show("read", read(fd, b, 17), b);
+	say("lseek end %ld\n", (long)lseek(fd, -10, SEEK_END));
+	show("read at end", read(fd, b, 100), b);
+	show("read eof", read(fd, b, 100), b);
+	show("pread past end", pread(fd, b, 100, 1 << 30), b);
+	show("pread -1", pread(fd, b, 100, -1), b);
+	void *volatile bad = (void *)16;
+	lseek(fd, 0, SEEK_SET);
+	show("read bad buffer at 0", read(fd, bad, 100), b);
+	say("pos %ld\n", (long)lseek(fd, 0, SEEK_CUR));
+	note_pt(fd);
+	return 0;
+}
+
+static int pipe_mode(const char *path)
+{
+	char b[64];
+	int p[2], fd = open_warm(path, 0);
+	note_pt(fd);
+	if (pipe2(p, O_NONBLOCK) < 0)
+		return 1;
+	if (write(p[1], "through the pipe", 16) != 16)
+		return 1;
+	say("dup2 %d\n", dup2(p[0], fd) == fd);
+	note_pt(fd);
+	show("read", read(fd, b, sizeof b), b);
+	show("read empty", read(fd, b, sizeof b), b);
+	close(p[1]);
+	show("read eof", read(fd, b, sizeof b), b);
+	show("pread", pread(fd, b, sizeof b, 0), b);
+	return 0;
+}
+
+static int reopen(const char *path, const char *path2)
+{
+	char b[64];
+	int fd = open_warm(path, 0);
+	note_pt(fd);
+	close(fd);
+	show("read closed", read(fd, b, sizeof b), b);
+	note_pt(fd);
+	int fd2 = open(path2, O_RDONLY);
+	say("same number %d\n", fd2 == fd);
+	show("read", read(fd2, b, sizeof b), b);
+	show("pread", pread(fd2, b, sizeof b, 3), b);
+	return 0;
+}
+
+static int fork_mode(const char *path)
+{
+	char b[512];
+	int fd = open_warm(path, 0);
+	note_pt(fd);
+	pid_t pid = fork();
+	if (pid == 0) {
+		note_pt(fd);
+		for (int i = 0; i < 6; i++)
+			show("child read", read(fd, b, sizeof b), b);
+		close(fd);
+		show("child read closed", read(fd, b, sizeof b), b);
+		_exit(0);
+	}
+	int st;
+	waitpid(pid, &st, 0);
+	say("child status %d\n", st);
+	note_pt(fd);
+	say("pos %ld\n", (long)lseek(fd, 0, SEEK_CUR));
+	for (int i = 0; i < 6; i++)
+		show("parent read", read(fd, b, sizeof b), b);
+	return 0;
+}
+
+/* race: what a reader may see is FILE's or FILE2's first bytes, or EBADF. */
+static volatile int stop;
+static int race_fd;
+static char want1[16], want2[16];
+static long seen_bad, seen_ok;
+
+static void *reader(void *arg)
+{
+	char b[16];
+	(void)arg;
+	while (!stop) {
+		long n = pread(race_fd, b, sizeof b, 0);
+		if (n < 0 ? errno != EBADF : (n != 16 || (memcmp(b, want1, 16) && memcmp(b, want2, 16))))
+			seen_bad++;
+		else
+			seen_ok++;
+	}
+	return NULL;
+}
+
+static int race(const char *path, const char *path2)
+{
+	int fd = open_warm(path, 0), fd2 = open(path2, O_RDONLY);
+	if (fd2 < 0 || pread(fd, want1, 16, 0) != 16 || pread(fd2, want2, 16, 0) != 16)
+		return 1;
+	for (int i = 0; i < 5; i++)	/* both on (fd2 too), before the second thread exists */
+		(void)!pread(fd2, want2, 16, 0);
+	note_pt(fd);
+	race_fd = fd;
+	pthread_t th;
+	pthread_create(&th, NULL, reader, NULL);
+	for (int i = 0; i < 300; i++) {
+		if (i % 2)
+			dup2(fd2, fd);
+		else {
+			close(fd);
+			if (open(path, O_RDONLY) != fd)
+				say("reopen got another number\n");
+		}
+		sched_yield();
+	}
+	stop = 1;
+	pthread_join(th, NULL);
+	say("reads of a file never open there: %ld\n", seen_bad);
+	dprintf(2, "reads: %ld\n", seen_ok);
+	return 0;
+}
+
+static int unshare_mode(const char *path)
+{
+	char b[64];
+	int fd = open_warm(path, 0);
+	note_pt(fd);
+	say("unshare %d\n", unshare(CLONE_FILES));
+	note_pt(fd);
+	show("read after unshare", read(fd, b, sizeof b), b);
+	close(fd);
+	show("read closed", read(fd, b, sizeof b), b);
+	show("pread closed", pread(fd, b, sizeof b, 0), b);
+	return 0;
+}
+
+static char stack[65536] __attribute__((aligned(16)));
+static int vm_fd;
+
+static int vm_child(void *arg)
+{
+	char b[64];
+	(void)arg;
+	close(vm_fd);
+	show("child read closed", read(vm_fd, b, sizeof b), b);
+	show("child pread closed", pread(vm_fd, b, sizeof b, 0), b);
+	return 0;
+}
+
+static int vm_mode(const char *path, int vfork_too)
+{
+	char b[64];
+	int st;
+	vm_fd = open_warm(path, 0);
+	note_pt(vm_fd);
+	pid_t pid = clone(vm_child, stack + sizeof stack, CLONE_VM | (vfork_too ? CLONE_VFORK : 0) | SIGCHLD, NULL);
+	if (pid < 0)
+		return 1;
+	waitpid(pid, &st, 0);
+	say("child status %d\n", st);
+	note_pt(vm_fd);
+	show("parent read", read(vm_fd, b, sizeof b), b);
+	return 0;
+}
+
+static int exec_mode(const char *self, const char *path)
+{
+	char b[64], fdstr[16];
+	int fd = open_warm(path, O_CLOEXEC);
+	note_pt(fd);
+	show("read", read(fd, b, sizeof b), b);
+	snprintf(fdstr, sizeof fdstr, "%d", fd);
+	execl(self, self, "after-exec", fdstr, (char *)NULL);
+	say("execl: %s\n", errname(errno));
+	return 1;
+}
+
+static int after_exec(int fd)
+{
+	char b[64];
+	note_pt(fd);
+	show("read after exec", read(fd, b, sizeof b), b);
+	show("pread after exec", pread(fd, b, sizeof b, 0), b);
+	return 0;
+}
+
+static int traced(const char *path)
+{
+	char b[64];
+	int st, stops = 0;
+	pid_t pid = fork();
+	if (pid == 0) {
+		int fd = open_warm(path, 0);
+		note_pt(fd);
+		if (ptrace(PTRACE_TRACEME, 0, 0, 0) < 0)
+			_exit(3);
+		raise(SIGSTOP);
+		for (int i = 0; i < 10; i++)
+			if (read(fd, b, sizeof b) != sizeof b)
+				_exit(4);
+		_exit(0);
+	}
+	if (waitpid(pid, &st, 0) != pid || !WIFSTOPPED(st))
+		return 1;
+	for (;;) {
+		if (ptrace(PTRACE_SYSCALL, pid, 0, 0) < 0 || waitpid(pid, &st, 0) != pid)
+			return 1;
+		if (WIFEXITED(st))
+			break;
+		struct user_regs_struct r;
+		if (WIFSTOPPED(st) && WSTOPSIG(st) == SIGTRAP && ptrace(PTRACE_GETREGS, pid, 0, &r) == 0 &&
+		    r.orig_rax == SYS_read)
+			stops++;
+	}
+	say("child exit %d, read syscall stops %d\n", WEXITSTATUS(st), stops);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 3)
+		return 2;
+	const char *m = argv[1], *f = argv[2], *f2 = argc > 3 ? argv[3] : argv[2];
+	if (!strcmp(m, "mix"))
+		return mix(f);
+	if (!strcmp(m, "pipe"))
+		return pipe_mode(f);
+	if (!strcmp(m, "reopen"))
+		return reopen(f, f2);
+	if (!strcmp(m, "fork"))
+		return fork_mode(f);
+	if (!strcmp(m, "race"))
+		return race(f, f2);
+	if (!strcmp(m, "unshare"))
+		return unshare_mode(f);
+	if (!strcmp(m, "vm"))
+		return vm_mode(f, 0);
+	if (!strcmp(m, "vfork"))
+		return vm_mode(f, 1);
+	if (!strcmp(m, "exec"))
+		return exec_mode(argv[0], f);
+	if (!strcmp(m, "traced"))
+		return traced(f);
+	if (!strcmp(m, "after-exec"))
+		return after_exec(atoi(f));
+	return 2;
+}
