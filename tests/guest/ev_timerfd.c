@@ -205,7 +205,7 @@ static int mode_nonblock(void)
 	fcntl(b, F_SETFL, 0);
 	struct sigaction sa = { .sa_handler = handler };
 	sigaction(SIGUSR1, &sa, NULL);
-	pid_t k = signal_us_later(SIGUSR1, 100000);
+	pid_t k = signal_when_asleep(SIGUSR1);
 	show_read("blocking read of a disarmed timer, SIGUSR1 without SA_RESTART", b);
 	say("handler ran %d\n", (int)hits);
 	wait_child(k);

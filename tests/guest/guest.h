@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -69,6 +70,36 @@ static __attribute__((unused)) pid_t signal_us_later(int sig, unsigned delay_us)
 
 	if (c == 0) {
 		usleep(delay_us);
+		kill(parent, sig);
+		_exit(0);
+	}
+	return c;
+}
+
+/* Whether pid is asleep (state S in /proc/PID/stat): blocked in a call that waits. */
+static __attribute__((unused)) int proc_asleep(pid_t pid)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	FILE *f = fopen(path, "r");
+	char *p = f && fgets(buf, sizeof buf, f) ? strrchr(buf, ')') : NULL;
+	if (f)
+		fclose(f);
+	return p && p[1] == ' ' && p[2] == 'S';
+}
+
+/*
+ * A child that sends sig to us once we sleep in the blocking call that follows (10 s at most, then it sends
+ * it anyway), then exits 0; returns its pid. For a signal that must arrive *during* a wait: a fixed delay
+ * (signal_us_later) can end before a slow machine (QEMU's software CPU) has even entered the call.
+ */
+static __attribute__((unused)) pid_t signal_when_asleep(int sig)
+{
+	pid_t parent = getpid(), c = fork();
+
+	if (c == 0) {
+		for (int i = 0; i < 10000 && !proc_asleep(parent); i++)
+			usleep(1000);
 		kill(parent, sig);
 		_exit(0);
 	}
