@@ -65,8 +65,8 @@ static int mode_basic(void)
 	struct itimerspec v = ms(50, 0), old;
 	memset(&old, 0x55, sizeof old);
 	r = timerfd_settime(t, 0, &v, &old);
+	timerfd_gettime(t, &cur);	/* at once: a say() between could take 50 ms on a slow machine (TCG) */
 	say("settime 50 ms: %s, old value zero %s\n", rs(r), yesno(!old.it_value.tv_sec && !old.it_value.tv_nsec));
-	timerfd_gettime(t, &cur);
 	say("gettime: remaining in (0, 50] ms %s, interval 0 %s\n", yesno(to_ms(cur.it_value) <= 50 && (cur.it_value.tv_sec || cur.it_value.tv_nsec)),
 	    yesno(!cur.it_interval.tv_sec && !cur.it_interval.tv_nsec));
 	show_read("blocking read", t);
