@@ -77,13 +77,10 @@ static __attribute__((unused)) void settle_proc(pid_t pid)
 			pid_t tid = (pid_t)atoi(e->d_name);
 			if (tid <= 0 || tid == me)
 				continue;
-			char path[96], buf[512];
+			char path[96];
 			snprintf(path, sizeof path, "%s/%d/stat", dir, (int)tid);
-			FILE *f = fopen(path, "r");
-			char *p = f && fgets(buf, sizeof buf, f) ? strrchr(buf, ')') : NULL;
-			if (f)
-				fclose(f);
-			all = !p || (p[1] == ' ' && (p[2] == 'S' || p[2] == 'Z' || p[2] == 'X'));
+			char st = stat_file_state(path);
+			all = !st || st == 'S' || st == 'Z' || st == 'X';
 		}
 		if (d)
 			closedir(d);

@@ -76,16 +76,23 @@ static __attribute__((unused)) pid_t signal_us_later(int sig, unsigned delay_us)
 	return c;
 }
 
-/* Whether pid is asleep (state S in /proc/PID/stat): blocked in a call that waits. */
-static __attribute__((unused)) int proc_asleep(pid_t pid)
+/* The state letter of a /proc/PID[/task/TID]/stat file, 0 when it cannot be read (the task is gone). */
+static __attribute__((unused)) char stat_file_state(const char *path)
 {
-	char path[64], buf[512];
-	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	char buf[512];
 	FILE *f = fopen(path, "r");
 	char *p = f && fgets(buf, sizeof buf, f) ? strrchr(buf, ')') : NULL;
 	if (f)
 		fclose(f);
-	return p && p[1] == ' ' && p[2] == 'S';
+	return p && p[1] == ' ' ? p[2] : 0;
+}
+
+/* Whether pid is asleep (state S in /proc/PID/stat): blocked in a call that waits. */
+static __attribute__((unused)) int proc_asleep(pid_t pid)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	return stat_file_state(path) == 'S';
 }
 
 /*
