@@ -136,16 +136,24 @@ setup() {
 kill_pvx_and_check() {
 	require_prog "$BASH_STATIC"
 	"$PVX" run --platform="$PVX_PLATFORM" -- "$BASH_STATIC" --norc -c 'while :; do :; done' &
-	local pid=$! children c state
-	sleep 0.5
-	children=$(pgrep -P "$pid" || true)
+	local pid=$! children c state i
+	# until pvx has its stub (10 s at most: a fixed 0.5 s was tight for a start under QEMU's software CPU)
+	for ((i = 0; i < 100; i++)); do
+		children=$(pgrep -P "$pid" || true)
+		[[ -z $children ]] || break
+		sleep 0.1
+	done
 	[[ -n $children ]]
 	kill -"$1" "$pid"
 	wait "$pid" || true
-	sleep 0.3
 	for c in $children; do
-		# gone, or a zombie waiting for a reaper, is fine; running or stopped is not
-		state=$(awk '{ print $3 }' "/proc/$c/stat" 2>/dev/null || true)
+		# gone, or a zombie waiting for a reaper, is fine; running or stopped is not. A dying stub may
+		# still run its exit for a while on a slow machine: give it 10 s, not a fixed 0.3 s.
+		for ((i = 0; i < 100; i++)); do
+			state=$(awk '{ print $3 }' "/proc/$c/stat" 2>/dev/null || true)
+			[[ -n $state && $state != Z && $state != X ]] || break
+			sleep 0.1
+		done
 		if [[ -n $state && $state != Z && $state != X ]]; then
 			echo "stub $c still alive (state $state) after SIG$1 to pvx" >&2
 			kill -KILL "$c"

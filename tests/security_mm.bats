@@ -107,15 +107,27 @@ setup() {
 # OOM killer must take a guest process (the stub), never pvx or another host process.
 @test "mm: the stubs are the host OOM killer's first choice (oom_score_adj 1000), pvx is not" {
 	require_prog "$BUSYBOX"
-	"$PVX" run --platform="$PVX_PLATFORM" -- "$BUSYBOX" sleep 3 &
-	local p=$! c n=0
-	sleep 1
-	for c in $(pgrep -P "$p"); do	# as isolation.bats (/proc/PID/task/*/children needs CONFIG_PROC_CHILDREN)
-		[[ -w /proc/$c/oom_score_adj ]] || skip "stub $c is not ours to adjust (not dumpable, pvx not root)"
-		[[ $(</proc/$c/oom_score_adj) == 1000 ]]
+	# the guest sleeps until the checks are done (a fixed 3 s, looked at after 1 s, could end before a slow
+	# machine, QEMU's software CPU, had started it); its stubs are waited for, 10 s at most
+	"$PVX" run --platform="$PVX_PLATFORM" -- "$BUSYBOX" sleep 60 &
+	local p=$! c n=0 i stubs=""
+	for ((i = 0; i < 100; i++)); do
+		stubs=$(pgrep -P "$p" || true)
+		[[ -z $stubs ]] || break
+		sleep 0.1
+	done
+	for c in $stubs; do	# as isolation.bats (/proc/PID/task/*/children needs CONFIG_PROC_CHILDREN)
+		[[ -w /proc/$c/oom_score_adj ]] || { kill $p; wait $p || true; skip "stub $c is not ours to adjust (not dumpable, pvx not root)"; }
+		# set by the stub as it starts: wait for it (10 s at most) rather than catch the fork before it
+		for ((i = 0; i < 100; i++)); do
+			[[ $(</proc/$c/oom_score_adj) != 1000 ]] || break
+			sleep 0.1
+		done
+		[[ $(</proc/$c/oom_score_adj) == 1000 ]] || { kill $p; false; }
 		n=$((n + 1))
 	done
-	[[ $(</proc/$p/oom_score_adj) != 1000 ]]
-	wait $p
+	[[ $(</proc/$p/oom_score_adj) != 1000 ]] || { kill $p; false; }
+	kill $p
+	wait $p || true
 	((n >= 1))
 }

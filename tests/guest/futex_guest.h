@@ -3,10 +3,14 @@
 #ifndef PVX_FUTEX_GUEST_H
 #define PVX_FUTEX_GUEST_H
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -54,10 +58,42 @@ static __attribute__((unused)) struct timespec abs_in(int clk, long ms)
 	return ts;
 }
 
-/* Long enough for other threads to reach their wait. */
+/*
+ * Until every thread of process pid but the caller sleeps in a call (state S in /proc/PID/task/TID/stat) or
+ * is gone, 10 s at most, and at least 150 ms. A fixed 150 ms (all this was before) is not enough for a new
+ * thread or process to reach its wait under QEMU's software CPU (vmexec in CI): a wake then comes before the
+ * wait and is lost (a hang), or a count of waiters is short.
+ */
+static __attribute__((unused)) void settle_proc(pid_t pid)
+{
+	char dir[64];
+	snprintf(dir, sizeof dir, "/proc/%d/task", (int)pid);
+	pid_t me = (pid_t)syscall(SYS_gettid);
+	usleep(150 * 1000);
+	for (int k = 0; k < 1000; k++) {
+		DIR *d = opendir(dir);
+		int all = d != NULL;
+		for (struct dirent *e; d && all && (e = readdir(d));) {
+			pid_t tid = (pid_t)atoi(e->d_name);
+			if (tid <= 0 || tid == me)
+				continue;
+			char path[96];
+			snprintf(path, sizeof path, "%s/%d/stat", dir, (int)tid);
+			char st = stat_file_state(path);
+			all = !st || st == 'S' || st == 'Z' || st == 'X';
+		}
+		if (d)
+			closedir(d);
+		if (all)
+			return;
+		usleep(10000);
+	}
+}
+
+/* Until the other threads of this process reach their wait (settle_proc). */
 static __attribute__((unused)) void settle(void)
 {
-	usleep(150 * 1000);
+	settle_proc(getpid());
 }
 
 static uint32_t *words;	/* a private page of futex words */

@@ -420,7 +420,7 @@ static void mode_exec(void)
 		*flag = 1;
 		while (*flag != 2)
 			usleep(1000);
-		usleep(100000);	/* the parent is in LOCK_PI by now */
+		settle_proc(getppid());	/* the parent sleeps in LOCK_PI */
 		execl(self, self, "none", (char *)NULL);
 		_exit(3);
 	}

@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -69,6 +70,43 @@ static __attribute__((unused)) pid_t signal_us_later(int sig, unsigned delay_us)
 
 	if (c == 0) {
 		usleep(delay_us);
+		kill(parent, sig);
+		_exit(0);
+	}
+	return c;
+}
+
+/* The state letter of a /proc/PID[/task/TID]/stat file, 0 when it cannot be read (the task is gone). */
+static __attribute__((unused)) char stat_file_state(const char *path)
+{
+	char buf[512];
+	FILE *f = fopen(path, "r");
+	char *p = f && fgets(buf, sizeof buf, f) ? strrchr(buf, ')') : NULL;
+	if (f)
+		fclose(f);
+	return p && p[1] == ' ' ? p[2] : 0;
+}
+
+/* Whether pid is asleep (state S in /proc/PID/stat): blocked in a call that waits. */
+static __attribute__((unused)) int proc_asleep(pid_t pid)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	return stat_file_state(path) == 'S';
+}
+
+/*
+ * A child that sends sig to us once we sleep in the blocking call that follows (10 s at most, then it sends
+ * it anyway), then exits 0; returns its pid. For a signal that must arrive *during* a wait: a fixed delay
+ * (signal_us_later) can end before a slow machine (QEMU's software CPU) has even entered the call.
+ */
+static __attribute__((unused)) pid_t signal_when_asleep(int sig)
+{
+	pid_t parent = getpid(), c = fork();
+
+	if (c == 0) {
+		for (int i = 0; i < 10000 && !proc_asleep(parent); i++)
+			usleep(1000);
 		kill(parent, sig);
 		_exit(0);
 	}

@@ -239,7 +239,7 @@ static int mask_mode(int use_pselect)
 	/* a mask that blocks: the signal waits for the end of the call */
 	hits = 0;
 	sigprocmask(SIG_UNBLOCK, &usr1, NULL);
-	pid_t c = signal_us_later(SIGUSR1, 20000);
+	pid_t c = signal_when_asleep(SIGUSR1);
 	ts = (struct timespec){ 0, 80000000 };
 	FD_ZERO(&rd);
 	FD_SET(p[0], &rd);

@@ -35,6 +35,7 @@
 struct shared {
 	volatile unsigned long spin[NSPIN];
 	volatile int read_done, sleep_done, ready;
+	volatile long sleep_start_ms;	/* CLOCK_MONOTONIC when the sleeper began its 3 s */
 	volatile int tids[NSPIN];
 };
 static struct shared *sh;
@@ -72,8 +73,12 @@ static void *reader(void *arg)
 static void *sleeper(void *arg)
 {
 	(void)arg;
+	/* 3 s: the SIGSTOP must come while it sleeps, and stopping the spinners through pvx under QEMU's software
+	 * CPU (vmexec in CI) can take a good part of a second */
+	struct timespec ts = { 3, 0 }, now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	sh->sleep_start_ms = now.tv_sec * 1000L + now.tv_nsec / 1000000;
 	__sync_fetch_and_add(&sh->ready, 1);
-	struct timespec ts = { 1, 200000000 };
 	int r = nanosleep(&ts, NULL);
 	sh->sleep_done = r == 0 ? 1 : -errno;
 	return NULL;
@@ -162,6 +167,16 @@ static const char *progress(void)
 	return total() == a ? "none" : "some";
 }
 
+/* The same after a SIGCONT, where progress is due: 10 s at most for it, not 200 ms, which resuming the
+ * threads of a stopped process can take on a slow machine (QEMU's software CPU, vmexec in CI). */
+static const char *progress_resumed(void)
+{
+	unsigned long a = total();
+	for (int i = 0; i < 500 && total() == a; i++)
+		ms(20);
+	return total() == a ? "none" : "some";
+}
+
 static int mode_stop(void)
 {
 	pid_t c = spawn(1, 0);
@@ -170,7 +185,7 @@ static int mode_stop(void)
 	say("while stopped: progress %s, state %c\n", progress(), state_of(c, 0));
 	kill(c, SIGCONT);
 	wait_cont(c, "continued");
-	say("after SIGCONT: progress %s, state T: %s\n", progress(), yesno(state_of(c, 0) == 'T'));
+	say("after SIGCONT: progress %s, state T: %s\n", progress_resumed(), yesno(state_of(c, 0) == 'T'));
 	kill(c, SIGKILL);
 	wait_end(c, "killed");
 	return 0;
@@ -191,12 +206,16 @@ static int mode_threads(void)
 	say("spinners and the main thread in state T: %s\n", yesno(all_t));
 	if (write(pfd[1], "x", 1) != 1)
 		return 1;
-	ms(1500);	/* the sleeper's 1.2 s pass while stopped */
+	/* until the sleeper's 3 s have passed while it is stopped, and 300 ms more */
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	long left = sh->sleep_start_ms + 3300 - (now.tv_sec * 1000L + now.tv_nsec / 1000000);
+	ms(left > 0 ? (int)left : 0);
 	say("while stopped: read returned %s, sleep ended %s\n", yesno(sh->read_done), yesno(sh->sleep_done));
 	kill(c, SIGCONT);
 	wait_cont(c, "continued");
-	say("after SIGCONT: progress %s\n", progress());
-	for (int i = 0; i < 100 && (!sh->read_done || !sh->sleep_done); i++)
+	say("after SIGCONT: progress %s\n", progress_resumed());
+	for (int i = 0; i < 500 && (!sh->read_done || !sh->sleep_done); i++)	/* 10 s at most */
 		ms(20);
 	say("after SIGCONT: read %d, sleep %d\n", sh->read_done, sh->sleep_done);
 	kill(c, SIGKILL);
@@ -212,7 +231,7 @@ static int mode_tgkill(void)
 	say("while stopped: progress %s\n", progress());
 	syscall(SYS_tgkill, c, sh->tids[2], SIGCONT);
 	wait_cont(c, "one thread sent SIGCONT");
-	say("after SIGCONT: progress %s\n", progress());
+	say("after SIGCONT: progress %s\n", progress_resumed());
 	kill(c, SIGKILL);
 	wait_end(c, "killed");
 	return 0;

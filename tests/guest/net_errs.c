@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/epoll.h>
@@ -169,6 +170,10 @@ static int mode_excl(void)
 	}
 	usleep(100000);
 	write(p[1], "x", 1);
+	/* the first waiter's report, 10 s at most (a fixed 500 ms could pass before a slow machine, QEMU's
+	 * software CPU, woke anyone); then 500 ms for any others a wrong wake-up would add */
+	struct pollfd wp = { .fd = woke[0], .events = POLLIN };
+	poll(&wp, 1, 10000);
 	usleep(500000);
 	fcntl(woke[0], F_SETFL, O_NONBLOCK);
 	char buf[8];

@@ -92,13 +92,16 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(mode, "pipe-eof")) {
-		int p[2];
+		int p[2], go[2];
 		pipe(p);
+		pipe(go);
 		pid_t kids[4];
 		for (int i = 0; i < 3; i++) {
 			kids[i] = fork();
 			if (kids[i] == 0) {
 				close(p[0]);
+				close(go[0]);
+				close(go[1]);
 				char m[32];
 				int n = snprintf(m, sizeof m, "line from child %d\n", i);
 				usleep(i * 20000);
@@ -106,17 +109,25 @@ int main(int argc, char **argv)
 				_exit(i);
 			}
 		}
-		/* a slow writer that writes nothing but holds the write end for 200 ms */
+		/* a slow writer that writes nothing but holds the write end for 200 ms after the parent starts its
+		 * clock (the go pipe's EOF): counted from its own start, the parent's forks and returns on a slow
+		 * machine (QEMU's software CPU) could eat into the 200 ms before t0 */
 		kids[3] = fork();
 		if (kids[3] == 0) {
 			close(p[0]);
+			close(go[1]);
+			char g;
+			while (read(go[0], &g, 1) < 0 && errno == EINTR)
+				;
 			usleep(200000);
 			_exit(3);
 		}
 		close(p[1]);
+		close(go[0]);
 		char buf[512];
 		struct timespec t0, t1;
 		clock_gettime(CLOCK_MONOTONIC, &t0);
+		close(go[1]);
 		int n = read_all(p[0], buf, sizeof buf);
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		long ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;

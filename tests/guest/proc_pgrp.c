@@ -13,6 +13,18 @@
 
 #include "guest.h"
 
+/* The first line of a file into buf (without the newline); 0 when it cannot be read. */
+static int read_line(const char *path, char *buf, int size)
+{
+	FILE *f = fopen(path, "r");
+	int ok = f && fgets(buf, size, f);
+	if (f)
+		fclose(f);
+	if (ok)
+		buf[strcspn(buf, "\n")] = 0;
+	return ok;
+}
+
 static const char *ename(int e)
 {
 	return e == 0 ? "" : e == EPERM ? "EPERM" : e == ESRCH ? "ESRCH" : e == EACCES ? "EACCES" : e == EINVAL ? "EINVAL" : "E?";
@@ -92,7 +104,18 @@ int main(void)
 			execl("/bin/sleep", "sleep", "5", (char *)NULL);
 			_exit(127);
 		}
-		usleep(200000);
+		/* until it has exec'd (a new comm, set after the exec is past its point of no return) and sleeps
+		 * in the new image, 10 s at most: a fixed 200 ms could end before a slow machine (QEMU's
+		 * software CPU) got through the execve, and then setpgid succeeds */
+		char mine[32], path[64];
+		snprintf(path, sizeof path, "/proc/%d/comm", (int)g);
+		read_line("/proc/self/comm", mine, sizeof mine);
+		for (int i = 0; i < 2000; i++) {
+			char now[32];
+			if (read_line(path, now, sizeof now) && strcmp(now, mine) && proc_asleep(g))
+				break;
+			usleep(5000);
+		}
 		TRY("child: setpgid(child after execve)", setpgid(g, g));
 		kill(g, SIGTERM);
 		wait_child(g);

@@ -6,8 +6,9 @@
 #include <dirent.h>
 #include <unistd.h>
 #include <stdlib.h>
-static volatile int tid;
-static void *t(void *a){ tid=gettid(); sleep(1); return 0;}
+static volatile int tid, done;
+/* the thread lives until main is done looking (not a fixed 1 s, which main's reads under QEMU's software CPU could outlast) */
+static void *t(void *a){ tid=gettid(); while(!done) usleep(1000); return 0;}
 static void ls(const char *d){ DIR *x=opendir(d); if(!x){printf("%s: opendir fail\n",d);return;} struct dirent *e; int n=0; while((e=readdir(x))) if(e->d_name[0]!='.') n++; closedir(x); printf("%s: %d entries\n",d,n);}
 int main(){ pthread_t th; pthread_create(&th,0,t,0); while(!tid) usleep(1000);
  char p[64], b[128];
@@ -17,4 +18,4 @@ int main(){ pthread_t th; pthread_create(&th,0,t,0); while(!tid) usleep(1000);
  ls("/proc/self/task");
  int n=readlink("/proc/thread-self",b,127); b[n>0?n:0]=0; printf("thread-self -> %s\n", n>0 && atoi(b)==getpid() ? "PID/task/TID":b);
  printf("thread-self/stat %d\n",open("/proc/thread-self/stat",O_RDONLY)>=0);
- pthread_join(th,0); }
+ done=1; pthread_join(th,0); }

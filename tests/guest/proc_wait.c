@@ -170,9 +170,16 @@ int main(int argc, char **argv)
 		errno = 0;
 		r = waitid(P_ALL, 0, &si, 0);
 		say("waitid with no WEXITED/WSTOPPED/WCONTINUED = %d %s\n", r, ename(errno));
-		/* WNOHANG when the child already exited */
+		/* WNOHANG when the child already exited: its SIGCHLD (blocked, so kept although ignored) comes
+		 * once it is a zombie; a fixed 100 ms wait was not enough on QEMU's software CPU */
+		sigset_t chld;
+		sigemptyset(&chld);
+		sigaddset(&chld, SIGCHLD);
+		sigprocmask(SIG_BLOCK, &chld, NULL);
 		pid_t f = spawn_exit(12, 0);
-		usleep(100000);
+		struct timespec ten = { 10, 0 };
+		sigtimedwait(&chld, NULL, &ten);
+		sigprocmask(SIG_UNBLOCK, &chld, NULL);
 		memset(&si, 0, sizeof si);
 		r = waitid(P_PID, f, &si, WEXITED | WNOHANG);
 		say("waitid WNOHANG after exit = %d si_pid matches=%s si_status=%d\n", r, yesno(si.si_pid == f), si.si_status);

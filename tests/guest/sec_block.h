@@ -61,11 +61,12 @@ static __attribute__((unused)) void msleep(long ms)
 		;
 }
 
-/* Poll until pid's state is want (at most 5 s): the state last seen. */
+/* Poll until pid's state is want (at most 20 s: a fork and a blocking call under QEMU's software CPU, on a
+ * loaded host, can take seconds): the state last seen. */
 static __attribute__((unused)) char wait_state(pid_t pid, char want)
 {
 	char s = '?';
-	for (int i = 0; i < 500 && (s = stat_state(pid)) != want; i++)
+	for (int i = 0; i < 2000 && (s = stat_state(pid)) != want; i++)
 		msleep(10);
 	return s;
 }

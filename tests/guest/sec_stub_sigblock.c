@@ -74,8 +74,12 @@ int main(int argc, char **argv)
 	find_gadgets(&g);
 	restorer = g.sigreturn ? g.sigreturn : (uintptr_t)own_restorer;
 	pthread_create(&t, NULL, blocker, NULL);
-	struct timespec ts = { 0, 300000000 };
-	nanosleep(&ts, NULL);
+	/* until the blocker spins, 10 s at most: a fixed 300 ms could end before a slow machine (QEMU's
+	 * software CPU, vmexec in CI) had the new thread through its sigreturn */
+	struct timespec ts = { 0, 10000000 };
+	for (int i = 0; i < 1000 && !spins; i++)
+		nanosleep(&ts, NULL);
+	ts.tv_nsec = 300000000;
 	if (!spins) {
 		say("the blocker did not run\n");
 		return 3;

@@ -131,7 +131,9 @@ int main(int argc, char **argv)
 		say("%s: wait() = %d %s, zombies reaped by handler=%d\n", mode, r, errno == ECHILD ? "ECHILD" : "E?",
 		    (int)reaped);
 		if (nocld) {
-			usleep(100000);
+			/* natively it has run by now; wait for it 10 s at most, not a fixed 100 ms */
+			for (int i = 0; i < 1000 && !hits; i++)
+				usleep(10000);
 			say("handler ran: %s\n", hits > 0 ? "yes" : "no");
 		}
 		return 0;

@@ -45,9 +45,17 @@ static int broken_pipe_write(void)
 	return r;
 }
 
-/* a member of the group: report whether SIGUSR1 arrived within 2 s, through the exit status */
-static void member(int ready_fd)
+/*
+ * A member of the group: report whether SIGUSR1 arrived, through the exit status (10 yes, 20 no). It says it
+ * is ready, then waits until the leader has sent (the sent pipe's EOF: a kill() returns after the signal is
+ * pending) and then for the signal itself: 10 s when it should come (expect), 300 ms when it should not. The
+ * wait used to be 300 ms from "ready", which a slow machine (QEMU's software CPU) could spend on the
+ * leader's forks of the other members before kill(0) ran.
+ */
+static int sent[2];
+static void member(int ready_fd, int expect)
 {
+	close(sent[1]);
 	sigset_t s, empty;
 	sigemptyset(&s);
 	sigaddset(&s, SIGUSR1);
@@ -58,9 +66,12 @@ static void member(int ready_fd)
 	sigaction(SIGUSR1, &sa, NULL);
 	if (write(ready_fd, "r", 1) != 1)
 		_exit(50);
+	char b;
+	while (read(sent[0], &b, 1) < 0 && errno == EINTR)
+		;
 	sigemptyset(&empty);
-	/* wait for USR1 or for the 300 ms timeout below */
-	for (int i = 0; i < 30 && !hits; i++) {
+	/* wait for USR1 or for the timeout below */
+	for (int i = 0; i < (expect ? 1000 : 30) && !hits; i++) {
 		sigprocmask(SIG_UNBLOCK, &s, NULL);
 		usleep(10000);
 		sigprocmask(SIG_BLOCK, &s, NULL);
@@ -165,12 +176,14 @@ int main(int argc, char **argv)
 			signal(SIGUSR1, SIG_IGN); /* the leader ignores it */
 			int rp[2];
 			pipe(rp);
+			if (pipe(sent))
+				_exit(43);
 			pid_t kids[4];
 			for (int i = 0; i < 3; i++) {
 				kids[i] = fork();
 				if (kids[i] == 0) {
 					signal(SIGUSR1, SIG_DFL);
-					member(rp[1]);
+					member(rp[1], 1);
 				}
 			}
 			/* the fourth goes to its own group: kill(0) must not reach it */
@@ -178,7 +191,7 @@ int main(int argc, char **argv)
 			if (kids[3] == 0) {
 				setpgid(0, 0);
 				signal(SIGUSR1, SIG_DFL);
-				member(rp[1]);
+				member(rp[1], 0);
 			}
 			setpgid(kids[3], kids[3]);
 			char b;
@@ -188,6 +201,8 @@ int main(int argc, char **argv)
 			if (getpgrp() != getpid())
 				_exit(42);
 			say("kill(0, SIGUSR1) = %d\n", kill(0, SIGUSR1));
+			close(sent[1]);
+			close(sent[0]);
 			for (int i = 0; i < 4; i++) {
 				int st;
 				waitpid(kids[i], &st, 0);
@@ -196,15 +211,19 @@ int main(int argc, char **argv)
 				describe(who, st);
 			}
 			/* now a group by pgid: a new member group, signalled from outside it */
+			if (pipe(sent))
+				_exit(43);
 			pid_t g = fork();
 			if (g == 0) {
 				setpgid(0, 0);
 				signal(SIGUSR1, SIG_DFL);
-				member(rp[1]);
+				member(rp[1], 1);
 			}
 			setpgid(g, g);
 			read(rp[0], &b, 1);
 			say("kill(-pgid, SIGUSR1) = %d\n", kill(-g, SIGUSR1));
+			close(sent[1]);
+			close(sent[0]);
 			int st;
 			waitpid(g, &st, 0);
 			describe("other group member", st);

@@ -337,7 +337,7 @@ int main(int argc, char **argv)
 		    yesno(blocked(SIGUSR1)));
 		/* another signal, unblocked, interrupts the wait and its handler runs */
 		install(SIGHUP, 0, 0);
-		c = signal_us_later(SIGHUP, 30000);
+		c = signal_when_asleep(SIGHUP);
 		errno = 0;
 		ts = (struct timespec){ 5, 0 };
 		r = sigtimedwait(&set, &si, &ts);

@@ -1,6 +1,6 @@
 /* sig_restart: blocking syscalls interrupted by a signal from a child, with and without SA_RESTART.
  * usage: sig_restart read|write|wait4|nanosleep|poll|select|pause [restart]
- * A child sleeps 50 ms, sends SIGUSR1 to the parent (which by then is blocked in the call), then unblocks
+ * A child waits until the parent sleeps in the call (/proc/PID/stat), sends SIGUSR1, then unblocks
  * the call (writes "data", drains the pipe or exits) once the parent says it returned, or after a wait if
  * it does not: 150 ms when the call should be restarted, 10 s when it should fail with EINTR. The parent
  * looks whether the unblocking happened before it says so, so a slow machine (QEMU's software CPU, where
@@ -72,7 +72,11 @@ int main(int argc, char **argv)
 		if (c < 0)
 			return 91;
 		if (c == 0) {
-			usleep(50000);
+			/* once the parent sleeps in the call (10 s at most): a fixed 50 ms could end before a slow
+			 * machine (QEMU's software CPU) had the parent back from fork(), or land between its
+			 * check of hits below and the call, which then blocks until the 10 s timeout */
+			for (int i = 0; i < 10000 && !proc_asleep(parent); i++)
+				usleep(1000);
 			kill(parent, SIGUSR1);
 			close(ack[1]);
 			int expect_restart = restart && (!strcmp(op, "read") || is_write || !strcmp(op, "wait4"));
