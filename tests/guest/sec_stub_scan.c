@@ -7,6 +7,8 @@
  * machine pids are small and 6 KiB of code holds such numbers. It is reported as "static", not "found".
  * So is a word of the stub's vDSO that the host's own vDSO (VDSO_FILE, written natively by dump-vdso: the
  * same kernel, the same bytes) has at the same offset (a CI run once failed at pid 1006 on such a word).
+ * A word of the vvar pages before the vDSO is reported as "vvar": the kernel writes only its clocks and
+ * getrandom's state there (a ptrace run once "found" 19007 at 0x7ffff7ffb00c, a clock word), never a pid.
  * usage: sec_stub_scan IDS_FILE STUB_FILE [VDSO_FILE]   prints "found ID at ADDR" lines, then "scanned N pages"
  *        sec_stub_scan dump-vdso VDSO_FILE               (natively) writes this process's vDSO there */
 #define _GNU_SOURCE
@@ -116,6 +118,17 @@ static void *sleeper(void *arg)
 	return NULL;
 }
 
+#define VDSO_LO 0x7ffff7f00000UL	/* where the stub's vvar and vDSO lie, when it runs */
+#define VDSO_HI 0x7ffff8000000UL
+
+/* The stub's vDSO image: the first page of [VDSO_LO, VDSO_HI) that starts with "\177ELF" (vvar is before it). */
+static void find_vdso(void)
+{
+	for (uintptr_t pg = VDSO_LO; pg < VDSO_HI && !vdso_base; pg += PG)
+		if (readable(pg) && *(const volatile uint32_t *)pg == 0x464c457f)
+			vdso_base = pg;
+}
+
 static void scan(uintptr_t from, uintptr_t to, long *pages)
 {
 	for (uintptr_t pg = from; pg < to; pg += PG) {
@@ -123,15 +136,15 @@ static void scan(uintptr_t from, uintptr_t to, long *pages)
 			continue;
 		++*pages;
 		const volatile uint32_t *w = (const volatile uint32_t *)pg;
-		if (!vdso_base && pg >= 0x7ffff7f00000UL && pg < 0x7ffff8000000UL && w[0] == 0x464c457f)
-			vdso_base = pg;	/* "\177ELF": the vDSO image (the vvar pages before it are data) */
+		int vvar = vdso_base && pg >= VDSO_LO && pg < vdso_base;
 		for (size_t i = 0; i < PG / 4; i++) {
 			unsigned v = w[i] ^ MASK;
 			for (int k = 0; k < nids; k++)
 				if (v == masked[k])
 					say("%s %u at %#lx\n",
-					    in_image(pg + 4 * i, w[i]) || in_vdso(pg + 4 * i, w[i]) ? "static" : "found", w[i],
-					    (unsigned long)(pg + 4 * i));
+					    vvar ? "vvar"
+					    : in_image(pg + 4 * i, w[i]) || in_vdso(pg + 4 * i, w[i]) ? "static" : "found",
+					    w[i], (unsigned long)(pg + 4 * i));
 		}
 	}
 }
@@ -172,7 +185,8 @@ int main(int argc, char **argv)
 	fclose(f);
 	long pages = 0;
 	scan(STUB_BASE, STUB_BASE + (16UL << 20), &pages);	/* code, control page, shared regions */
-	scan(0x7ffff7f00000UL, 0x7ffff8000000UL, &pages);	/* the stub's vdso, when it runs */
+	find_vdso();
+	scan(VDSO_LO, VDSO_HI, &pages);	/* the stub's vvar and vDSO, when it runs */
 	scan(0x7ffffff00000UL, 0x800000000000UL, &pages);	/* the stub's own stack */
 	stop = 1;
 	for (int i = 0; i < 3; i++)
