@@ -88,7 +88,6 @@ static long seccomp_probe(void)
  * placement to the scheduler (and disables spinning).
  */
 static int ncpus;	/* place_ncpus(), or -1 with PVX_SECCOMP_PIN=0: no spinning, no pinning; 0: not known yet */
-static bool pair_mode;	/* PVX_SECCOMP_PAIR=1: a stub thread that does not spin shares its sentry thread's CPU */
 static __thread int my_cpu = -1;	/* the CPU this sentry thread is pinned to + 1; 0: none, -1: not known */
 
 static void policy_init(void)
@@ -97,8 +96,6 @@ static void policy_init(void)
 
 	if (__atomic_load_n(&ncpus, __ATOMIC_ACQUIRE))
 		return;
-	const char *pair = getenv("PVX_SECCOMP_PAIR");
-	pair_mode = pair && !strcmp(pair, "1");
 	__atomic_store_n(&ncpus, env && !strcmp(env, "0") ? -1 : place_ncpus(), __ATOMIC_RELEASE);
 }
 
@@ -149,14 +146,7 @@ void seccomp_place(struct seccomp_as *sas, struct seccomp_ctx *sc, bool spin)
 			unpin(sc->ctx.tid);
 			sc->pin_cpu = 0;
 		}
-		if (pair_mode)	/* neither spins: they take turns, on one CPU while nothing else wants it */
-			place_pair_run(&sc->pair, sas->as.pid, sc->ctx.tid);
 		return;
-	}
-	if (sc->pair.pin_cpu || sc->pair.look_ns) {
-		place_pair_leave(&sc->pair, sc->ctx.tid);
-		memset(&sc->pair, 0, sizeof(sc->pair));
-		my_cpu = 0;
 	}
 	if (my_cpu <= 0) {
 		int me = sched_getcpu();
@@ -170,6 +160,7 @@ void seccomp_place(struct seccomp_as *sas, struct seccomp_ctx *sc, bool spin)
 		if (sched_setaffinity(sc->ctx.tid, sizeof(other), &other) == 0)
 			sc->pin_cpu = my_cpu;
 	}
+	(void)sas;
 }
 
 static void seccomp_as_release(struct addr_space *as);
