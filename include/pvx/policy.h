@@ -99,4 +99,7 @@ long policy_reopen(struct task *t, int fd, int flags, int mode, int held) __must
 long policy_reopen_obj(struct task *t, int fd, const struct policy_obj *o, int flags, int mode,
 		       int held) __must_check;
 
+/* File systems that show the host (f_type): its processes, cgroups (every host pid), kernel internals. */
+bool policy_hidden_fs(long type);
+
 #endif

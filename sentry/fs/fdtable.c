@@ -5,6 +5,7 @@
  * open file description. Guest fd numbers are never host fd numbers.
  */
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -14,6 +15,7 @@
 #include "pvx/file.h"
 #include "pvx/log.h"
 #include "pvx/mm.h"
+#include "pvx/policy.h"
 #include "pvx/sandbox.h"
 #include "pvx/task.h"
 #include "pvx/stub_layout.h"
@@ -313,24 +315,15 @@ static bool pt_enabled(void)
 	return on;
 }
 
-/* Is f's host file a regular file of a disk-like file system? (asked once per open file) */
+/* Is f's host file a regular file outside the file systems that show the host and devpts? (asked once per open file) */
 static bool pt_file_ok(struct file *f)
 {
-	static const long synthetic[] = { 0x9fa0 /* proc */, 0x62656572 /* sysfs */, 0x64626720 /* debugfs */,
-					  0x74726163 /* tracefs */, 0x73636673 /* securityfs */,
-					  0x27e0eb /* cgroup */, 0x63677270 /* cgroup2 */, 0x62656570 /* configfs */,
-					  0xcafe4a11 /* bpf */, 0x6165676c /* pstore */, 0xde5e81e4 /* efivarfs */,
-					  0x65735543 /* fusectl */, 0x1cd1 /* devpts */ };
 	struct stat st;
 	struct statfs sfs;
 
-	if (!f->ops->passthrough || (f->flags & O_ACCMODE) == O_WRONLY || (f->flags & (O_PATH | O_DIRECT)) ||
-	    fstat(f->host_fd, &st) < 0 || !S_ISREG(st.st_mode) || fstatfs(f->host_fd, &sfs) < 0)
-		return false;
-	for (size_t i = 0; i < ARRAY_SIZE(synthetic); i++)
-		if ((long)sfs.f_type == synthetic[i])
-			return false;
-	return true;
+	return f->ops->passthrough && (f->flags & O_ACCMODE) != O_WRONLY && !(f->flags & (O_PATH | O_DIRECT)) &&
+	       fstat(f->host_fd, &st) == 0 && S_ISREG(st.st_mode) && fstatfs(f->host_fd, &sfs) == 0 &&
+	       !policy_hidden_fs((long)sfs.f_type) && sfs.f_type != DEVPTS_SUPER_MAGIC;
 }
 
 void fd_pt_consider(struct task *t, int fd, struct file *f, bool (*one_table)(struct task *t))

@@ -83,8 +83,8 @@ static enum dev_verdict device_verdict(const struct stat *st)
 	return given(st->st_rdev) ? DEV_ALLOW : DEV_HIDE;
 }
 
-/* File systems that show the host: its processes, cgroups (every host pid), kernel internals. */
-static bool hidden_fs(long type)
+/* See pvx/policy.h. */
+bool policy_hidden_fs(long type)
 {
 	switch ((unsigned long)type) {
 	case PROC_SUPER_MAGIC: case SYSFS_MAGIC: case CGROUP_SUPER_MAGIC: case CGROUP2_SUPER_MAGIC:
@@ -130,7 +130,7 @@ static long hidden(int fd, const struct policy_obj *o)
 		return r;
 	if (!o->not_sys && path_of_fd(fd, path, sizeof(path)) >= 0)
 		sys = !strncmp(path, "/sys", 4) && (path[4] == '/' || !path[4]);
-	if (!sys && !hidden_fs((long)type))
+	if (!sys && !policy_hidden_fs((long)type))
 		return SHOWN;
 	if (sys && type == SYSFS_MAGIC && in_list(path, files, ARRAY_SIZE(files)))
 		return SYS_FILE;

@@ -181,20 +181,30 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-/* A thread's run delay in ns (the second field of its schedstat); 0 if unknown. */
-static uint64_t run_delay(const char *path)
+/* See platform.h. */
+long thread_schedstat(pid_t pid, pid_t tid, uint64_t *run, uint64_t *delay)
 {
-	char buf[96];
+	char path[64], buf[96];
+	unsigned long long r, d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", pid, tid);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
-	unsigned long long run, delay;
-
 	if (fd >= 0)
 		close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = 0;
-	return sscanf(buf, "%llu %llu", &run, &delay) == 2 ? delay : 0;
+	if (n <= 0 || (buf[n] = 0, sscanf(buf, "%llu %llu", &r, &d)) != 2)
+		return -EIO;
+	*run = r;
+	*delay = d;
+	return 0;
+}
+
+/* A thread's run delay in ns; 0 if unknown. */
+static uint64_t run_delay(pid_t pid, pid_t tid)
+{
+	uint64_t run, delay;
+
+	return thread_schedstat(pid, tid, &run, &delay) ? 0 : delay;
 }
 
 void place_pair_leave(struct place_pair *pp, pid_t tid)
@@ -213,9 +223,7 @@ void place_pair_run(struct place_pair *pp, pid_t pid, pid_t tid)
 	uint64_t now = mono_ns();
 	if (pp->look_ns && ++pp->turns < PAIR_TURNS && now - pp->look_ns < PAIR_NS)
 		return;
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", pid, tid);
-	uint64_t delay = run_delay("/proc/thread-self/schedstat") + run_delay(path);
+	uint64_t delay = run_delay(getpid(), gettid()) + run_delay(pid, tid);
 	bool busy = pp->look_ns && (delay - pp->delay_ns) * 100 > (now - pp->look_ns) * PAIR_BUSY_PCT;
 	pp->look_ns = now;
 	pp->delay_ns = delay;

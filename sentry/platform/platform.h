@@ -216,6 +216,8 @@ struct place_pair {
 	uint64_t look_ns, delay_ns;	/* the last look: when, and the two threads' run delay then */
 };
 void place_pair_run(struct place_pair *pp, pid_t pid, pid_t tid);
+/* A host thread's CPU time and run delay (time runnable, not running) in ns, from its schedstat; -EIO: unknown. */
+long thread_schedstat(pid_t pid, pid_t tid, uint64_t *run, uint64_t *delay);
 void place_pair_leave(struct place_pair *pp, pid_t tid);
 
 /* Create the stub process image (a memfd) once; returns its fd or -errno. Call before any fork. */

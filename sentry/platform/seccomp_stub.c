@@ -127,7 +127,7 @@ static bool in_command(struct seccomp_as *sas, struct seccomp_ctx *sc)
 static bool starved(struct seccomp_as *sas, struct seccomp_ctx *sc, uint64_t *cpu0)
 {
 	char path[64], buf[512];
-	unsigned long long run;
+	uint64_t run, delay;
 	char state = 0;
 
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", sas->as.pid, sc->ctx.tid);
@@ -138,12 +138,7 @@ static bool starved(struct seccomp_as *sas, struct seccomp_ctx *sc, uint64_t *cp
 	const char *paren = n > 0 ? (buf[n] = 0, strrchr(buf, ')')) : NULL;
 	if (!paren || sscanf(paren, ") %c", &state) != 1 || (state != 'R' && state != 'D'))
 		return false;
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", sas->as.pid, sc->ctx.tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
-	if (fd >= 0)
-		close(fd);
-	if (n <= 0 || (buf[n] = 0, sscanf(buf, "%llu", &run)) != 1)
+	if (thread_schedstat(sas->as.pid, sc->ctx.tid, &run, &delay))
 		return false;
 	if (!*cpu0)
 		*cpu0 = run + 1;
