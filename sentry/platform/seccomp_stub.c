@@ -175,10 +175,13 @@ static long check_wait(struct seccomp_as *sas, struct seccomp_ctx *sc, enum stub
  * adaptive mutex spins: a spin that saw the stub park doubles it (up to
  * SPIN_MAX_NS, about what a futex wake across CPUs costs, so a spin that
  * runs out costs at most as much again as the sleep it falls back to), one
- * that ran out halves it, down to SPIN_MIN_NS: about two trap round trips,
- * so that a fast hand-off still succeeds and grows it again, while a guest
+ * that ran out halves it, down to SPIN_MIN_NS: about two trap round trips.
+ * At the floor a hand-off spins only one time in SPIN_PROBE_EVERY, and
+ * then for the whole SPIN_MAX_NS: a probe at the floor budget could never
+ * see a wait longer than the floor succeed, and one outlier would keep a
+ * guest that computes for 6 us between traps sleeping for good. So a guest
  * that computes for long between traps, or a host call that blocks, costs
- * the sentry at most that much CPU per hand-off.
+ * the sentry about SPIN_MAX_NS / SPIN_PROBE_EVERY of CPU per hand-off.
  */
 static uint32_t spin_grow(uint32_t b)
 {
@@ -192,29 +195,31 @@ static uint32_t spin_shrink(uint32_t b)
 
 /*
  * Wait until the stub thread of sc parks (reports a trap or a result):
- * spin for *budget ns (the sentry's own copy, never the shared page's),
- * then futex.
+ * spin for spin ns, then futex. With budget (the sentry's own copy, never
+ * the shared page's), adapt it by how the spin went; a probe's failure
+ * (probe: the budget is at the floor) leaves it there.
  */
-static long wait_parked(struct seccomp_as *sas, struct seccomp_ctx *sc, enum stub_wait how, uint32_t *budget)
+static long wait_parked(struct seccomp_as *sas, struct seccomp_ctx *sc, enum stub_wait how, uint32_t *budget,
+			uint32_t spin, bool probe)
 {
 	struct stub_shared *sh = sc->sh;
 	struct timespec to = { 0, LIVENESS_NS };
 	uint64_t start = 0, checked = 0, cpu0 = 0;
-	uint32_t spin = budget ? *budget : 0;
-	uint64_t until = spin ? now_ns() + spin : 0;
+	uint64_t until = budget ? now_ns() + spin : 0;
 
 	for (uint32_t i = 1;; i++) {
 		uint32_t v = __atomic_load_n(&sh->state, __ATOMIC_ACQUIRE);
 		if (v == STUB_PARKED) {
 			if (budget)
-				*budget = spin_grow(spin);
+				*budget = spin_grow(*budget);
 			return 0;
 		}
 		if (budget) {
 			__asm__ volatile("" ::: "memory");	/* no pause: it exits to the hypervisor */
 			if (i % SPIN_CLOCK_EVERY || now_ns() < until)
 				continue;
-			*budget = spin_shrink(spin);
+			if (!probe)
+				*budget = spin_shrink(*budget);
 			budget = NULL;
 		}
 		/* See park() in stub/stub.c for the sleeping-flag protocol. */
@@ -239,26 +244,31 @@ static long wait_parked(struct seccomp_as *sas, struct seccomp_ctx *sc, enum stu
 /* The same, without spinning (a new thread's boot). */
 long stub_wait_parked(struct seccomp_as *sas, struct seccomp_ctx *sc, enum stub_wait how)
 {
-	return wait_parked(sas, sc, how, NULL);
+	return wait_parked(sas, sc, how, NULL, 0, false);
 }
 
 /*
- * The stub's spin after its next park, in ns: learnt from the sentry's
- * own clock, how long the sentry took between the stub's last park and
- * this command (the time the stub's spin waits for), as the sentry's own
- * budget is; below SPIN_MIN_NS the stub does not spin (an emulation that
- * blocks or takes long, a task that sleeps in the sentry).
+ * The stub's spin after its next park, in iterations: SPIN_MAX_NS while
+ * the sentry usually commands it sooner (its time between the stub's last
+ * park and its next command, by its own clock, as an average that one slow
+ * emulation moves by a quarter at most: each sample is capped at
+ * 2 * SPIN_MAX_NS); else (emulations that block or take long, a task that
+ * sleeps in the sentry) no spin. Not a budget that halves on a miss and
+ * grows on a hit: once halved below the usual emulation time (a 12 us
+ * lstat after one outlier) it never hits again, and each trap paid a futex
+ * wake across CPUs (an lstat took 48 us here, against 20 us spinning). Nor
+ * twice the average: a stub thread that shares its CPU with other work is
+ * preempted while it spins, and short spins then miss (getppid with a busy
+ * neighbour went from 16x to 19x native).
  */
 static uint32_t stub_spin_iters(struct seccomp_ctx *sc, uint64_t now)
 {
-	if (!sc->stub_spin)
-		sc->stub_spin = SPIN_MAX_NS;
 	if (sc->parked_at) {
-		uint64_t took = now - sc->parked_at;
-		sc->stub_spin = took <= sc->stub_spin ? spin_grow(sc->stub_spin) : spin_shrink(sc->stub_spin);
+		uint64_t took = MIN(now - sc->parked_at, 2 * (uint64_t)SPIN_MAX_NS);
+		sc->took_avg = sc->took_avg ? (uint32_t)((3 * (uint64_t)sc->took_avg + took) / 4) : (uint32_t)took;
 		sc->parked_at = 0;
 	}
-	return sc->stub_spin > SPIN_MIN_NS ? sc->stub_spin * (SPIN_ITERS / SPIN_MAX_NS) : 0;
+	return sc->took_avg <= SPIN_MAX_NS ? SPIN_ITERS : 0;
 }
 
 long stub_command(struct seccomp_as *sas, struct seccomp_ctx *sc, uint32_t cmd, enum stub_wait how)
@@ -268,16 +278,20 @@ long stub_command(struct seccomp_as *sas, struct seccomp_ctx *sc, uint32_t cmd, 
 	bool spin = how != WAIT_BOOT && seccomp_spin_ok();
 	uint32_t *budget = spin ? &sc->spin[how == WAIT_RUN] : NULL;
 	uint32_t stub_spin = spin ? stub_spin_iters(sc, now_ns()) : 0;
+	bool probe = false;
 
 	if (budget && !*budget)
 		*budget = SPIN_MAX_NS;
-	/* At the floor, spins keep failing: one hand-off in SPIN_PROBE_EVERY still tries. */
-	if (budget && *budget <= SPIN_MIN_NS && ++sc->probe % SPIN_PROBE_EVERY)
-		budget = NULL;
+	/* At the floor, spins keep failing: one hand-off in SPIN_PROBE_EVERY still tries, for the whole maximum. */
+	if (budget && *budget <= SPIN_MIN_NS) {
+		if (++sc->probe % SPIN_PROBE_EVERY)
+			budget = NULL;
+		probe = true;
+	}
 	/* Pinned only while the waits for guest code succeed in spinning. */
 	seccomp_place(sas, sc, spin && sc->spin[WAIT_RUN] > SPIN_MIN_NS);
 	stub_post(sc->sh, cmd, stub_spin);
-	long r = wait_parked(sas, sc, how, budget);
+	long r = wait_parked(sas, sc, how, budget, probe ? SPIN_MAX_NS : budget ? *budget : 0, probe);
 	if (!r && spin)
 		sc->parked_at = now_ns();
 	return r;
