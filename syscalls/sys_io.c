@@ -53,13 +53,49 @@ struct file *io_file(struct task *t, int fd, int need)
 
 /*
  * A read into a buffer whose first page is not writable fails with EFAULT
- * before any data is consumed, as Linux's copy_to_user would on the first byte.
+ * before any data is consumed, as Linux's copy_to_user would on the first
+ * byte: the sentry's host read of a pipe or socket takes the data, which
+ * no failed copy could put back. A buffer just below a stack (a
+ * MAP_GROWSDOWN mapping) grows it first, as the kernel's fault on it would.
  */
 static bool first_page_writable(struct task *t, uint64_t buf)
 {
 	const struct vma *v = vma_lookup(&t->mm->vmas, buf);
 
+	if (!v) {
+		v = vma_first_above(&t->mm->vmas, buf);
+		if (!v || !(v->flags & MAP_GROWSDOWN) || !mm_grow_stack(t->mm, buf))
+			return false;
+		v = vma_lookup(&t->mm->vmas, buf);
+	}
 	return v && (v->prot & PROT_WRITE);
+}
+
+/*
+ * vfs_read's and vfs_write's access_ok(buf, count), before anything else: the range is
+ * below x86-64's TASK_SIZE_MAX (the stub's pages above the guest's part of
+ * it are the copy's to refuse, as an unmapped page is), even for count 0.
+ */
+static bool user_range(uint64_t buf, size_t count)
+{
+	const uint64_t task_size_max = 0x7ffffffff000UL;
+
+	return buf <= task_size_max && count <= task_size_max - buf;
+}
+
+/*
+ * A file whose read the sentry can undo by seeking back (a regular host
+ * file or memfd): no check of the buffer first. Linux checks only that it
+ * is a user address and copies what the file's read found: nothing at end
+ * of file, so a read there into NULL or a read-only page is 0, not EFAULT.
+ * read_chunk's copy then fails as copy_to_user would, and seeks back.
+ */
+static bool read_undoable(struct file *f)
+{
+	struct stat st;
+
+	return (f->ops == &host_file_ops || f->ops == &memfd_file_ops) && f->ops->stat(f, &st) == 0 &&
+	       S_ISREG(st.st_mode);
 }
 
 /*
@@ -101,7 +137,7 @@ static bool more_io(struct task *t, struct file *f, size_t done, size_t count)
 static long read_chunk(struct task *t, struct file *f, char *buf, uint64_t ubuf, size_t count, off_t off,
 		       bool positional)
 {
-	if (!f->ops->read_consumes && !first_page_writable(t, ubuf))
+	if (!f->ops->read_consumes && !first_page_writable(t, ubuf) && !read_undoable(f))
 		return -EFAULT;
 	ssize_t n = f->ops->read(t, f, buf, count, off, positional);
 	if (n < 0)
@@ -154,6 +190,8 @@ static long do_read_once(struct task *t, int fd, uint64_t ubuf, size_t count, of
 
 	if (!f)
 		return -EBADF;
+	if (!user_range(ubuf, count))
+		return -EFAULT;
 	if (positional && off < 0)
 		return -EINVAL;
 	if (count == 0)
@@ -204,6 +242,8 @@ static long do_write(struct task *t, int fd, uint64_t ubuf, size_t count, off_t 
 
 	if (!f)
 		return -EBADF;
+	if (!user_range(ubuf, count))
+		return -EFAULT;
 	if (positional && off < 0)
 		return -EINVAL;
 	long lim = write_limit(t, f, off, positional, &count);

@@ -160,13 +160,17 @@ io_extra() {
 	grep -qx 'RLIMIT_FSIZE 600: pwritev 4+6+11 at 590: 10, at 600: -1 EFBIG' "$sandbox_out"
 }
 
-@test "io: a read into a buffer that runs into a read-only or unmapped page: short count, position, data; EFAULT on the first page" {
+@test "io: a read into a buffer that runs into a read-only or unmapped page: short count, position, data; EFAULT on the first page; 0 at end of file; stacks grow" {
 	io_extra short-read
 	grep -qx '20 pages, page 17 read-only, read: 69632, position 69637, data right' "$sandbox_out"
 	grep -qx '20 pages from 3000, page 9 unmapped, readv: 33864, position 33869, data right' "$sandbox_out"
 	grep -qx 'first page read-only, pread: -1 EFAULT, position 5, data -' "$sandbox_out"
 	grep -qx '4 KiB from 3000, second page read-only, read: 1096, position 1101, data right' "$sandbox_out"
 	grep -qx '4 KiB from 3000, second page unmapped, pread: 1096, position 5, data right' "$sandbox_out"
+	has 'at end of file, buffer at NULL, read: 0' 'past end of file, buffer at NULL, pread: 0' \
+		'at end of file, read-only buffer, read: 0' 'at end of file, buffer at a kernel address, read: -1 EFAULT' \
+		'pipe, read-only buffer: -1 EFAULT, then: 5 "hello"' \
+		'file into 2 pages below a MAP_GROWSDOWN mapping: 100, data there' 'pipe into 4 pages below it: 5 "world"'
 }
 
 @test "io: each kind of file answers its own calls: /proc text, eventfd, pipe, directory, memfd (issue 12)" {

@@ -18,7 +18,9 @@
  *   msync        msync of a MAP_SHARED file mapping then read(); flag, alignment and ENOMEM errors
  *   mincore      residency of touched and untouched pages; ENOMEM, EINVAL and EFAULT
  *   short-read   read/pread/readv into buffers that run into a read-only or unmapped page: the short
- *                count, the position, the data; EFAULT when the first page is read-only
+ *                count, the position, the data; EFAULT when the first page is read-only; at end of
+ *                file any user buffer reads 0; a pipe's data stays after EFAULT; reads below a
+ *                MAP_GROWSDOWN mapping grow it
  *   iov-many     readv/writev of 3 and 100 iovecs (gathered out of order) on a file and a pipe; one
  *                read-only in the middle; iovecs at the stub's pages and at a kernel address
  * Prints what happened; the caller compares with the native run. */
@@ -663,6 +665,52 @@ static int mode_mincore(void)
 }
 
 /*
+ * The edges of mode_short_read: Linux checks only that a read's buffer is
+ * a user address before the file's own read, so at end of file nothing is
+ * copied and a buffer at NULL or in a read-only page reads 0; a pipe's read
+ * into a read-only first page is EFAULT and leaves the data in the pipe;
+ * a buffer below a MAP_GROWSDOWN mapping grows it, for a file and a pipe.
+ */
+static int short_read_edges(int fd, char *m)
+{
+	enum { PG = 4096 };
+	char *volatile nul = NULL;	/* (not a constant: the compiler would warn) */
+	struct iovec nv[1] = { { nul, 10 } };
+	off_t end = lseek(fd, 0, SEEK_END);
+	say("at end of file, buffer at NULL, read: %s\n", res(read(fd, nul, 10)));
+	say("at end of file, buffer at NULL, readv: %s\n", res(readv(fd, nv, 1)));
+	say("past end of file, buffer at NULL, pread: %s\n", res(pread(fd, nul, 10, end + 100)));
+	mprotect(m, PG, PROT_READ);
+	say("at end of file, read-only buffer, read: %s\n", res(read(fd, m, 10)));
+	say("at end of file, buffer at a kernel address, read: %s\n", res(read(fd, (void *)-4096L, 10)));
+
+	int p[2];
+	char got[8] = "";
+	if (pipe(p) < 0 || write(p[1], "hello", 5) != 5)
+		return 1;
+	say("pipe, read-only buffer: %s", res(read(p[0], m, 5)));
+	say(", then: %s \"%.5s\"\n", res(read(p[0], got, sizeof(got))), got);
+
+	/* A one-page MAP_GROWSDOWN mapping with nothing below it for a while: a read below it grows it. */
+	char *top = mmap(NULL, 64 * PG, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (top == MAP_FAILED || munmap(top, 64 * PG) < 0)
+		return 1;
+	char *g = mmap(top + 48 * PG, PG, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_GROWSDOWN | MAP_FIXED,
+		       -1, 0);
+	if (g == MAP_FAILED)
+		return 1;
+	lseek(fd, 5, SEEK_SET);
+	long r = read(fd, g - 2 * PG, 100);
+	say("file into 2 pages below a MAP_GROWSDOWN mapping: %s, data %s\n", res(r),
+	    r == 100 && (g - 2 * PG)[0] ? "there" : "-");
+	if (write(p[1], "world", 5) != 5)
+		return 1;
+	r = read(p[0], g - 4 * PG, 5);
+	say("pipe into 4 pages below it: %s \"%.5s\"\n", res(r), r == 5 ? g - 4 * PG : "");
+	return 0;
+}
+
+/*
  * read/pread/readv into a buffer that runs into a page the process cannot
  * write: Linux copies up to that page, returns the short count, and the
  * file position moves by what was copied; a buffer whose first page is not
@@ -716,7 +764,7 @@ static int mode_short_read(void)
 			    res(r), (long)pos, r <= 0 ? "-" : same ? "right" : "WRONG");
 		}
 	}
-	return 0;
+	return short_read_edges(fd, m);
 }
 
 /* A short fingerprint of n bytes (the same natively and in the sandbox when the bytes are). */
