@@ -76,6 +76,8 @@ static inline struct stub_shared *region(struct seccomp_as *sas, int i)
 /* seccomp.c: the hand-off policy */
 bool seccomp_spin_ok(void);
 void seccomp_place(struct seccomp_as *sas, struct seccomp_ctx *sc, bool spin);
+bool seccomp_kept_off(const struct seccomp_ctx *sc);
+void seccomp_place_idle(struct seccomp_ctx *sc);
 
 /* seccomp_stub.c */
 bool stub_alive(struct seccomp_as *sas);

@@ -33,6 +33,7 @@
 #include "seccomp.h"
 
 #define LIVENESS_NS 100000000L		/* how often a waiting sentry checks on the stub */
+#define PIN_IDLE_NS 2000000L		/* guest code that runs this long without a trap: its stub thread is let go */
 #define CMD_SOFT_NS 2000000000UL	/* a command this old must show its host call in /proc */
 #define CMD_HARD_NS 60000000000UL	/* ... and no command gets longer */
 #define CMD_CPU_NS 1000000000UL		/* ... or be runnable and have used less CPU than this since */
@@ -203,8 +204,10 @@ static long wait_parked(struct seccomp_as *sas, struct seccomp_ctx *sc, enum stu
 			uint32_t spin, bool probe)
 {
 	struct stub_shared *sh = sc->sh;
-	struct timespec to = { 0, LIVENESS_NS };
-	uint64_t start = 0, checked = 0, cpu0 = 0;
+	/* Guest code that runs on while its stub thread is kept off our CPU: see seccomp_place_idle. */
+	bool kept_off = how == WAIT_RUN && seccomp_kept_off(sc);
+	struct timespec to = { 0, kept_off ? PIN_IDLE_NS : LIVENESS_NS };
+	uint64_t start = 0, checked = 0, cpu0 = 0, idle_from = 0;
 	uint64_t until = budget ? now_ns() + spin : 0;
 
 	for (uint32_t i = 1;; i++) {
@@ -222,6 +225,8 @@ static long wait_parked(struct seccomp_as *sas, struct seccomp_ctx *sc, enum stu
 				*budget = spin_shrink(*budget);
 			budget = NULL;
 		}
+		if (kept_off && !idle_from)
+			idle_from = now_ns();
 		/* See park() in stub/stub.c for the sleeping-flag protocol. */
 		__atomic_store_n(&sh->sentry_sleeping, 1, __ATOMIC_SEQ_CST);
 		v = __atomic_load_n(&sh->state, __ATOMIC_SEQ_CST);
@@ -232,6 +237,11 @@ static long wait_parked(struct seccomp_as *sas, struct seccomp_ctx *sc, enum stu
 		uint64_t now = now_ns();
 		if (!start)
 			start = checked = now;
+		if (kept_off && now - idle_from >= PIN_IDLE_NS) {
+			seccomp_place_idle(sc);
+			kept_off = false;
+			to.tv_nsec = LIVENESS_NS;
+		}
 		if (now - checked >= (uint64_t)LIVENESS_NS) {
 			checked = now;
 			long r = check_wait(sas, sc, how, now - start, &cpu0);
