@@ -12,6 +12,7 @@
 #include <sys/mman.h>
 #include <time.h>
 #include <ucontext.h>
+#include "bench.h"
 
 static void on_segv(int sig, siginfo_t *si, void *ctx)
 {
@@ -19,14 +20,6 @@ static void on_segv(int sig, siginfo_t *si, void *ctx)
 
 	(void)sig, (void)si;
 	uc->uc_mcontext.gregs[REG_RIP] += 2;	/* skip "mov (%rax),%eax" (8b 00) */
-}
-
-static double now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
 int main(int argc, char **argv)

@@ -10,14 +10,7 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <time.h>
-
-static double now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
+#include "bench.h"
 
 int main(int argc, char **argv)
 {

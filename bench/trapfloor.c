@@ -34,6 +34,7 @@
 #include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
+#include "bench.h"
 
 /* <linux/filter.h> and <linux/seccomp.h>, which musl-gcc does not see */
 struct sock_filter {
@@ -137,14 +138,6 @@ static int pin(int cpu)
 	CPU_ZERO(&s);
 	CPU_SET(cpu, &s);
 	return sched_setaffinity(0, sizeof(s), &s);
-}
-
-static double now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
 int main(int argc, char **argv)
