@@ -72,9 +72,10 @@ static bool first_page_writable(struct task *t, uint64_t buf)
 }
 
 /*
- * vfs_read's and vfs_write's access_ok(buf, count), before anything else: the range is
- * below x86-64's TASK_SIZE_MAX (the stub's pages above the guest's part of
- * it are the copy's to refuse, as an unmapped page is), even for count 0.
+ * vfs_read's and vfs_write's access_ok(buf, count), before anything else:
+ * the range is below x86-64's TASK_SIZE_MAX, even for count 0 (the stub's
+ * pages above the guest's part of it are the copy's to refuse, as an
+ * unmapped page is).
  */
 static bool user_range(uint64_t buf, size_t count)
 {

@@ -175,8 +175,8 @@ bool seccomp_kept_off(const struct seccomp_ctx *sc)
  * and our thread sleeps. Its stub thread gets every CPU back now, not after
  * PIN_AFTER hand-offs that may not come for the rest of the run: kept off
  * our idle CPU, it shared the other with whatever ran there (sha256sum of
- * 64 MiB with a busy neighbour: 802 ms, against 504 ms unpinned). The
- * next hand-offs that spin pin it again.
+ * 64 MiB with a busy neighbour: ~800 ms in 3 runs of 8, against 401-428
+ * ms). The next hand-offs that spin pin it again.
  */
 void seccomp_place_idle(struct seccomp_ctx *sc)
 {
