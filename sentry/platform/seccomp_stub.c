@@ -259,17 +259,18 @@ long stub_wait_parked(struct seccomp_as *sas, struct seccomp_ctx *sc, enum stub_
 
 /*
  * The stub's spin after its next park, in iterations: SPIN_MAX_NS while
- * the sentry usually commands it sooner (its time between the stub's last
- * park and its next command, by its own clock, as an average that one slow
- * emulation moves by a quarter at most: each sample is capped at
- * 2 * SPIN_MAX_NS); else (emulations that block or take long, a task that
- * sleeps in the sentry) no spin. Not a budget that halves on a miss and
- * grows on a hit: once halved below the usual emulation time (a 12 us
- * lstat after one outlier) it never hits again, and each trap paid a futex
- * wake across CPUs (an lstat took 48 us here, against 20 us spinning). Nor
- * twice the average: a stub thread that shares its CPU with other work is
- * preempted while it spins, and short spins then miss (getppid with a busy
- * neighbour went from 16x to 19x native).
+ * the sentry usually commands it within half of that (its time between
+ * the stub's last park and its next command, by its own clock, as an
+ * average that one slow emulation moves by a quarter at most: each sample
+ * is capped at 2 * SPIN_MAX_NS); else (emulations that block or take long,
+ * a task that sleeps in the sentry) no spin. Not a budget that halves on a
+ * miss and grows on a hit: once halved below the usual emulation time (a
+ * 12 us lstat after one outlier) it never hits again, and each trap paid a
+ * futex wake across CPUs (an lstat took 48 us here, against 15 us
+ * spinning). Nor twice the average: a stub thread that shares its CPU with
+ * other work is preempted while it spins, and short spins then miss. Half
+ * the maximum, not all of it: 64 KiB pipe writes (~25 us) spun and missed
+ * with a busy neighbour (dd | wc 2.8x -> 3.7x native; 3.1x with half).
  */
 static uint32_t stub_spin_iters(struct seccomp_ctx *sc, uint64_t now)
 {
@@ -278,7 +279,7 @@ static uint32_t stub_spin_iters(struct seccomp_ctx *sc, uint64_t now)
 		sc->took_avg = sc->took_avg ? (uint32_t)((3 * (uint64_t)sc->took_avg + took) / 4) : (uint32_t)took;
 		sc->parked_at = 0;
 	}
-	return sc->took_avg <= SPIN_MAX_NS ? SPIN_ITERS : 0;
+	return sc->took_avg <= SPIN_MAX_NS / 2 ? SPIN_ITERS : 0;
 }
 
 long stub_command(struct seccomp_as *sas, struct seccomp_ctx *sc, uint32_t cmd, enum stub_wait how)
