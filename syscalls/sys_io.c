@@ -16,6 +16,7 @@
 #include <sys/uio.h>
 
 #include "pvx/cred.h"
+#include "pvx/guest_layout.h"
 #include "pvx/kernel.h"
 #include "sentry/platform/platform.h"
 #include "syscalls/syscalls.h"
@@ -52,30 +53,19 @@ struct file *io_file(struct task *t, int fd, int need)
 }
 
 /*
- * A buffer that starts just below a stack (a MAP_GROWSDOWN mapping, which
- * the sentry grows itself: the host mapping does not) grows it, as the
- * kernel's fault on its first byte would.
- */
-static void grow_stack_for(struct task *t, uint64_t buf)
-{
-	if (vma_lookup(&t->mm->vmas, buf))
-		return;
-	const struct vma *v = vma_first_above(&t->mm->vmas, buf);
-	if (v && (v->flags & MAP_GROWSDOWN))
-		(void)mm_grow_stack(t->mm, buf);
-}
-
-/*
  * A read into a buffer whose first page is not writable fails with EFAULT
  * before any data is consumed, as Linux's copy_to_user would on the first
  * byte: the sentry's host read of a pipe or socket takes the data, which
- * no failed copy could put back. A buffer just below a stack grows it first.
+ * no failed copy could put back. A buffer just below a stack (a
+ * MAP_GROWSDOWN mapping, which the sentry grows itself: the host mapping is
+ * not one) grows it first, as the kernel's fault on its first byte would.
  */
 static bool first_page_writable(struct task *t, uint64_t buf)
 {
-	grow_stack_for(t, buf);
 	const struct vma *v = vma_lookup(&t->mm->vmas, buf);
 
+	if (!v && mm_grow_stack(t->mm, buf))
+		v = vma_lookup(&t->mm->vmas, buf);
 	return v && (v->prot & PROT_WRITE);
 }
 
@@ -87,9 +77,7 @@ static bool first_page_writable(struct task *t, uint64_t buf)
  */
 static bool user_range(uint64_t buf, size_t count)
 {
-	const uint64_t task_size_max = 0x7ffffffff000UL;
-
-	return buf <= task_size_max && count <= task_size_max - buf;
+	return buf <= PVX_TASK_SIZE_MAX && count <= PVX_TASK_SIZE_MAX - buf;
 }
 
 /*
@@ -206,7 +194,7 @@ static long do_read_once(struct task *t, int fd, uint64_t ubuf, size_t count, of
 	if (count == 0)
 		return 0;
 	if (zero_copy(t) && f->ops->rw_in_guest_mm) {
-		grow_stack_for(t, ubuf);
+		(void)mm_grow_stack(t->mm, ubuf);	/* see first_page_writable */
 		return io_in_guest_mm(t, false, f, ubuf, count, off, positional);
 	}
 	cleanup_free char *buf = malloc(MIN(count, IO_CHUNK));
@@ -261,7 +249,7 @@ static long do_write(struct task *t, int fd, uint64_t ubuf, size_t count, off_t 
 	if (lim < 0)
 		return lim;
 	if (zero_copy(t) && f->ops->rw_in_guest_mm) {
-		grow_stack_for(t, ubuf);
+		(void)mm_grow_stack(t->mm, ubuf);	/* see first_page_writable */
 		return io_in_guest_mm(t, true, f, ubuf, count, off, positional);
 	}
 	cleanup_free char *buf = malloc(MIN(count, IO_CHUNK) + 1);

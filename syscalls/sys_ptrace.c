@@ -83,7 +83,7 @@ static long set_debugreg(struct task *c, unsigned n, uint64_t v)
 {
 	if (n == 4 || n == 5)
 		return -EIO;
-	if (n < 4 && v > 0x7ffffffff000UL - 8)	/* TASK_SIZE_MAX less the longest breakpoint */
+	if (n < 4 && v > PVX_TASK_SIZE_MAX - 8)	/* less the longest breakpoint */
 		return -EINVAL;
 	c->debugreg[n] = v;
 	return 0;

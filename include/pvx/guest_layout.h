@@ -9,6 +9,7 @@
  */
 #define PVX_GUEST_MIN 0x10000UL		/* vm.mmap_min_addr */
 #define PVX_GUEST_TASK_SIZE 0x7ff000000000UL
+#define PVX_TASK_SIZE_MAX 0x7ffffffff000UL	/* x86-64's TASK_SIZE_MAX (4-level paging): access_ok's bound */
 #define PVX_STUB_BASE PVX_GUEST_TASK_SIZE
 #define PVX_STACK_TOP 0x7fefff7fe000UL
 #define PVX_STACK_SIZE (8UL << 20)	/* RLIMIT_STACK default */

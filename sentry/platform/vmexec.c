@@ -133,7 +133,7 @@ static long vmexec_as_syscall(struct addr_space *as, long nr, const long args[6]
 	return r < 0 ? r : (long)ctx.rax;
 }
 
-#define STUB_USER_TOP 0x7ffffffff000UL	/* TASK_SIZE_MAX of 4-level paging */
+#define STUB_USER_TOP PVX_TASK_SIZE_MAX
 
 /* Is the stub blocked in pause()? /proc/PID/syscall starts with the number. */
 static bool in_pause(pid_t pid)
