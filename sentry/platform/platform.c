@@ -107,6 +107,12 @@ int sentry_runnable_hint(void)
 	return n > 0 ? n : 0;
 }
 
+/* See platform.h. */
+int sentry_live_hint(void)
+{
+	return __atomic_load_n(&live_hint, __ATOMIC_RELAXED);
+}
+
 /* The kernel's count of running task threads changed (sentry/kernel/kernel.c). */
 void platform_set_live_hint(int threads)
 {

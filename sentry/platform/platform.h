@@ -189,6 +189,8 @@ void platform_sleep_begin(void);
 void platform_sleep_end(void);
 /* Live task threads not asleep in the sentry (>= 0): what the hand-off policy counts. */
 int sentry_runnable_hint(void);
+/* Task threads still running (sleeping in the sentry or not). */
+int sentry_live_hint(void);
 
 /*
  * CPU placement (seccomp_place, ptrace_place): the CPUs pvx started with

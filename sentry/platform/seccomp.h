@@ -41,6 +41,11 @@ struct seccomp_ctx {
 	uint32_t took_avg;		/* the sentry's time between the stub's park and its next command, ns (EWMA); 0: none yet */
 	uint64_t parked_at;		/* when the sentry last saw the stub park (after a spinning hand-off); 0: none */
 	uint32_t probe;			/* hand-offs at the floor budget, for SPIN_PROBE_EVERY */
+	/* stub_crowded: when its stub thread's run delay was last read, that delay, and what it concluded */
+	uint64_t look_ns, delay_ns;
+	bool crowded;			/* no spinning for it now */
+	int cool;			/* looks left before it is measured again */
+	int over;			/* looks in a row above CROWD_PCT */
 };
 
 /* What a wait for the stub is bounded by. */
