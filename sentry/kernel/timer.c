@@ -17,6 +17,7 @@
 #include "pvx/rusage.h"
 #include "pvx/sigqueue.h"
 #include "pvx/timer.h"
+#include "sentry/platform/platform.h"
 
 static pthread_cond_t timer_changed;
 static bool started;
@@ -135,6 +136,12 @@ uint64_t timer_now_ns(void)
 
 static void *timer_thread(void *arg __unused)
 {
+	/*
+	 * Made by whichever task thread armed the first timer, it would keep
+	 * that thread's CPU mask: one CPU, when the hand-off policy had pinned
+	 * it there (seccomp_place, place_pair_run). It gets every CPU back.
+	 */
+	place_unpin(0);
 	sentry_lock();
 	for (;;) {
 		uint64_t now = timer_now_ns(), next = 0;
