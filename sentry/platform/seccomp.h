@@ -78,11 +78,18 @@ static inline struct stub_shared *region(struct seccomp_as *sas, int i)
 #define SPIN_CLOCK_EVERY 32
 #define SPIN_PROBE_EVERY 8
 
+/* Crowded CPUs (seccomp_stub.c stub_crowded, seccomp.c seccomp_place_look): a thread's run delay is read
+ * every CROWD_LOOK_NS; above CROWD_PCT of the time at CROWD_LOOKS looks in a row, it is crowded. */
+#define CROWD_LOOK_NS 5000000ULL
+#define CROWD_PCT 20
+#define CROWD_LOOKS 2
+
 /* seccomp.c: the hand-off policy */
 bool seccomp_spin_ok(void);
 void seccomp_place(struct seccomp_as *sas, struct seccomp_ctx *sc, bool spin);
 bool seccomp_kept_off(const struct seccomp_ctx *sc);
 void seccomp_place_idle(struct seccomp_ctx *sc);
+void seccomp_place_look(struct seccomp_as *sas, struct seccomp_ctx *sc, uint64_t now);
 
 /* seccomp_stub.c */
 bool stub_alive(struct seccomp_as *sas);

@@ -268,9 +268,6 @@ long stub_wait_parked(struct seccomp_as *sas, struct seccomp_ctx *sc, enum stub_
  * native spinning, 2.6x not). After the cool-off it is measured afresh.
  * Costs three host calls a look.
  */
-#define CROWD_LOOK_NS 5000000ULL
-#define CROWD_PCT 20
-#define CROWD_LOOKS 2
 #define CROWD_COOL 16
 
 static bool stub_crowded(struct seccomp_as *sas, struct seccomp_ctx *sc, uint64_t now)
@@ -339,8 +336,10 @@ long stub_command(struct seccomp_as *sas, struct seccomp_ctx *sc, uint32_t cmd, 
 	 * time from the neighbour, and it is still the quickest hand-off
 	 * (getppid with a busy loop on the other CPU: 5.5 s spinning, 9 s not).
 	 */
-	bool spin = how != WAIT_BOOT && seccomp_spin_ok() &&
-		    !(sentry_live_hint() > 1 && stub_crowded(sas, sc, now_ns()));
+	bool lone = sentry_live_hint() <= 1;
+	bool spin = how != WAIT_BOOT && seccomp_spin_ok() && (lone || !stub_crowded(sas, sc, now_ns()));
+	if (spin && lone)
+		seccomp_place_look(sas, sc, now_ns());
 	uint32_t *budget = spin ? &sc->spin[how == WAIT_RUN] : NULL;
 	uint32_t stub_spin = spin ? stub_spin_iters(sc, now_ns()) : 0;
 	bool probe = false;
