@@ -178,27 +178,19 @@ void seccomp_place(struct seccomp_as *sas, struct seccomp_ctx *sc, bool spin)
  */
 void seccomp_place_look(struct seccomp_as *sas, struct seccomp_ctx *sc, uint64_t now)
 {
-	static __thread uint64_t look, delay, stub_delay;
-	static __thread int over;
-	uint64_t run, d, sd = 0;
+	static __thread struct crowd own, stub;
 
-	if (__atomic_load_n(&ncpus, __ATOMIC_ACQUIRE) <= 0 || sc->ctx.tid <= 0 || (look && now - look < CROWD_LOOK_NS))
+	if (__atomic_load_n(&ncpus, __ATOMIC_ACQUIRE) <= 0 || sc->ctx.tid <= 0 ||
+	    (own.look_ns && now - own.look_ns < CROWD_LOOK_NS))
 		return;
-	if (thread_schedstat(getpid(), gettid(), &run, &d) < 0 ||
-	    (my_cpu <= 0 && thread_schedstat(sas->as.pid, sc->ctx.tid, &run, &sd) < 0)) {
-		look = now;
-		delay = 0;
+	crowd_read(&own, getpid(), gettid(), now);
+	if (my_cpu <= 0)
+		crowd_read(&stub, sas->as.pid, sc->ctx.tid, now);
+	else
+		stub.delay_ns = 0, stub.over = 0;	/* not read while pinned: start afresh when unpinned */
+	if (own.over < CROWD_LOOKS || (my_cpu <= 0 && stub.over < CROWD_LOOKS))
 		return;
-	}
-	uint64_t limit = (now - look) * CROWD_PCT;
-	bool crowded = delay && (d - delay) * 100 > limit && (my_cpu > 0 || (stub_delay && (sd - stub_delay) * 100 > limit));
-	over = crowded ? over + 1 : 0;
-	look = now;
-	delay = d;
-	stub_delay = sd;
-	if (over < CROWD_LOOKS)
-		return;
-	over = 0;
+	own.over = stub.over = 0;
 	if (my_cpu <= 0) {
 		sc->spin[WAIT_RUN] = sc->spin[WAIT_CMD] = SPIN_MAX_NS;
 		return;
@@ -211,6 +203,19 @@ void seccomp_place_look(struct seccomp_as *sas, struct seccomp_ctx *sc, uint64_t
 			return;
 		}
 	}
+}
+
+/* See seccomp.h: c->over counts the reads in a row above CROWD_PCT; a failed read (or the first) is not. */
+void crowd_read(struct crowd *c, pid_t pid, pid_t tid, uint64_t now)
+{
+	uint64_t run, d;
+
+	if (thread_schedstat(pid, tid, &run, &d) < 0)
+		d = 0;
+	bool over = c->delay_ns && d >= c->delay_ns && (d - c->delay_ns) * 100 > (now - c->look_ns) * CROWD_PCT;
+	c->over = over ? c->over + 1 : 0;
+	c->look_ns = now;
+	c->delay_ns = d;
 }
 
 /* Is sc's stub thread kept off this sentry thread's CPU (seccomp_place)? */

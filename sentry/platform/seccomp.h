@@ -28,6 +28,12 @@ struct seccomp_as {
 	bool no_kcmp;			/* kcmp(2) unavailable: fds received are checked for range only */
 };
 
+/* A thread's run delay, read every CROWD_LOOK_NS (crowd_read). */
+struct crowd {
+	uint64_t look_ns, delay_ns;	/* the last read; delay 0: none yet, or it failed */
+	int over;			/* reads in a row that found it waiting above CROWD_PCT */
+};
+
 /* A guest thread: a stub thread and its shared region. */
 struct seccomp_ctx {
 	struct platform_ctx ctx;
@@ -41,11 +47,8 @@ struct seccomp_ctx {
 	uint32_t took_avg;		/* the sentry's time between the stub's park and its next command, ns (EWMA); 0: none yet */
 	uint64_t parked_at;		/* when the sentry last saw the stub park (after a spinning hand-off); 0: none */
 	uint32_t probe;			/* hand-offs at the floor budget, for SPIN_PROBE_EVERY */
-	/* stub_crowded: when its stub thread's run delay was last read, that delay, and what it concluded */
-	uint64_t look_ns, delay_ns;
-	bool crowded;			/* no spinning for it now */
-	int cool;			/* looks left before it is measured again */
-	int over;			/* looks in a row above CROWD_PCT */
+	struct crowd crowd;		/* its stub thread's run delay (stub_crowded) */
+	int cool;			/* > 0: crowded, no spinning for it for so many more looks */
 };
 
 /* What a wait for the stub is bounded by. */
@@ -78,8 +81,12 @@ static inline struct stub_shared *region(struct seccomp_as *sas, int i)
 #define SPIN_CLOCK_EVERY 32
 #define SPIN_PROBE_EVERY 8
 
-/* Crowded CPUs (seccomp_stub.c stub_crowded, seccomp.c seccomp_place_look): a thread's run delay is read
- * every CROWD_LOOK_NS; above CROWD_PCT of the time at CROWD_LOOKS looks in a row, it is crowded. */
+/*
+ * Crowded CPUs (seccomp_stub.c stub_crowded, seccomp.c seccomp_place_look):
+ * a thread's run delay (schedstat: runnable, not running) is read every
+ * CROWD_LOOK_NS; above CROWD_PCT of the time at CROWD_LOOKS reads in a row,
+ * it is crowded. A read costs three host calls.
+ */
 #define CROWD_LOOK_NS 5000000ULL
 #define CROWD_PCT 20
 #define CROWD_LOOKS 2
@@ -90,6 +97,7 @@ void seccomp_place(struct seccomp_as *sas, struct seccomp_ctx *sc, bool spin);
 bool seccomp_kept_off(const struct seccomp_ctx *sc);
 void seccomp_place_idle(struct seccomp_ctx *sc);
 void seccomp_place_look(struct seccomp_as *sas, struct seccomp_ctx *sc, uint64_t now);
+void crowd_read(struct crowd *c, pid_t pid, pid_t tid, uint64_t now);
 
 /* seccomp_stub.c */
 bool stub_alive(struct seccomp_as *sas);

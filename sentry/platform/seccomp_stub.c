@@ -265,41 +265,25 @@ long stub_wait_parked(struct seccomp_as *sas, struct seccomp_ctx *sc, enum stub_
  * a CPU it shares (kept off the sentry thread's, where a busy neighbour
  * runs) takes that CPU from the guest's other tasks, and each of their
  * wakes waits for its turn (dd | wc with a loop on the other CPU: 3.7x
- * native spinning, 2.6x not). After the cool-off it is measured afresh.
- * Costs three host calls a look.
+ * native spinning, 2.6x not). After the cool-off it is judged afresh.
  */
 #define CROWD_COOL 16
 
 static bool stub_crowded(struct seccomp_as *sas, struct seccomp_ctx *sc, uint64_t now)
 {
-	uint64_t run, delay;
-
-	if (sc->look_ns && now - sc->look_ns < CROWD_LOOK_NS)
-		return sc->crowded;
-	if (sc->crowded && sc->cool) {
+	if (sc->ctx.tid <= 0 || (sc->crowd.look_ns && now - sc->crowd.look_ns < CROWD_LOOK_NS))
+		return sc->cool > 0;
+	crowd_read(&sc->crowd, sas->as.pid, sc->ctx.tid, now);
+	if (sc->cool > 0) {	/* read through the cool-off, judged after it */
 		sc->cool--;
-		sc->look_ns = now;
+		sc->crowd.over = 0;
 		return true;
 	}
-	if (sc->ctx.tid <= 0 || thread_schedstat(sas->as.pid, sc->ctx.tid, &run, &delay) < 0) {
-		sc->look_ns = now;	/* unknown: not crowded, and not read again at once */
-		sc->delay_ns = 0;
-		return sc->crowded = false;
-	}
-	bool was = sc->crowded;
-	sc->crowded = false;
-	if (sc->delay_ns && !was) {	/* 0: the first look, or one after a failed read */
-		bool over = (delay - sc->delay_ns) * 100 > (now - sc->look_ns) * CROWD_PCT;
-		sc->over = over ? sc->over + 1 : 0;
-		if (sc->over >= CROWD_LOOKS) {
-			sc->crowded = true;
-			sc->cool = CROWD_COOL;
-			sc->over = 0;
-		}
-	}
-	sc->look_ns = now;
-	sc->delay_ns = delay;
-	return sc->crowded;
+	if (sc->crowd.over < CROWD_LOOKS)
+		return false;
+	sc->crowd.over = 0;
+	sc->cool = CROWD_COOL;
+	return true;
 }
 
 /*
