@@ -22,14 +22,8 @@ static bool bad_range(uint64_t addr, size_t n)
  * The kernel's own access to a user stack below its VMA grows it, as a
  * fault there does (a read(2) into a large local array not yet touched, a
  * signal frame below the deepest page): once, then the copy is tried again.
+ * mm_grow_stack says no unless addr is below a MAP_GROWSDOWN mapping.
  */
-static bool grow_for(struct mm *mm, uint64_t addr)
-{
-	const struct vma *v = vma_first_above(&mm->vmas, addr);
-
-	return v && v->start > addr && (v->flags & MAP_GROWSDOWN) && mm_grow_stack(mm, addr);
-}
-
 long copy_from_guest(struct mm *mm, void *dst, uint64_t src, size_t n)
 {
 	struct iovec l = { dst, n }, r = { (void *)src, n };
@@ -40,7 +34,7 @@ long copy_from_guest(struct mm *mm, void *dst, uint64_t src, size_t n)
 		return -EFAULT;	/* no address space: a process that has exited */
 	if (process_vm_readv(mm->as->pid, &l, 1, &r, 1, 0) == (ssize_t)n)
 		return 0;
-	return grow_for(mm, src) && process_vm_readv(mm->as->pid, &l, 1, &r, 1, 0) == (ssize_t)n ? 0 : -EFAULT;
+	return mm_grow_stack(mm, src) && process_vm_readv(mm->as->pid, &l, 1, &r, 1, 0) == (ssize_t)n ? 0 : -EFAULT;
 }
 
 long copy_to_guest(struct mm *mm, uint64_t dst, const void *src, size_t n)
@@ -53,7 +47,7 @@ long copy_to_guest(struct mm *mm, uint64_t dst, const void *src, size_t n)
 		return -EFAULT;
 	if (process_vm_writev(mm->as->pid, &l, 1, &r, 1, 0) == (ssize_t)n)
 		return 0;
-	return grow_for(mm, dst) && process_vm_writev(mm->as->pid, &l, 1, &r, 1, 0) == (ssize_t)n ? 0 : -EFAULT;
+	return mm_grow_stack(mm, dst) && process_vm_writev(mm->as->pid, &l, 1, &r, 1, 0) == (ssize_t)n ? 0 : -EFAULT;
 }
 
 /*

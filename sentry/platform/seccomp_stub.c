@@ -321,11 +321,15 @@ long stub_command(struct seccomp_as *sas, struct seccomp_ctx *sc, uint32_t cmd, 
 	 * (getppid with a busy loop on the other CPU: 5.5 s spinning, 9 s not).
 	 */
 	bool lone = sentry_live_hint() <= 1;
-	bool spin = how != WAIT_BOOT && seccomp_spin_ok() && (lone || !stub_crowded(sas, sc, now_ns()));
+	bool spin = how != WAIT_BOOT && seccomp_spin_ok();
+	uint64_t now = spin ? now_ns() : 0;	/* one clock read for the policy of this hand-off */
+
+	if (spin && !lone && stub_crowded(sas, sc, now))
+		spin = false;
 	if (spin && lone)
-		seccomp_place_look(sas, sc, now_ns());
+		seccomp_place_look(sas, sc, now);
 	uint32_t *budget = spin ? &sc->spin[how == WAIT_RUN] : NULL;
-	uint32_t stub_spin = spin ? stub_spin_iters(sc, now_ns()) : 0;
+	uint32_t stub_spin = spin ? stub_spin_iters(sc, now) : 0;
 	bool probe = false;
 
 	if (budget && !*budget)
