@@ -37,7 +37,7 @@ enum {
 	NR_madvise = 28, NR_recvmsg = 47, NR_dup3 = 292, NR_close_range = 436,
 	MADV_DONTFORK_ = 10, PR_SET_PDEATHSIG_ = 1, MSG_DONTWAIT_ = 0x40, MSG_CTRUNC_ = 8,
 	MSG_CMSG_CLOEXEC_ = 0x40000000,
-	SIGSYS_ = 31, SYS_SECCOMP_ = 1, FUTEX_WAIT_ = 0, FUTEX_WAKE_ = 1,
+	SIGSYS_ = 31, SIGSEGV_ = 11, SIGBUS_ = 7, SYS_SECCOMP_ = 1, FUTEX_WAIT_ = 0, FUTEX_WAKE_ = 1,
 	ARCH_SET_GS_ = 0x1001, ARCH_SET_FS_ = 0x1002, PR_SET_DUMPABLE_ = 4, PR_SET_NO_NEW_PRIVS_ = 38,
 };
 
@@ -155,6 +155,80 @@ static void serve(struct stub_shared *sh)
 }
 
 /*
+ * n bytes from src to dst as the guest thread would copy them: 0, or 1 when
+ * a page faulted (the handler's fixup, below, resumes at stub_copy_fault).
+ * No syscall instruction: jumping here gives guest code nothing it lacks.
+ */
+long stub_copy(void *dst, const void *src, uint64_t n);
+extern char stub_copy_insn[], stub_copy_fault[];
+__asm__(".text\n"
+	".globl stub_copy\n"
+	"stub_copy:\n"
+	"	mov %rdx, %rcx\n"
+	"stub_copy_insn:\n"
+	"	rep movsb\n"	/* a fault leaves rip here, and DF is clear in a handler */
+	"	xor %eax, %eax\n"
+	"	ret\n"
+	"stub_copy_fault:\n"
+	"	mov $1, %eax\n"
+	"	ret\n");
+
+/*
+ * SIGSEGV and SIGBUS are the only signals the handler leaves unblocked: a
+ * fault of stub_copy's guest access comes back here, nested on the
+ * altstack, and resumes at stub_copy_fault (an exception table of one
+ * entry). Any other fault of the handler's own code (on the altstack
+ * already) ends the stub, as it did when every signal was blocked.
+ */
+static int fixup(int sig, struct k_ucontext *uc)
+{
+	if (sig != SIGSEGV_ && sig != SIGBUS_)
+		return 0;
+	/*
+	 * Nested: the faulting code ran on this thread's altstack. (Not
+	 * uc->ss_flags: the kernel saves the altstack's settings there, never
+	 * SS_ONSTACK.) Guest code that moves its stack there only fools itself.
+	 */
+	const struct stub_shared *sh = region_of((uint64_t)__builtin_frame_address(0));
+	if (uc->mc.rsp - (uint64_t)sh->altstack >= sizeof(sh->altstack))
+		return 0;	/* not nested: guest code's own fault (even at stub_copy: a guest jump there) */
+	if (uc->mc.rip != (uint64_t)stub_copy_insn)
+		die(STUB_EXIT_NESTED_FAULT);
+	uc->mc.rip = (uint64_t)stub_copy_fault;
+	return 1;
+}
+
+/*
+ * Path prefetch (stub_abi.h): the path argument the control page names
+ * for this syscall, copied page by page up to its NUL, as the kernel's
+ * getname() would at the start of the call.
+ */
+static void prefetch(struct stub_shared *sh, int sig, const struct k_siginfo *si, const struct k_sigcontext *c)
+{
+	uint32_t nr = (uint32_t)si->sys.syscall, k;
+
+	sh->pf_len = -1;
+	if (sig != SIGSYS_ || si->code != SYS_SECCOMP_ || nr >= STUB_PF_NRS || !(k = CTL->pf_arg[nr]) || k > 2)
+		return;
+	uint64_t src = k == 1 ? c->rdi : c->rsi;
+	sh->pf_addr = src;
+	for (uint64_t done = 0; done < STUB_PF_MAX;) {
+		uint64_t at = src + done, chunk = 4096 - (at & 4095);
+		if (chunk > STUB_PF_MAX - done)
+			chunk = STUB_PF_MAX - done;
+		if (at >= PVX_GUEST_TASK_SIZE || chunk > PVX_GUEST_TASK_SIZE - at ||
+		    stub_copy(sh->pf_buf + done, (const void *)at, chunk))
+			return;
+		for (uint64_t i = done; i < done + chunk; i++)
+			if (!sh->pf_buf[i]) {
+				sh->pf_len = (int32_t)i;
+				return;
+			}
+		done += chunk;
+	}
+}
+
+/*
  * Passthrough (sentry/platform/seccomp_passthrough.md): a read(2) or
  * pread64(2) of guest fd g whose bit the sentry set in the control page
  * (read-only here) is made on the stub's dup of g's host file, at the one
@@ -188,7 +262,7 @@ static int passthrough(int sig, const struct k_siginfo *si, struct k_ucontext *u
 /* Every guest syscall (SIGSYS) and fault lands here, on the shared altstack. */
 static void trap_handler(int sig, struct k_siginfo *si, struct k_ucontext *uc)
 {
-	if (passthrough(sig, si, uc))
+	if (fixup(sig, uc) || passthrough(sig, si, uc))
 		return;
 	struct stub_shared *sh = region_of((uint64_t)__builtin_frame_address(0));
 	struct k_sigcontext *c = &uc->mc;
@@ -213,6 +287,7 @@ static void trap_handler(int sig, struct k_siginfo *si, struct k_ucontext *uc)
 	if (si->code <= 0)
 		si->kill.pid = 0, si->kill.uid = 0;
 	sh->ucontext = (uint64_t)uc;
+	prefetch(sh, sig, si, c);
 
 	serve(sh);
 
@@ -253,9 +328,9 @@ static void seccomp_main(int nodump)
 	sys(NR_close, STUB_FD_CTL, 0, 0);
 	stub_sc(NR_rt_sigprocmask, 2 /* SIG_SETMASK */, (long)&all, 0, 8, 0, 0);
 
-	/* Every catchable signal is a trap; the handler runs with all signals blocked. */
-	struct k_sigaction sa = { (void *)trap_handler, 0x4 | 0x08000000 | 0x04000000,
-				  stub_restorer, ~0UL };	/* SA_SIGINFO|SA_ONSTACK|SA_RESTORER */
+	/* Every catchable signal is a trap; the handler runs with all signals but its own faults blocked (fixup). */
+	struct k_sigaction sa = { (void *)trap_handler, 0x4 | 0x08000000 | 0x04000000, stub_restorer,
+				  ~(1UL << (SIGSEGV_ - 1) | 1UL << (SIGBUS_ - 1)) };	/* SA_SIGINFO|SA_ONSTACK|SA_RESTORER */
 	for (long sig = 1; sig <= 64; sig++)
 		if (sig != 9 && sig != 19 && stub_sc(NR_rt_sigaction, sig, (long)&sa, 0, 8, 0, 0))
 			die(STUB_EXIT_SIGACTION);

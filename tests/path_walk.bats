@@ -250,3 +250,33 @@ errno_tree() {
 	((fstats < n / 4))
 	((lookups < n / 4))
 }
+
+@test "paths at the edges of guest memory (NULL, page ends, PROT_NONE, unmapped, past the stub's copy, past PATH_MAX) fail or succeed as natively" {
+	# On seccomp the stub copies a path call's path in the guest's own context first (the path prefetch);
+	# a fault there must end as the sentry's own read would. Both builds, each against its own native run.
+	mkdir w && chmod 777 w
+	PVX_OPTS=(--rw)
+	local f
+	for f in "" .glibc; do
+		compare_native "$(guest pathpf$f)" "$PWD/w" || return 1
+		[[ $native_status == 0 ]]
+		grep -q '^NULL stat: Bad address$' "$native_out"
+		grep -q '^nul at page end stat: ok$' "$native_out"
+	done
+}
+
+@test "a guest path call's path is read by the stub: no process_vm_readv of the sentry per call" {
+	[[ $PVX_PLATFORM == seccomp ]] || skip "the path prefetch is the seccomp stub's"
+	command -v strace >/dev/null || skip "strace not installed"
+	local n=300 call
+	for call in stat lstat statx access faccessat2 open fstatat; do
+		run timeout -k 5 120 strace -f -qq -e trace=process_vm_readv -o "$T/trace.$call" \
+			"$PVX" run --platform=seccomp -- "$G" callloop "$call" /usr/include "$n"
+		assert_status 0
+		assert_contains "$output" "$n"
+		local reads
+		reads=$(grep -c 'process_vm_readv(' "$T/trace.$call" || true)
+		echo "$call: $reads process_vm_readv for $n calls" >&2
+		((reads < n / 4))
+	done
+}

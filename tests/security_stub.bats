@@ -253,3 +253,29 @@ core_pattern_local() {
 	wait "$pid" || true
 	((n > 0))
 }
+
+@test "4: a path prefetch forged in the shared memory never takes a path call out of the root, nor pvx down" {
+	only_seccomp "only the seccomp stub prefetches paths into shared memory"
+	# R, the root, holds "marker"; "secret" is outside it. The guest's threads forge the main thread's
+	# prefetched path (lengths past the buffer, negative, huge; addresses of the stub; no NUL; the secret's
+	# host path) while it stats /marker: no stat may answer with the secret's inode, and pvx must live.
+	mkdir R && echo marker >R/marker && echo secret >secret
+	cp "$(guest sec_stub_prefetch)" R/g
+	PVX_OPTS=(--root "$PWD/R")
+	run_bounded /g forge "$PWD/secret" "$(stat -c %i secret)" 20000
+	[[ $status == 7 ]]
+	[[ $output == *"escaped 0 odd 0"* ]]
+}
+
+@test "4: the stub's fault-fixed copy, called by guest code, faults as the guest's own access" {
+	only_seccomp "stub_copy is the seccomp stub's"
+	run_bounded "$(guest sec_stub_prefetch)" jump
+	[[ $status == 7 ]]
+}
+
+@test "5: a fault with the guest's stack inside its stub's altstack ends the process, without a hang" {
+	only_seccomp "only the seccomp stub has an altstack in guest memory"
+	run_bounded "$(guest sec_stub_prefetch)" altstack
+	[[ $output == *faulting* && $output != *survived* ]]
+	((status >= 128))
+}

@@ -67,6 +67,7 @@ enum stub_exit {
 	/* 109: STUB_EXIT_THREAD_FILTER (stub_layout.h), a new thread's own filter failed */
 	STUB_EXIT_CTL_MAP = 110,	/* mapping the control page failed */
 	STUB_EXIT_FORK_SETUP = 111,	/* a forked stub could not take its own fds and pages */
+	STUB_EXIT_NESTED_FAULT = 112,	/* the trap handler's own code faulted (not a guest copy) */
 };
 
 /* Who owns struct stub_shared right now; a futex word (not private: two processes). */
@@ -112,6 +113,12 @@ struct stub_ctl {
 	uint64_t pt_bits[STUB_PT_MAX / 64];
 	uint64_t c_filter[STUB_FILTER_MAX];
 	uint64_t g_filter[STUB_FILTER2_MAX];
+	/*
+	 * Path prefetch: for a trapped syscall nr < STUB_PF_NRS, pf_arg[nr] is
+	 * 1 + the index of its path argument (0: none, or past the first two);
+	 * the trap handler copies that string into the region (pf_buf).
+	 */
+	uint8_t pf_arg[STUB_PF_NRS];
 };
 #define STUB_CTL_SIZE ((sizeof(struct stub_ctl) + 4095) & ~4095UL)
 
@@ -151,6 +158,22 @@ struct stub_shared {
 	uint64_t cmsg[4];	/* struct cmsghdr + one int */
 	char byte;
 
+	/*
+	 * Path prefetch (stub.c prefetch): at a trapped syscall whose path
+	 * argument the control page names, the handler copies the string at
+	 * that guest address, pf_addr, into pf_buf, in the guest thread's own
+	 * context (a fault there ends the copy); pf_len is its length without
+	 * the NUL, or -1 (no prefetch: not such a syscall, a fault, too long).
+	 * Saves the sentry a process_vm_readv per path call. Guest-writable
+	 * like the rest: the sentry takes it as what the guest had at pf_addr
+	 * (which another guest thread could have written there just as well),
+	 * once per trap, and checks the length and the NUL on its own copy.
+	 */
+	uint64_t pf_addr;
+	int32_t pf_len;
+	uint32_t pad2;
+	char pf_buf[STUB_PF_MAX];
+
 	char altstack[STUB_ALTSTACK_SIZE] __attribute__((aligned(4096)));
 };
 #define STUB_SHARED_TOTAL ((size_t)STUB_SHARED_SIZE * STUB_MAX_THREADS)
@@ -159,6 +182,10 @@ _Static_assert(offsetof(struct stub_shared, state) == 0, "futex word first");
 _Static_assert(offsetof(struct stub_shared, sys_nr) == 48 && offsetof(struct stub_shared, sys_ret) == 104,
 	       "offsets of old");
 _Static_assert(offsetof(struct stub_shared, regs) % 8 == 0, "regs aligned");
+_Static_assert(offsetof(struct stub_shared, pf_buf) + STUB_PF_MAX <= STUB_ALTSTACK_OFF, "prefetch below the altstack");
+_Static_assert(offsetof(struct stub_shared, pf_addr) == 472 && offsetof(struct stub_shared, pf_len) == 480 &&
+		       offsetof(struct stub_shared, pf_buf) == 488,
+	       "where tests/guest/sec_stub_prefetch.c forges them");
 _Static_assert(offsetof(struct stub_shared, altstack) == STUB_ALTSTACK_OFF, "altstack where sites.S puts sp");
 _Static_assert(sizeof(struct stub_shared) == STUB_SHARED_SIZE, "one region");
 _Static_assert(sizeof(struct pvx_regs) == 216, "pvx_regs layout");

@@ -115,6 +115,13 @@ struct platform_ops {
 	 */
 	long (*as_pt_install)(struct addr_space *as, int g, int host_fd);
 	void (*as_pt_drop)(struct addr_space *as, int g, bool close_dup);
+	/*
+	 * Path prefetch (seccomp; NULL elsewhere): the string at src, if the
+	 * stub copied it at the calling thread's last trap (a path argument
+	 * of the trapped syscall), into dst[0..max): its length, once per
+	 * trap; -ENOENT when there is none for src (read the guest then).
+	 */
+	long (*as_prefetched)(struct addr_space *as, uint64_t src, char *dst, size_t max);
 };
 
 /* Common state every platform's address space starts with. */

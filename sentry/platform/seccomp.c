@@ -249,6 +249,29 @@ static long seccomp_fpu_set(struct platform_ctx *ctx, const void *buf, size_t le
 static struct seccomp_ctx *self(struct addr_space *as);
 static long seccomp_as_syscall(struct addr_space *as, long nr, const long args[6]);
 
+/*
+ * The path prefetch's table (stub_abi.h): the syscalls whose path (the
+ * first one, if two) the sentry reads with strncpy_from_guest at once, by
+ * argument. A syscall missing here costs a process_vm_readv, no more.
+ */
+static void fill_prefetch(struct stub_ctl *ctl)
+{
+	static const short arg0[] = { SYS_open, SYS_stat, SYS_lstat, SYS_access, SYS_execve, SYS_truncate,
+				      SYS_chdir, SYS_rename, SYS_mkdir, SYS_rmdir, SYS_creat, SYS_link, SYS_unlink,
+				      SYS_symlink, SYS_readlink, SYS_chmod, SYS_chown, SYS_lchown, SYS_statfs,
+				      SYS_symlinkat };
+	static const short arg1[] = { SYS_openat, SYS_mkdirat, SYS_fchownat, SYS_newfstatat, SYS_unlinkat,
+				      SYS_renameat, SYS_linkat, SYS_readlinkat, SYS_fchmodat, SYS_faccessat,
+				      SYS_utimensat, SYS_renameat2, SYS_execveat, SYS_statx, SYS_openat2,
+				      SYS_faccessat2 };
+
+	_Static_assert(SYS_faccessat2 < STUB_PF_NRS, "the table covers them");
+	for (size_t i = 0; i < sizeof(arg0) / sizeof(arg0[0]); i++)
+		ctl->pf_arg[arg0[i]] = 1;
+	for (size_t i = 0; i < sizeof(arg1) / sizeof(arg1[0]); i++)
+		ctl->pf_arg[arg1[i]] = 2;
+}
+
 /* The control page of a new stub: filled, mapped writable here, sealed against any other writable mapping. */
 static long make_ctl(struct seccomp_as *sas)
 {
@@ -263,6 +286,7 @@ static long make_ctl(struct seccomp_as *sas)
 		goto fail;
 	}
 	r = seccomp_fill_ctl(sas->ctl);
+	fill_prefetch(sas->ctl);
 	if (r) {
 		close(fd);
 		return r;
@@ -857,12 +881,16 @@ static long run_wait(struct platform_ctx *ctx, struct pvx_regs *regs, struct pvx
 	if (r)
 		return r;
 	*regs = sh->regs;	/* copied once: the guest can scribble on the shared page */
+	sc->pf_valid = false;
 	trap->signo = sh->trap_signo;
 	trap->code = sh->trap_code;
 	trap->addr = sh->trap_addr;
 	if (trap->signo == SIGSYS && trap->code == 1 /* SYS_SECCOMP */) {
 		trap->kind = TRAP_SYSCALL;
 		regs->orig_rax = (uint64_t)(int64_t)sh->trap_syscall;
+		sc->pf_len = __atomic_load_n(&sh->pf_len, __ATOMIC_RELAXED);
+		sc->pf_addr = __atomic_load_n(&sh->pf_addr, __ATOMIC_RELAXED);
+		sc->pf_valid = sc->pf_len >= 0 && sc->pf_len < STUB_PF_MAX;
 	} else {
 		trap->kind = TRAP_SIGNAL;
 	}
@@ -897,6 +925,24 @@ static long seccomp_as_cmpxchg32(struct addr_space *as, uint64_t uaddr, uint32_t
 	struct pvx_regs tmpl = sc->sh->regs;	/* guest-writable: only the thread's own state */
 	sc->cmd_nr = LONG_MIN;	/* no host call is ours: a stub thread the guest steered into one is not "in the command" */
 	return gadget_cmpxchg32(&sc->ctx, gadget_run, &tmpl, uaddr, old, new, prev);
+}
+
+/*
+ * The string the stub prefetched at this thread's trap (stub_abi.h), once:
+ * a second read of it reads the guest's memory, as the kernel would. The
+ * buffer is guest-writable: copied once, then its NUL checked on our copy.
+ */
+static long seccomp_as_prefetched(struct addr_space *as, uint64_t src, char *dst, size_t max)
+{
+	struct platform_ctx *c = ctx_self(as);
+	struct seccomp_ctx *sc = c ? to_sctx(c) : NULL;
+
+	if (!sc || !sc->pf_valid || src != sc->pf_addr || (size_t)sc->pf_len >= max)
+		return -ENOENT;
+	size_t n = (size_t)sc->pf_len;
+	sc->pf_valid = false;
+	memcpy(dst, sc->sh->pf_buf, n + 1);
+	return memchr(dst, 0, n + 1) == dst + n ? (long)n : -ENOENT;
 }
 
 /* A stub address inside sc's region, as a sentry pointer (NULL if [addr, addr+len) is outside). */
@@ -971,4 +1017,5 @@ const struct platform_ops platform_seccomp = {
 	.as_cmpxchg32 = seccomp_as_cmpxchg32,
 	.as_pt_install = seccomp_as_pt_install,
 	.as_pt_drop = seccomp_as_pt_drop,
+	.as_prefetched = seccomp_as_prefetched,
 };

@@ -49,6 +49,9 @@ struct seccomp_ctx {
 	uint32_t probe;			/* hand-offs at the floor budget, for SPIN_PROBE_EVERY */
 	struct crowd crowd;		/* its stub thread's run delay (stub_crowded) */
 	int cool;			/* > 0: crowded, no spinning for it for so many more looks */
+	bool pf_valid;			/* the last trap's path prefetch is unused: pf_len bytes from pf_addr */
+	int32_t pf_len;
+	uint64_t pf_addr;
 };
 
 /* What a wait for the stub is bounded by. */
