@@ -19,6 +19,69 @@ static bool bad_range(uint64_t addr, size_t n)
 }
 
 /*
+ * The calling thread's copy_to_guest_ret whose copy is not done yet: a
+ * syscall's last result, left for guest_out_settle to hand to the platform
+ * (or to copy). Any other guest memory access by this thread copies it
+ * first (out_flush), so every access sees the syscall's writes in order;
+ * a failure there stands as the syscall's -EFAULT at the settle.
+ */
+static __thread struct {
+	struct mm *mm;
+	uint64_t dst;
+	size_t n;		/* 0: none pending */
+	size_t shipped;		/* what the last settle handed to the platform, for guest_out_redo */
+	bool failed;
+	char buf[1536];
+} out;
+
+static void out_flush(void)
+{
+	size_t n = out.n;
+
+	if (!n)
+		return;
+	out.n = 0;
+	if (copy_to_guest(out.mm, out.dst, out.buf, n))
+		out.failed = true;
+}
+
+long copy_to_guest_ret(struct mm *mm, uint64_t dst, const void *src, size_t n, long ret)
+{
+	out_flush();
+	if (mm->as && mm->as->ops->ctx_out && n && n <= sizeof(out.buf) && !bad_range(dst, n)) {
+		memcpy(out.buf, src, n);
+		out.mm = mm;
+		out.dst = dst;
+		out.n = n;
+		return ret;
+	}
+	return copy_to_guest(mm, dst, src, n) ?: ret;
+}
+
+long guest_out_settle(struct platform_ctx *ctx, long ret, bool resume)
+{
+	out.shipped = 0;
+	if (out.n && resume && ctx && ctx->as == out.mm->as && !ctx->as->ops->ctx_out(ctx, out.dst, out.buf, out.n)) {
+		out.shipped = out.n;
+		out.n = 0;
+	}
+	out_flush();
+	if (out.failed) {
+		out.failed = false;
+		return -EFAULT;
+	}
+	return ret;
+}
+
+long guest_out_redo(void)
+{
+	size_t n = out.shipped;
+
+	out.shipped = 0;
+	return n ? copy_to_guest(out.mm, out.dst, out.buf, n) : 0;
+}
+
+/*
  * The kernel's own access to a user stack below its VMA grows it, as a
  * fault there does (a read(2) into a large local array not yet touched, a
  * signal frame below the deepest page): once, then the copy is tried again.
@@ -28,6 +91,7 @@ long copy_from_guest(struct mm *mm, void *dst, uint64_t src, size_t n)
 {
 	struct iovec l = { dst, n }, r = { (void *)src, n };
 
+	out_flush();
 	if (n == 0)
 		return 0;
 	if (!mm->as || bad_range(src, n))
@@ -41,6 +105,7 @@ long copy_to_guest(struct mm *mm, uint64_t dst, const void *src, size_t n)
 {
 	struct iovec l = { (void *)src, n }, r = { (void *)dst, n };
 
+	out_flush();
 	if (n == 0)
 		return 0;
 	if (!mm->as || bad_range(dst, n))
@@ -63,6 +128,7 @@ long guest_cmpxchg32(struct mm *mm, uint64_t uaddr, uint32_t old, uint32_t new, 
 {
 	long r;
 
+	out_flush();
 	if (!mm->as || bad_range(uaddr, sizeof(old)) || (uaddr & 3))
 		return -EFAULT;
 	r = mm->as->ops->as_cmpxchg32 ? mm->as->ops->as_cmpxchg32(mm->as, uaddr, old, new, prev) : -ENOSYS;
@@ -86,6 +152,7 @@ size_t copy_to_guest_partial(struct mm *mm, uint64_t dst, const void *src, size_
 {
 	size_t done = 0;
 
+	out_flush();
 	if ((dst & ~PAGE_MASK) + n > PAGE_SIZE && mm->as && !bad_range(dst, n)) {
 		struct iovec l = { (void *)src, n }, r = { (void *)dst, n };
 		ssize_t k = process_vm_writev(mm->as->pid, &l, 1, &r, 1, 0);
@@ -111,6 +178,7 @@ long copy_guest_vec(struct mm *mm, const struct iovec *guest, size_t cnt, void *
 {
 	struct iovec l = { buf, n };
 
+	out_flush();
 	if (!mm->as || cnt > IOV_MAX)
 		return -EFAULT;
 	for (size_t i = 0; i < cnt; i++)
@@ -140,6 +208,7 @@ long strncpy_from_guest(struct mm *mm, char *dst, uint64_t src, size_t max)
 {
 	size_t done = 0;
 
+	out_flush();
 	/* The trapped syscall's path, copied by the stub already (seccomp): no host call. */
 	if (mm->as && mm->as->ops->as_prefetched) {
 		long n = mm->as->ops->as_prefetched(mm->as, src, dst, max);

@@ -137,23 +137,6 @@ __attribute__((used, noreturn)) void stub_thread_main(struct stub_shared *sh)
 		sys(NR_exit, 0, 0, 0);
 }
 
-/* Report to the sentry, then run its commands until it says STUB_CMD_RUN. */
-static void serve(struct stub_shared *sh)
-{
-	for (;;) {
-		park(sh);
-		if (sh->cmd == STUB_CMD_RUN) {
-			__atomic_store_n(&sh->state, STUB_RUNNING, __ATOMIC_RELAXED);
-			return;
-		}
-		if (sh->cmd == STUB_CMD_EXIT)
-			for (;;)
-				sys(NR_exit, 0, 0, 0);
-		sh->sys_ret = stub_sc(sh->sys_nr, sh->sys_args[0], sh->sys_args[1], sh->sys_args[2],
-				      sh->sys_args[3], sh->sys_args[4], sh->sys_args[5]);
-	}
-}
-
 /*
  * n bytes from src to dst as the guest thread would copy them: 0, or 1 when
  * a page faulted (the handler's fixup, below, resumes at stub_copy_fault).
@@ -172,6 +155,44 @@ __asm__(".text\n"
 	"stub_copy_fault:\n"
 	"	mov $1, %eax\n"
 	"	ret\n");
+
+/*
+ * The copy-out a STUB_CMD_RUN brings (stub_abi.h): 1 when done or none, 0
+ * when it faulted (out_fault set for the sentry). Bounded here: the fields
+ * are guest-writable.
+ */
+static int copy_out(struct stub_shared *sh)
+{
+	uint64_t n = sh->out_len, to = sh->out_addr;
+
+	if (!n)
+		return 1;
+	sh->out_len = 0;
+	if (n <= STUB_OUT_MAX && to < PVX_GUEST_TASK_SIZE && n <= PVX_GUEST_TASK_SIZE - to &&
+	    !stub_copy((void *)to, sh->out_buf, n))
+		return 1;
+	sh->out_fault = 1;
+	return 0;
+}
+
+/* Report to the sentry, then run its commands until it says STUB_CMD_RUN. */
+static void serve(struct stub_shared *sh)
+{
+	for (;;) {
+		park(sh);
+		if (sh->cmd == STUB_CMD_RUN) {
+			if (!copy_out(sh))
+				continue;	/* it faulted: the sentry's turn again */
+			__atomic_store_n(&sh->state, STUB_RUNNING, __ATOMIC_RELAXED);
+			return;
+		}
+		if (sh->cmd == STUB_CMD_EXIT)
+			for (;;)
+				sys(NR_exit, 0, 0, 0);
+		sh->sys_ret = stub_sc(sh->sys_nr, sh->sys_args[0], sh->sys_args[1], sh->sys_args[2],
+				      sh->sys_args[3], sh->sys_args[4], sh->sys_args[5]);
+	}
+}
 
 /*
  * SIGSEGV and SIGBUS are the only signals the handler leaves unblocked: a

@@ -205,7 +205,7 @@ long sys_newfstatat(struct task *t, const long a[6])
 
 	if ((flags & AT_EMPTY_PATH) && (int)a[0] != AT_FDCWD &&
 	    !(flags & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH | AT_NO_AUTOMOUNT)) &&
-	    copy_from_guest(t->mm, &c, (uint64_t)a[1], 1) == 0 && !c) {
+	    strncpy_from_guest(t->mm, &c, (uint64_t)a[1], 1) == 0) {	/* "": the stub's prefetch when it has it */
 		const long b[6] = { a[0], a[2] };
 		return sys_fstat(t, b);
 	}
@@ -215,7 +215,7 @@ long sys_newfstatat(struct task *t, const long a[6])
 	if (r < 0)
 		return r;
 	hfd = no_fd ? -1 : (int)r;
-	return copy_to_guest(t->mm, (uint64_t)a[2], &st, sizeof(st));
+	return copy_to_guest_ret(t->mm, (uint64_t)a[2], &st, sizeof(st), 0);
 }
 
 long sys_stat(struct task *t, const long a[6])
@@ -242,7 +242,7 @@ long sys_fstat(struct task *t, const long a[6])
 		return -EBADF;
 	if ((r = f->ops->stat(f, &st)))
 		return r;
-	return copy_to_guest(t->mm, (uint64_t)a[1], &st, sizeof(st));
+	return copy_to_guest_ret(t->mm, (uint64_t)a[1], &st, sizeof(st), 0);
 }
 
 long sys_lseek(struct task *t, const long a[6])

@@ -120,7 +120,7 @@ long sys_statx(struct task *t, const long a[6])
 		if (syscall(SYS_statx, (int)hfd, "", AT_EMPTY_PATH | (flags & AT_STATX_SYNC_TYPE), mask, &stx) < 0)
 			return neg_errno();
 	}
-	return copy_to_guest(t->mm, (uint64_t)a[4], &stx, sizeof(stx));
+	return copy_to_guest_ret(t->mm, (uint64_t)a[4], &stx, sizeof(stx), 0);
 }
 
 /* statfs(2) results, with ST_RDONLY in f_flags for the root when it is read-only. */

@@ -280,3 +280,33 @@ errno_tree() {
 		((reads < n / 4))
 	done
 }
+
+@test "a stat's result lands as natively: bad buffers, untouched stack pages, signals in between, a tracer at the exit stop" {
+	# On seccomp the stub writes a stat's struct as the guest resumes (copy_to_guest_ret); a fault there is
+	# the sentry's to redo (a stack grows) or to answer with EFAULT, and a signal, a stop or a tracer between
+	# the call and the guest's code makes the sentry write it first. Both builds, each against native.
+	local f m
+	for f in "" .glibc; do
+		for m in edges signals traced; do
+			compare_native "$(guest statout$f)" "$m" || return 1
+			[[ $native_status == 0 ]]
+		done
+	done
+	grep -q '^untouched stack stat, ino right: 1$' "$sandbox_out" || grep -q '^traced: 200 exit stops, 200 ' "$sandbox_out"
+}
+
+@test "a guest stat's result is written by the stub: no process_vm_writev of the sentry per call" {
+	[[ $PVX_PLATFORM == seccomp ]] || skip "the copy-out on the way back is the seccomp stub's"
+	command -v strace >/dev/null || skip "strace not installed"
+	local n=300 call
+	for call in stat lstat statx fstatat; do
+		run timeout -k 5 120 strace -f -qq -e trace=process_vm_writev -o "$T/trace.$call" \
+			"$PVX" run --platform=seccomp -- "$G" callloop "$call" /usr/include "$n"
+		assert_status 0
+		assert_contains "$output" "$n"
+		local writes
+		writes=$(grep -c 'process_vm_writev(' "$T/trace.$call" || true)
+		echo "$call: $writes process_vm_writev for $n calls" >&2
+		((writes < n / 4))
+	done
+}

@@ -279,3 +279,13 @@ core_pattern_local() {
 	[[ $output == *faulting* && $output != *survived* ]]
 	((status >= 128))
 }
+
+@test "4: a copy-out forged in the shared memory (fault flag, length, address) neither hangs pvx nor writes the stub" {
+	only_seccomp "only the seccomp stub copies results out of shared memory"
+	# A forged fault flag makes pvx redo its last copy and answer the trap before again, as a forged trap
+	# would: the guest may corrupt itself (status 139), nothing else. A length past the buffer or an address
+	# in the stub's range is refused by the stub.
+	run_bounded "$(guest sec_stub_prefetch)" forgeout 20000
+	[[ $status == 7 || $status == 139 ]]
+	[[ $PVX_STDERR_TEXT != *"pvx:"* ]]
+}

@@ -249,5 +249,23 @@ long copy_guest_vec(struct mm *mm, const struct iovec *guest, size_t cnt, void *
 	__must_check;
 /* Copy a NUL-terminated string; returns its length, -EFAULT or -ENAMETOOLONG. */
 long strncpy_from_guest(struct mm *mm, char *dst, uint64_t src, size_t max) __must_check;
+/*
+ * A syscall's last act on guest memory, its result: copy src to dst and
+ * return ret, or -EFAULT, as "return copy_to_guest(...) ?: ret" would, but
+ * the copy may be left to the guest thread's own context on its way back
+ * (seccomp: no host call). Nothing may follow it in the syscall but the
+ * return: the task loop settles it (guest_out_settle) right after the call.
+ */
+long copy_to_guest_ret(struct mm *mm, uint64_t dst, const void *src, size_t n, long ret) __must_check;
+/*
+ * After each syscall, by the task loop: ret, or -EFAULT when a copy of
+ * copy_to_guest_ret failed. With resume (guest code of ctx runs next, no
+ * stop, signal, trace or watch in between) a pending copy goes to the
+ * platform for that run (ctx_out); otherwise the sentry copies now.
+ */
+struct platform_ctx;
+long guest_out_settle(struct platform_ctx *ctx, long ret, bool resume) __must_check;
+/* The run returned TRAP_OUT_FAULT: the sentry's copy of what was handed over (it grows a stack): 0 or -EFAULT. */
+long guest_out_redo(void) __must_check;
 
 #endif

@@ -23,6 +23,7 @@ _Static_assert(sizeof(struct pvx_regs) == 27 * 8, "pvx_regs must match user_regs
 enum trap_kind {
 	TRAP_SYSCALL,	/* guest executed a syscall instruction; nr in orig_rax */
 	TRAP_SIGNAL,	/* guest got a synchronous fault or signal (SIGSEGV...) */
+	TRAP_OUT_FAULT,	/* the syscall's copy-out left to the platform (copy_to_guest_ret) faulted; guest code did not run */
 };
 
 struct pvx_trap {

@@ -174,6 +174,22 @@ struct stub_shared {
 	uint32_t pad2;
 	char pf_buf[STUB_PF_MAX];
 
+	/*
+	 * Copy-out on the way back (stub.c serve): with STUB_CMD_RUN, out_len
+	 * bytes of out_buf go to guest address out_addr before the guest
+	 * resumes, copied in its own context (a syscall's last result, e.g. a
+	 * struct stat: mm/uaccess.c copy_to_guest_ret). When that copy faults
+	 * the stub parks again with out_fault set, the guest not resumed: the
+	 * sentry copies itself (a stack may grow) or answers -EFAULT. Guest-
+	 * writable: the stub bounds out_len and out_addr, which only name what
+	 * the guest could write there itself; the sentry acts on out_fault
+	 * only for a run it gave a copy-out to, and copies its own data again.
+	 */
+	uint64_t out_addr;
+	uint32_t out_len;	/* 0: nothing to copy */
+	uint32_t out_fault;
+	char out_buf[STUB_OUT_MAX];
+
 	char altstack[STUB_ALTSTACK_SIZE] __attribute__((aligned(4096)));
 };
 #define STUB_SHARED_TOTAL ((size_t)STUB_SHARED_SIZE * STUB_MAX_THREADS)
@@ -182,10 +198,13 @@ _Static_assert(offsetof(struct stub_shared, state) == 0, "futex word first");
 _Static_assert(offsetof(struct stub_shared, sys_nr) == 48 && offsetof(struct stub_shared, sys_ret) == 104,
 	       "offsets of old");
 _Static_assert(offsetof(struct stub_shared, regs) % 8 == 0, "regs aligned");
-_Static_assert(offsetof(struct stub_shared, pf_buf) + STUB_PF_MAX <= STUB_ALTSTACK_OFF, "prefetch below the altstack");
+_Static_assert(offsetof(struct stub_shared, out_buf) + STUB_OUT_MAX <= STUB_ALTSTACK_OFF, "bounce buffers below the altstack");
 _Static_assert(offsetof(struct stub_shared, pf_addr) == 472 && offsetof(struct stub_shared, pf_len) == 480 &&
 		       offsetof(struct stub_shared, pf_buf) == 488,
 	       "where tests/guest/sec_stub_prefetch.c forges them");
+_Static_assert(offsetof(struct stub_shared, out_addr) == 2536 && offsetof(struct stub_shared, out_len) == 2544 &&
+		       offsetof(struct stub_shared, out_fault) == 2548,
+	       "... and these");
 _Static_assert(offsetof(struct stub_shared, altstack) == STUB_ALTSTACK_OFF, "altstack where sites.S puts sp");
 _Static_assert(sizeof(struct stub_shared) == STUB_SHARED_SIZE, "one region");
 _Static_assert(sizeof(struct pvx_regs) == 216, "pvx_regs layout");

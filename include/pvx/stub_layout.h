@@ -65,6 +65,7 @@
 #define STUB_PT_MAX 128
 #define STUB_PF_NRS 512			/* seccomp: syscall numbers the path prefetch table covers */
 #define STUB_PF_MAX 2048		/* ... and the longest path it copies, NUL included */
+#define STUB_OUT_MAX 1536		/* seccomp: the largest syscall result the stub copies out on its way back */
 #define STUB_FORK_CLONE_FLAGS 0x8011	/* CLONE_PARENT | SIGCHLD: the sentry's child, as every stub */
 #define STUB_THREAD_CLONE_FLAGS 0x50f00	/* VM|FS|FILES|SIGHAND|THREAD|SYSVSEM */
 #define STUB_EXIT_THREAD_FILTER 109	/* a new thread could not install its filter */

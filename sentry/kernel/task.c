@@ -104,6 +104,11 @@ int task_run(struct task *t)
 			task_fatal(t, r == -ESRCH ? "the stub process died" : "the platform cannot run the guest");
 			break;
 		}
+		if (trap.kind == TRAP_OUT_FAULT) {	/* the syscall's copy-out faulted in the guest's context */
+			if (guest_out_redo())
+				t->regs.rax = (uint64_t)-EFAULT;
+			continue;
+		}
 		if (trap.kind == TRAP_SIGNAL) {
 			handle_trap_signal(t, &trap);
 			signal_deliver(t, NULL);
@@ -124,6 +129,10 @@ int task_run(struct task *t)
 			syscalls->trace_enter(t, nr, a);
 		/* A tracer's orig_rax of -1 skips the call: rax (-ENOSYS or the tracer's) is its result. */
 		long ret = traced && nr == -1 ? (long)t->regs.rax : syscalls->dispatch(t, nr, a);
+		/* A copy_to_guest_ret's copy goes with the next run only when nothing comes between. */
+		ret = guest_out_settle(t->ctx, ret,
+				       !dnotify_records && !sandbox.strace && !(t->tracer && t->ptrace_syscall) && !t->stop_pending &&
+					       !t->ptrace_trap_pending && nr != SYS_rt_sigreturn && !signal_pending(t));
 		if (dnotify_records)
 			dnotify_poll();	/* what the call changed in watched directories signals before it returns */
 		if (sandbox.strace)

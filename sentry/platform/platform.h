@@ -122,6 +122,15 @@ struct platform_ops {
 	 * trap; -ENOENT when there is none for src (read the guest then).
 	 */
 	long (*as_prefetched)(struct addr_space *as, uint64_t src, char *dst, size_t max);
+	/*
+	 * Copy-out on the way back (seccomp; NULL elsewhere): the n bytes of
+	 * buf go to guest address dst as the guest thread's context resumes
+	 * on its next run, in its own context; 0, or -errno when the
+	 * platform cannot (then the sentry copies). When that copy faults,
+	 * run returns TRAP_OUT_FAULT with the registers it was given. Only
+	 * mm/uaccess.c's guest_out_settle calls it (copy_to_guest_ret).
+	 */
+	long (*ctx_out)(struct platform_ctx *ctx, uint64_t dst, const void *buf, size_t n);
 };
 
 /* Common state every platform's address space starts with. */

@@ -869,6 +869,15 @@ static long run_wait(struct platform_ctx *ctx, struct pvx_regs *regs, struct pvx
 	regs->cs = sas->cs;
 	regs->ss = sas->ss;
 	sh->regs = *regs;
+	/* The copy-out goes with a run of guest code only (ctx_out); a gadget's run has none. */
+	uint32_t out = how == WAIT_RUN ? sc->out_len : 0;
+	sc->out_len = 0;
+	if (out) {
+		memcpy(sh->out_buf, sc->out_buf, out);
+		sh->out_addr = sc->out_addr;
+		sh->out_fault = 0;
+	}
+	__atomic_store_n(&sh->out_len, out, __ATOMIC_RELAXED);
 	r = stub_command(sas, sc, STUB_CMD_RUN, how);
 	int dead = __atomic_load_n(&sas->dead_sig, __ATOMIC_RELAXED);
 	if (r == -ESRCH && dead) {
@@ -880,8 +889,12 @@ static long run_wait(struct platform_ctx *ctx, struct pvx_regs *regs, struct pvx
 	}
 	if (r)
 		return r;
-	*regs = sh->regs;	/* copied once: the guest can scribble on the shared page */
 	sc->pf_valid = false;
+	if (out && __atomic_load_n(&sh->out_fault, __ATOMIC_RELAXED)) {
+		trap->kind = TRAP_OUT_FAULT;	/* the guest did not run: *regs stand as given */
+		return 0;
+	}
+	*regs = sh->regs;	/* copied once: the guest can scribble on the shared page */
 	trap->signo = sh->trap_signo;
 	trap->code = sh->trap_code;
 	trap->addr = sh->trap_addr;
@@ -943,6 +956,18 @@ static long seccomp_as_prefetched(struct addr_space *as, uint64_t src, char *dst
 	sc->pf_valid = false;
 	memcpy(dst, sc->sh->pf_buf, n + 1);
 	return memchr(dst, 0, n + 1) == dst + n ? (long)n : -ENOENT;
+}
+
+static long seccomp_ctx_out(struct platform_ctx *ctx, uint64_t dst, const void *buf, size_t n)
+{
+	struct seccomp_ctx *sc = to_sctx(ctx);
+
+	if (!n || n > sizeof(sc->out_buf) || sc->out_len)
+		return -ENOSPC;
+	memcpy(sc->out_buf, buf, n);
+	sc->out_addr = dst;
+	sc->out_len = (uint32_t)n;
+	return 0;
 }
 
 /* A stub address inside sc's region, as a sentry pointer (NULL if [addr, addr+len) is outside). */
@@ -1018,4 +1043,5 @@ const struct platform_ops platform_seccomp = {
 	.as_pt_install = seccomp_as_pt_install,
 	.as_pt_drop = seccomp_as_pt_drop,
 	.as_prefetched = seccomp_as_prefetched,
+	.ctx_out = seccomp_ctx_out,
 };

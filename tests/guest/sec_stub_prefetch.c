@@ -10,6 +10,12 @@
  *                       there itself), but it is still a path inside the root: no stat may answer with
  *                       INO. Prints "taken N" (stats that saw a forged path: informative) and exits 7
  *                       when no stat escaped and every error was one a stat can give.
+ *   forgeout N          FORGERS threads keep writing the main thread's copy-out fields instead (out_fault
+ *                       set, out_len past the buffer or huge, out_addr in the stub's text, its regions,
+ *                       NULL) while it stats /etc/passwd N times. The guest may confuse itself (a forged
+ *                       fault makes pvx answer the previous trap again, as a forged trap would) but pvx
+ *                       must neither crash nor hang, and no stub range is written. Prints "wrong N" and
+ *                       exits 7.
  *   jump                call stub_copy (found by its bytes in the stub's text) from guest code with an
  *                       unmapped source: the guest's own fault, so a SIGSEGV at that address, not a
  *                       silent "1" from the handler's fixup. Exits 7 when so; 3 when stub_copy is not
@@ -36,6 +42,7 @@
 
 /* struct stub_shared (include/pvx/stub_abi.h): found by the layout's own numbers below */
 #define PF_ADDR_OFF 472
+#define OUT_ADDR_OFF 2536	/* out_addr; out_len +8, out_fault +12 */
 #define FORGERS 3
 
 static const char *secret;
@@ -57,6 +64,21 @@ static void *forger(void *arg)
 			memset(buf, 'x', 2048);	/* no NUL anywhere */
 		else
 			strcpy(buf, secret);
+	}
+	return NULL;
+}
+
+static void *out_forger(void *arg)
+{
+	unsigned seed = (unsigned)(uintptr_t)arg;
+	char *r = (char *)STUB_SHARED;
+	while (!stop) {
+		seed = seed * 1103515245 + 12345;
+		uint64_t addrs[] = { 0, STUB_TEXT, STUB_SHARED + 16, STUB_BASE - 8, STUB_BASE + 0x80000 };
+		uint32_t lens[] = { 0, 144, 1536, 1537, UINT32_MAX };
+		*(volatile uint64_t *)(r + OUT_ADDR_OFF) = addrs[(seed >> 8) % 5];
+		*(volatile uint32_t *)(r + OUT_ADDR_OFF + 8) = lens[(seed >> 12) % 5];
+		*(volatile uint32_t *)(r + OUT_ADDR_OFF + 12) = 1;
 	}
 	return NULL;
 }
@@ -123,6 +145,22 @@ int main(int argc, char **argv)
 				 : "rax", "rbx", "memory");
 		say("survived\n");
 		return 1;
+	}
+	if (argc == 3 && !strcmp(argv[1], "forgeout")) {
+		pthread_t t[FORGERS];
+		int n = atoi(argv[2]), wrong = 0;
+		struct stat want, st;
+		if (stat("/etc/passwd", &want))
+			return 1;
+		for (int i = 0; i < FORGERS; i++)
+			pthread_create(&t[i], NULL, out_forger, (void *)(uintptr_t)(i + 1));
+		for (int i = 0; i < n; i++)
+			wrong += stat("/etc/passwd", &st) != 0 || st.st_ino != want.st_ino;
+		stop = 1;
+		for (int i = 0; i < FORGERS; i++)
+			pthread_join(t[i], NULL);
+		printf("wrong %d\n", wrong);
+		return 7;
 	}
 	if (argc != 5 || strcmp(argv[1], "forge"))
 		return 2;

@@ -3,7 +3,7 @@
  * its stub thread), prints "ready", waits for the file IDS_FILE (host tids and pids written by the test),
  * then reads every page it can in the stub's range and reports each 32-bit word equal to one of them.
  * A word that is also the stub program's own bytes at that address (STUB_FILE, the ELF pvx embeds, mapped
- * read-only from its PT_LOAD segments) is a constant of its code that happens to equal an id: on a fresh
+ * read-only from its PT_LOAD segments, whole pages of it) is a constant of its code that happens to equal an id: on a fresh
  * machine pids are small and 6 KiB of code holds such numbers. It is reported as "static", not "found".
  * So is a word of the stub's vDSO that the host's own vDSO (VDSO_FILE, written natively by dump-vdso: the
  * same kernel, the same bytes) has at the same offset (a CI run once failed at pid 1006 on such a word).
@@ -41,8 +41,13 @@ static int in_image(uintptr_t addr, uint32_t v)
 		return 0;
 	for (int i = 0; i < eh->e_phnum; i++) {
 		const Elf64_Phdr *ph = (const Elf64_Phdr *)(image + eh->e_phoff) + i;
-		if (ph->p_type != PT_LOAD || (ph->p_flags & PF_W) || addr < ph->p_vaddr || addr - ph->p_vaddr + 4 > ph->p_filesz ||
-		    ph->p_offset > image_len || ph->p_filesz > image_len - ph->p_offset)
+		/*
+		 * The kernel maps whole pages of the file: past p_filesz, the last page holds the file's next
+		 * bytes (its symbol table: a symbol at 0x7ff000001200 is the word 4608, once a CI pid).
+		 */
+		uint64_t span = ((ph->p_vaddr & 4095) + ph->p_filesz + 4095) / 4096 * 4096 - (ph->p_vaddr & 4095);
+		if (ph->p_type != PT_LOAD || (ph->p_flags & PF_W) || addr < ph->p_vaddr || addr - ph->p_vaddr + 4 > span ||
+		    ph->p_offset > image_len || addr - ph->p_vaddr + 4 > image_len - ph->p_offset)
 			continue;
 		uint32_t w;
 		memcpy(&w, image + ph->p_offset + (addr - ph->p_vaddr), 4);
