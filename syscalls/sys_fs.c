@@ -310,7 +310,7 @@ long sys_readlinkat(struct task *t, const long a[6])
 		if (r < 0)
 			return r;
 		r = MIN(r, (long)(size_t)a[3]);
-		return copy_to_guest(t->mm, (uint64_t)a[2], target, (size_t)r) ?: r;
+		return copy_to_guest_ret(t->mm, (uint64_t)a[2], target, (size_t)r, r);
 	}
 	/* An empty path reads dirfd itself when it is a symlink (O_PATH|O_NOFOLLOW), else ENOENT, as Linux. */
 	bool empty = r == 0;
@@ -326,8 +326,7 @@ long sys_readlinkat(struct task *t, const long a[6])
 	if (n < 0)
 		return neg_errno();
 	n = MIN(n, (ssize_t)(size_t)a[3]);
-	r = copy_to_guest(t->mm, (uint64_t)a[2], target, (size_t)n);
-	return r ? r : n;
+	return copy_to_guest_ret(t->mm, (uint64_t)a[2], target, (size_t)n, n);
 }
 
 long sys_readlink(struct task *t, const long a[6])
@@ -350,8 +349,7 @@ long sys_getdents64(struct task *t, const long a[6])
 	long n = file_getdents(t, f, buf, count);
 	if (n < 0)
 		return n;
-	long r = copy_to_guest(t->mm, (uint64_t)a[1], buf, (size_t)n);
-	return r ? r : n;
+	return copy_to_guest_ret(t->mm, (uint64_t)a[1], buf, (size_t)n, n);
 }
 
 /* getcwd(2): returns the length including the NUL; ERANGE when it does not fit. */
@@ -364,8 +362,7 @@ long sys_getcwd(struct task *t, const long a[6])
 		return n == -EXDEV ? -ENOENT : n;
 	if ((size_t)n + 1 > (size_t)a[1])
 		return -ERANGE;
-	long r = copy_to_guest(t->mm, (uint64_t)a[0], path, (size_t)n + 1);
-	return r ? r : n + 1;
+	return copy_to_guest_ret(t->mm, (uint64_t)a[0], path, (size_t)n + 1, n + 1);
 }
 
 static long set_cwd(struct task *t, int hfd)

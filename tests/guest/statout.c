@@ -1,7 +1,8 @@
 /* statout: a stat's result at the edges of guest memory and around signals and tracers (issue 16's
  * copy-out on the way back: on seccomp the stub, not the sentry, writes a stat's struct into guest memory
  * as the guest resumes). Each line is a case and its result, compared with a native run:
- *   edges    stat, lstat, fstat, newfstatat (fstat's AT_EMPTY_PATH form too) and statx into NULL, a
+ *   edges    stat, lstat, fstat, newfstatat (fstat's AT_EMPTY_PATH form too), statx, and readlink, getcwd
+ *            and getdents64 (64 bytes: Linux returns the entries that fit before a fault, pvx EFAULT) into NULL, a
  *            read-only page, a PROT_NONE page, a buffer running into an unmapped page, and a buffer in
  *            stack pages not touched yet, 256 KiB below the stack pointer (the kernel's copy grows the
  *            stack, so must pvx's)
@@ -52,6 +53,15 @@ static void calls(const char *what, void *buf)
 	snprintf(name, sizeof(name), "%s statx", what);
 	show(name, syscall(SYS_statx, AT_FDCWD, file, 0, 0x7ff, buf));
 	close(fd);
+	/* the other small results written the same way */
+	snprintf(name, sizeof(name), "%s readlink", what);
+	show(name, syscall(SYS_readlink, "/proc/self/cwd", buf, 64) < 0 ? -1 : 0);
+	snprintf(name, sizeof(name), "%s getcwd", what);
+	show(name, syscall(SYS_getcwd, buf, 128) < 0 ? -1 : 0);
+	int d = open("/", O_RDONLY | O_DIRECTORY);
+	snprintf(name, sizeof(name), "%s getdents64", what);
+	show(name, syscall(SYS_getdents64, d, buf, 64) < 0 ? -1 : 0);
+	close(d);
 }
 
 static ino_t want, want2;
