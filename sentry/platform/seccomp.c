@@ -873,7 +873,6 @@ static long run_wait(struct platform_ctx *ctx, struct pvx_regs *regs, struct pvx
 	uint32_t out = how == WAIT_RUN ? sc->out_len : 0;
 	sc->out_len = 0;
 	if (out) {
-		memcpy(sh->out_buf, sc->out_buf, out);
 		sh->out_addr = sc->out_addr;
 		sh->out_fault = 0;
 	}
@@ -958,13 +957,18 @@ static long seccomp_as_prefetched(struct addr_space *as, uint64_t src, char *dst
 	return memchr(dst, 0, n + 1) == dst + n ? (long)n : -ENOENT;
 }
 
+/*
+ * Straight into the region: the stub thread is parked, and what other guest
+ * threads may scribble there lands only in their own memory (the sentry's
+ * copy for a redo is uaccess.c's).
+ */
 static long seccomp_ctx_out(struct platform_ctx *ctx, uint64_t dst, const void *buf, size_t n)
 {
 	struct seccomp_ctx *sc = to_sctx(ctx);
 
-	if (!n || n > sizeof(sc->out_buf) || sc->out_len)
+	if (!n || n > STUB_OUT_MAX || sc->out_len)
 		return -ENOSPC;
-	memcpy(sc->out_buf, buf, n);
+	memcpy(sc->sh->out_buf, buf, n);
 	sc->out_addr = dst;
 	sc->out_len = (uint32_t)n;
 	return 0;

@@ -52,9 +52,8 @@ struct seccomp_ctx {
 	bool pf_valid;			/* the last trap's path prefetch is unused: pf_len bytes from pf_addr */
 	int32_t pf_len;
 	uint64_t pf_addr;
-	uint32_t out_len;		/* a copy-out for the next WAIT_RUN (ctx_out): out_len bytes to out_addr; 0: none */
+	uint32_t out_len;		/* a copy-out for the next WAIT_RUN (ctx_out, in the region): out_len bytes to out_addr; 0: none */
 	uint64_t out_addr;
-	char out_buf[STUB_OUT_MAX];
 };
 
 /* What a wait for the stub is bounded by. */
