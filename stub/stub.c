@@ -33,7 +33,7 @@ enum {
 	NR_close = 3, NR_mmap = 9, NR_rt_sigaction = 13, NR_rt_sigprocmask = 14,
 	NR_sigaltstack = 131, NR_prctl = 157, NR_arch_prctl = 158, NR_futex = 202, NR_capset = 126,
 	NR_exit_group = 231, NR_seccomp = 317, NR_pause = 34, NR_exit = 60,
-	NR_read = 0, NR_pread64 = 17, EBADF_ = 9, EFAULT_ = 14,
+	NR_read = 0, NR_pread64 = 17, EBADF_ = 9, EFAULT_ = 14, EAGAIN_ = 11,
 	NR_madvise = 28, NR_recvmsg = 47, NR_dup3 = 292, NR_close_range = 436,
 	MADV_DONTFORK_ = 10, PR_SET_PDEATHSIG_ = 1, MSG_DONTWAIT_ = 0x40, MSG_CTRUNC_ = 8,
 	MSG_CMSG_CLOEXEC_ = 0x40000000,
@@ -260,6 +260,8 @@ static void prefetch(struct stub_shared *sh, int sig, const struct k_siginfo *si
  * (the sentry is closing the dup) parks as any other trap: the sentry answers.
  * So does EFAULT (nothing read, the offset unmoved): the sentry's copy grows
  * a stack as a fault would (mm/uaccess.c), the host's read into this mm does not.
+ * A pipe's dup is a non-blocking open of its own: EAGAIN (empty, a writer
+ * left) parks too, and the sentry waits or answers as the guest's flags say.
  */
 static int passthrough(int sig, const struct k_siginfo *si, struct k_ucontext *uc)
 {
@@ -274,7 +276,7 @@ static int passthrough(int sig, const struct k_siginfo *si, struct k_ucontext *u
 	if (g >= STUB_PT_MAX || !((__atomic_load_n(&CTL->pt_bits[g / 64], __ATOMIC_ACQUIRE) >> (g % 64)) & 1))
 		return 0;
 	long r = stub_pt(nr, STUB_PT_BASE + (long)g, (long)c->rsi, (long)c->rdx, (long)c->r10, 0, 0);
-	if (r == -EBADF_ || r == -EFAULT_)
+	if (r == -EBADF_ || r == -EFAULT_ || r == -EAGAIN_)
 		return 0;
 	c->rax = (uint64_t)r;
 	return 1;

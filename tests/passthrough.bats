@@ -86,6 +86,17 @@ passthru() {
 	assert_contains "$(cat "$sandbox_out")" "read syscall stops 20"
 }
 
+@test "a pipe's read end: reads that wait, EAGAIN, EINTR, 1 MiB in 4 KiB reads, EOF, EPIPE after close and exit" {
+	passthru pipes
+	assert_contains "$(cat "$sandbox_out")" "after the reader's close: write -1 EPIPE"
+	assert_contains "$(cat "$sandbox_out")" "after the reader's exit: write -1 EPIPE"
+}
+
+@test "dd | wc and yes | head: a pipe the stub reads gives the same bytes and ends its writer" {
+	compare_native /bin/busybox sh -c '/bin/busybox dd if=/dev/zero bs=64k count=300 2>/dev/null | /bin/busybox wc -c'
+	compare_native /bin/busybox sh -c '/bin/busybox yes | /bin/busybox head -c 300000 | /bin/busybox md5sum'
+}
+
 # The hostile side: seccomp only (the site is the seccomp stub's; elsewhere a jump there is a guest syscall).
 hostile() {
 	PVX_TIMEOUT=20 pvx_run_split "$(guest sec_stub_passthru)" "$1" "$PWD/a.bin"
@@ -114,6 +125,16 @@ hostile() {
 	hostile dup2
 	assert_status 0
 	assert_contains "$output" "dup2: "
+}
+
+@test "hostile: a pipe's dup at the passthrough site never waits (EAGAIN when empty), ESPIPE, EBADF once closed" {
+	only_seccomp "the passthrough site is the seccomp stub's"
+	hostile pipe
+	assert_status 0
+	assert_contains "$output" "pipe empty: EAGAIN"
+	assert_contains "$output" "pipe pread: ESPIPE"
+	assert_contains "$output" "pipe with data: 4"
+	assert_contains "$output" "pipe closed: EBADF"
 }
 
 @test "hostile: after unshare(CLONE_FILES) and in a CLONE_VM child without CLONE_FILES the other table is not read" {

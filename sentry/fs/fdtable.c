@@ -6,6 +6,7 @@
  */
 #include <fcntl.h>
 #include <linux/magic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -128,6 +129,33 @@ static void pt_drop(struct fdtable *t, int fd)
 		as->ops->as_pt_drop(as, fd, ctx_self(as) != NULL);
 }
 
+/*
+ * A pipe's stub dup is not a dup: it is a second open of the same pipe,
+ * read-only and O_NONBLOCK, so that a read the stub makes never waits
+ * (EAGAIN sends the call to the sentry, which waits as the guest's flags
+ * say) and a guest that jumps to the passthrough site with it cannot make
+ * its thread sleep where no signal reaches it. Opening /proc/self/fd/N of a
+ * pipe is fifo_open() on its inode: one more reader while the guest holds
+ * its read end anyway, gone with the slot (pt_drop closes it before the
+ * guest's close returns, so writers see EPIPE when Linux's would).
+ */
+static int pipe_reopen_nonblock(struct file *f)
+{
+	char path[40];
+	struct stat a, b;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", f->host_fd);
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return neg_errno();
+	if (fstat(fd, &a) < 0 || fstat(f->host_fd, &b) < 0 || !S_ISFIFO(a.st_mode) || a.st_ino != b.st_ino ||
+	    a.st_dev != b.st_dev) {
+		close(fd);
+		return -EIO;
+	}
+	return fd;
+}
+
 long fd_pt_install(struct fdtable *t, struct addr_space *as, int fd, struct file *f)
 {
 	if (fd < 0 || fd >= STUB_PT_MAX || !as->ops->as_pt_install || fd_lookup(t, fd) != f)
@@ -135,7 +163,12 @@ long fd_pt_install(struct fdtable *t, struct addr_space *as, int fd, struct file
 	if (t->pt_as != as)
 		fd_pt_off(t, as);	/* (nothing is on: an exec or unshare ended the last) */
 	t->pt_as = as;
-	long r = as->ops->as_pt_install(as, fd, f->host_fd);
+	int hfd = f->host_fd;
+	if (f->ops == &pipe_file_ops && (hfd = pipe_reopen_nonblock(f)) < 0)
+		return hfd;
+	long r = as->ops->as_pt_install(as, fd, hfd);
+	if (hfd != f->host_fd)
+		close(hfd);
 	if (r < 0) {
 		t->pt_on[fd / 64] &= ~PT_BIT(fd);	/* as_pt_install left nothing of fd's */
 		t->pt_dup[fd / 64] &= ~PT_BIT(fd);
@@ -295,7 +328,8 @@ void fdtable_release(struct fdtable *t)
  * Passthrough (sentry/platform/seccomp_passthrough.md): from the PT_AFTERth
  * read(2) or pread64(2) of an open file on, the stub reads it itself, when
  * the file is a regular host file open for reading, outside the kernel's
- * synthetic file systems and without O_DIRECT, and the caller's table and mm
+ * synthetic file systems, or a pipe's read end (pipe_reopen_nonblock),
+ * without O_DIRECT either way, and the caller's table and mm
  * are each other's only ones (one_table(t), asked last: every holder of the table is a
  * thread of t's process and every thread of it holds this table; and one
  * process in the mm), nobody traces its calls
@@ -315,15 +349,19 @@ static bool pt_enabled(void)
 	return on;
 }
 
-/* Is f's host file a regular file outside the file systems that show the host and devpts? (asked once per open file) */
+/* Is f's host file a pipe, or a regular file outside the file systems that show the host and devpts? (asked once per open file) */
 static bool pt_file_ok(struct file *f)
 {
 	struct stat st;
 	struct statfs sfs;
 
-	return f->ops->passthrough && (f->flags & O_ACCMODE) != O_WRONLY && !(f->flags & (O_PATH | O_DIRECT)) &&
-	       fstat(f->host_fd, &st) == 0 && S_ISREG(st.st_mode) && fstatfs(f->host_fd, &sfs) == 0 &&
-	       !policy_hidden_fs((long)sfs.f_type) && sfs.f_type != DEVPTS_SUPER_MAGIC;
+	if ((f->flags & O_ACCMODE) == O_WRONLY || (f->flags & (O_PATH | O_DIRECT)))
+		return false;
+	if (f->ops == &pipe_file_ops)
+		return fstat(f->host_fd, &st) == 0 && S_ISFIFO(st.st_mode);
+	return f->ops->passthrough && fstat(f->host_fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	       fstatfs(f->host_fd, &sfs) == 0 && !policy_hidden_fs((long)sfs.f_type) &&
+	       sfs.f_type != DEVPTS_SUPER_MAGIC;
 }
 
 void fd_pt_consider(struct task *t, int fd, struct file *f, bool (*one_table)(struct task *t))

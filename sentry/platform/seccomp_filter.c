@@ -22,7 +22,9 @@
  *     passthrough fd;
  *   - at the passthrough site only: read and pread64 on a passthrough fd
  *     [STUB_PT_BASE, STUB_PT_BASE + STUB_PT_MAX), each the dup of a regular
- *     file its guest process opened for reading (seccomp_passthrough.md).
+ *     file its guest process opened for reading, or a non-blocking open of
+ *     the read end of a pipe it holds (seccomp_passthrough.md): no read
+ *     there can sleep on a pipe.
  * clone, rt_sigtimedwait and write are allowed only at the sites of K, the
  * stub's main thread (and a fork of the whole stub, and the forked K's own
  * setup: its fds and pages, stub_fork_child), which makes the stub's threads on the sentry's order

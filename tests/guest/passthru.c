@@ -13,11 +13,15 @@
  *   vm       a CLONE_VM child without CLONE_FILES closes the fd and reads it: EBADF; the parent still reads
  *   vfork    the same in a vfork child
  *   exec     an O_CLOEXEC fd read, then execve: the fd is gone (EBADF)
- *   traced   a child reads, then PTRACE_TRACEME: its parent sees a syscall stop for each read that follows */
+ *   traced   a child reads, then PTRACE_TRACEME: its parent sees a syscall stop for each read that follows
+ *   pipes    a pipe's read end read by the stub (from its 5th read): a read that must wait for a writer,
+ *            O_NONBLOCK's EAGAIN, a signal's EINTR, 1 MiB in 4 KiB reads, EOF; then the writers' EPIPE as soon
+ *            as the reader closed its end, or exited */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +29,7 @@
 #include <sys/ptrace.h>
 #include <sys/user.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -58,7 +63,7 @@ static void note_pt(int fd)
 
 	if (!s)
 		return;
-	long r = stub_call(s, SYS_pread64, PT_BASE + fd, (long)&b, 1, 0, 0, 0);
+	long r = stub_call(s, SYS_read, PT_BASE + fd, (long)&b, 0, 0, 0, 0);	/* 0 bytes: a pipe's data stays */
 	dprintf(2, "pt %d: %s\n", fd, r >= 0 ? "on" : "off");
 }
 
@@ -324,6 +329,107 @@ static int traced(const char *path)
 	return 0;
 }
 
+static void on_alarm(int sig)
+{
+	(void)sig;
+}
+
+/* A pipe whose read end was read 5 times (the stub takes it over from the 4th). */
+static void pipe_warm(int p[2])
+{
+	char b[8];
+	if (pipe(p) < 0)
+		exit(1);
+	for (int i = 0; i < 5; i++)
+		if (write(p[1], "warm", 4) != 4 || read(p[0], b, 4) != 4)
+			exit(1);
+}
+
+static void write_epipe(const char *what, int fd)
+{
+	long r = write(fd, "x", 1);
+	say("%s: write %ld %s\n", what, r, r < 0 ? errname(errno) : "");
+}
+
+static int pipes(void)
+{
+	char b[4096];
+	int p[2], st;
+	signal(SIGPIPE, SIG_IGN);
+	pipe_warm(p);
+	note_pt(p[0]);
+	/* A read that waits: the writer writes 100 ms later. */
+	pid_t pid = fork();
+	if (pid == 0) {
+		usleep(100000);
+		_exit(write(p[1], "late", 4) == 4 ? 0 : 1);
+	}
+	show("read waits for the writer", read(p[0], b, sizeof b), b);
+	waitpid(pid, &st, 0);
+	note_pt(p[0]);	/* (the fork turned it off; the next read turns it on again) */
+	show("read after fork", (write(p[1], "again", 5), read(p[0], b, sizeof b)), b);
+	note_pt(p[0]);
+	fcntl(p[0], F_SETFL, O_NONBLOCK);
+	show("read O_NONBLOCK empty", read(p[0], b, sizeof b), b);
+	fcntl(p[0], F_SETFL, 0);
+	struct sigaction sa = { .sa_handler = on_alarm };	/* no SA_RESTART */
+	sigaction(SIGALRM, &sa, NULL);
+	struct itimerval it = { .it_value = { 0, 100000 } };
+	setitimer(ITIMER_REAL, &it, NULL);
+	show("read interrupted", read(p[0], b, sizeof b), b);
+	/* 1 MiB in 64 KiB writes, read 4 KiB at a time. */
+	pid = fork();
+	if (pid == 0) {
+		static char big[65536];
+		for (int i = 0; i < 16; i++) {
+			memset(big, 'a' + i, sizeof big);
+			if (write(p[1], big, sizeof big) != sizeof big)
+				_exit(1);
+		}
+		_exit(0);
+	}
+	close(p[1]);
+	unsigned h = 2166136261u;
+	long total = 0, n, reads = 0;
+	while ((n = read(p[0], b, sizeof b)) > 0) {
+		for (long i = 0; i < n; i++)
+			h = (h ^ (unsigned char)b[i]) * 16777619u;
+		total += n;
+		reads++;
+	}
+	waitpid(pid, &st, 0);
+	say("1 MiB: %ld bytes %08x, last read %ld, writer %d\n", total, h, n, st);
+	dprintf(2, "reads: %ld\n", reads);
+	note_pt(p[0]);
+	show("read eof", read(p[0], b, sizeof b), b);
+	close(p[0]);
+	/* The reader closes its end: its writers get EPIPE at once. */
+	pipe_warm(p);
+	note_pt(p[0]);
+	close(p[0]);
+	write_epipe("after the reader's close", p[1]);
+	close(p[1]);
+	/* The reader exits without closing: EPIPE once it is reaped. */
+	pipe_warm(p);
+	pid = fork();
+	if (pid == 0) {
+		close(p[1]);
+		for (int i = 0; i < 6; i++)
+			if (read(p[0], b, 4) != 4)
+				_exit(1);
+		note_pt(p[0]);
+		_exit(0);
+	}
+	close(p[0]);
+	for (int i = 0; i < 6; i++)
+		if (write(p[1], "data", 4) != 4)
+			return 1;
+	waitpid(pid, &st, 0);
+	say("reader status %d\n", st);
+	write_epipe("after the reader's exit", p[1]);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 3)
@@ -349,6 +455,8 @@ int main(int argc, char **argv)
 		return exec_mode(argv[0], f);
 	if (!strcmp(m, "traced"))
 		return traced(f);
+	if (!strcmp(m, "pipes"))
+		return pipes();
 	if (!strcmp(m, "after-exec"))
 		return after_exec(atoi(f));
 	return 2;

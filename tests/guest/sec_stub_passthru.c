@@ -10,6 +10,9 @@
  *   dup2     the same, with another file dup2'd over it: reads that file or EBADF, never FILE
  *   unshare  after unshare(CLONE_FILES): EBADF
  *   vm       in a CLONE_VM child without CLONE_FILES: EBADF
+ *   pipe     a pipe read 5 times (the stub's): at the site its empty read end answers EAGAIN at once (the
+ *            stub's open of it is non-blocking: no sleep where no signal reaches the thread), pread ESPIPE;
+ *            once closed, EBADF
  *   ctl      the control page (its bitmap) is not writable, neither by a store nor by mprotect at a stub site
  *   dup3-sock | dup3-ksock | dup3-pt | dup3-below | dup3-flags   dup3 at the stub's generic site, which allows
  *            only dup3(a received fd, 800 + g, 0): of the stub's sockets (3, 6), of a passthrough fd, onto
@@ -125,6 +128,24 @@ int main(int argc, char **argv)
 		if (pid < 0 || waitpid(pid, &st, 0) != pid)
 			return 3;
 		say("child status %d\n", st);
+	} else if (!strcmp(m, "pipe")) {
+		int p[2];
+		if (pipe(p) < 0)
+			return 3;
+		for (int i = 0; i < 5; i++)
+			if (write(p[1], "warm", 4) != 4 || read(p[0], buf, 4) != 4)
+				return 3;
+		alarm(10);	/* a site read that sleeps would end here, killed by SIGALRM */
+		long r = pt(SYS_read, PT_BASE + p[0], (long)buf, 16, 0);
+		say("pipe empty: %s\n", r == -EAGAIN ? "EAGAIN" : r == -EBADF ? "EBADF (not the stub's)" : "other");
+		r = pt(SYS_pread64, PT_BASE + p[0], (long)buf, 16, 0);
+		say("pipe pread: %s\n", r == -ESPIPE ? "ESPIPE" : "other");
+		if (write(p[1], "data", 4) != 4)
+			return 3;
+		r = pt(SYS_read, PT_BASE + p[0], (long)buf, 16, 0);
+		say("pipe with data: %ld\n", r);
+		close(p[0]);
+		expect_ebadf("pipe closed", p[0]);
 	} else if (!strcmp(m, "ctl")) {
 		if (sigsetjmp(probe_jb, 1) == 0) {
 			probing = 1;
