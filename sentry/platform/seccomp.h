@@ -44,6 +44,7 @@ struct seccomp_ctx {
 	int pin_cpu;			/* the CPU its stub thread is kept off + 1 (seccomp_place); 0: none */
 	bool pin_want;			/* what the last hand-offs asked seccomp_place for */
 	int pin_streak;			/* how many in a row, up to PIN_AFTER */
+	struct place_pair pair;		/* not spinning: stub and sentry thread share a CPU (seccomp_place) */
 	uint32_t took_avg;		/* the sentry's time between the stub's park and its next command, ns (EWMA); 0: none yet */
 	uint64_t parked_at;		/* when the sentry last saw the stub park (after a spinning hand-off); 0: none */
 	uint32_t probe;			/* hand-offs at the floor budget, for SPIN_PROBE_EVERY */
