@@ -125,25 +125,52 @@ bool seccomp_spin_ok(void)
  * pair's looks read two schedstats every 64 turns or 5 ms); the delays
  * keep a pipeline's reader, waking for a moment while the writer works,
  * or a busy host where spins succeed now and then, from costing host
- * calls and migrations at every turn. A new sentry thread drops the mask
- * it and its stub thread inherited (a parent's pair would start a
- * spinning child with both threads on one CPU).
+ * calls and migrations at every turn. A new sentry thread takes the
+ * masks it and its stub thread inherited as its own (adopt_masks).
  * Measured (tar cf - /usr/share/doc | wc -c, 7 interleaved runs, idle):
  * 2.15x -> 1.66x native with the pair; busy neighbour and fork+exec the same.
  */
 #define PIN_AFTER 16
 
-void seccomp_place(struct seccomp_as *sas, struct seccomp_ctx *sc, bool spin)
+/*
+ * A new sentry thread's mask, and its stub thread's, are their creators'
+ * (a fork's parent): take them for what they are. Kept as they are, a
+ * child starts where its parent ran well (spinning: with a busy neighbour
+ * that matters, seccomp_place_look). Only a pair's one CPU for both would
+ * starve a child's spins: the stub thread then keeps off it at once.
+ */
+static void adopt_masks(struct seccomp_ctx *sc, bool spin)
+{
+	cpu_set_t own, stub;
+
+	my_cpu = 0;
+	if (sched_getaffinity(0, sizeof(own), &own) < 0 || CPU_COUNT(&own) != 1)
+		return;
+	int cpu = 0;
+	while (!CPU_ISSET(cpu, &own))
+		cpu++;
+	my_cpu = cpu + 1;
+	if (sched_getaffinity(sc->ctx.tid, sizeof(stub), &stub) < 0)
+		return;
+	cpu_set_t other = *place_all_cpus();
+	CPU_CLR(cpu, &other);
+	if (CPU_EQUAL(&stub, &other)) {
+		sc->pin_cpu = my_cpu;	/* a spinning parent's */
+	} else if (CPU_EQUAL(&stub, &own)) {
+		if (!spin) {
+			sc->pair.pin_cpu = my_cpu;	/* a pair's: kept while nothing else wants the CPU */
+		} else if (sched_setaffinity(sc->ctx.tid, sizeof(other), &other) == 0) {
+			sc->pin_cpu = my_cpu;
+		}
+	}
+}
+
+void seccomp_place(struct seccomp_as *sas, struct seccomp_ctx *sc, bool spin, bool many)
 {
 	if (__atomic_load_n(&ncpus, __ATOMIC_ACQUIRE) <= 0 || sc->ctx.tid <= 0)
 		return;
-	if (my_cpu < 0) {
-		/* A new sentry thread: its mask and its stub thread's are its creator's (a pair's one CPU). */
-		unpin(0);
-		unpin(sc->ctx.tid);
-		my_cpu = 0;
-		sc->pin_cpu = 0;
-	}
+	if (my_cpu < 0)
+		adopt_masks(sc, spin);
 	if (spin != sc->pin_want) {
 		sc->pin_want = spin;
 		sc->pin_streak = 0;
@@ -161,7 +188,10 @@ void seccomp_place(struct seccomp_as *sas, struct seccomp_ctx *sc, bool spin)
 			unpin(sc->ctx.tid);
 			sc->pin_cpu = 0;
 		}
-		place_pair_run(&sc->pair, sas->as.pid, sc->ctx.tid);
+		if (many)
+			place_pair_run(&sc->pair, sas->as.pid, sc->ctx.tid);
+		else if (sc->pair.pin_cpu)
+			place_pair_leave(&sc->pair, sc->ctx.tid);	/* a lone task's failing spins: the scheduler's */
 		return;
 	}
 	if (sc->pair.pin_cpu) {

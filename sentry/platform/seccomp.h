@@ -99,7 +99,8 @@ static inline struct stub_shared *region(struct seccomp_as *sas, int i)
 
 /* seccomp.c: the hand-off policy */
 bool seccomp_spin_ok(void);
-void seccomp_place(struct seccomp_as *sas, struct seccomp_ctx *sc, bool spin);
+/* spin: this hand-off spins; many: it does not because more tasks can run than spinning has CPUs for. */
+void seccomp_place(struct seccomp_as *sas, struct seccomp_ctx *sc, bool spin, bool many);
 bool seccomp_kept_off(const struct seccomp_ctx *sc);
 void seccomp_place_idle(struct seccomp_ctx *sc);
 void seccomp_place_look(struct seccomp_as *sas, struct seccomp_ctx *sc, uint64_t now);

@@ -322,6 +322,7 @@ long stub_command(struct seccomp_as *sas, struct seccomp_ctx *sc, uint32_t cmd, 
 	 */
 	bool lone = sentry_live_hint() <= 1;
 	bool spin = how != WAIT_BOOT && seccomp_spin_ok();
+	bool many = how != WAIT_BOOT && !spin;	/* more tasks can run than spinning has CPUs for */
 	uint64_t now = spin ? now_ns() : 0;	/* one clock read for the policy of this hand-off */
 
 	if (spin && !lone && stub_crowded(sas, sc, now))
@@ -341,7 +342,7 @@ long stub_command(struct seccomp_as *sas, struct seccomp_ctx *sc, uint32_t cmd, 
 		probe = true;
 	}
 	/* Pinned only while the waits for guest code succeed in spinning. */
-	seccomp_place(sas, sc, spin && sc->spin[WAIT_RUN] > SPIN_MIN_NS);
+	seccomp_place(sas, sc, spin && sc->spin[WAIT_RUN] > SPIN_MIN_NS, many);
 	stub_post(sc->sh, cmd, stub_spin);
 	long r = wait_parked(sas, sc, how, budget, probe ? SPIN_MAX_NS : budget ? *budget : 0, probe);
 	if (!r && spin)
