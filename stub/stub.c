@@ -33,7 +33,8 @@ enum {
 	NR_close = 3, NR_mmap = 9, NR_rt_sigaction = 13, NR_rt_sigprocmask = 14,
 	NR_sigaltstack = 131, NR_prctl = 157, NR_arch_prctl = 158, NR_futex = 202, NR_capset = 126,
 	NR_exit_group = 231, NR_seccomp = 317, NR_pause = 34, NR_exit = 60,
-	NR_read = 0, NR_pread64 = 17, EBADF_ = 9, EFAULT_ = 14, EAGAIN_ = 11,
+	NR_read = 0, NR_pread64 = 17, NR_write = 1, EBADF_ = 9, EFAULT_ = 14, EAGAIN_ = 11, PIPE_BUF_ = 4096,
+	SIGPIPE_ = 13,
 	NR_madvise = 28, NR_recvmsg = 47, NR_dup3 = 292, NR_close_range = 436,
 	MADV_DONTFORK_ = 10, PR_SET_PDEATHSIG_ = 1, MSG_DONTWAIT_ = 0x40, MSG_CTRUNC_ = 8,
 	MSG_CMSG_CLOEXEC_ = 0x40000000,
@@ -124,14 +125,19 @@ static void set_altstack(struct stub_shared *sh)
 /*
  * A new stub thread (a new guest thread), made by K with its own filter in
  * place, on the top of its region's altstack: its altstack, no blocked
- * signals (K blocks them all), then the boot trap the sentry waits for.
+ * signals but SIGPIPE (K blocks them all), then the boot trap the sentry waits for.
  */
 __attribute__((used, noreturn)) void stub_thread_main(struct stub_shared *sh)
 {
-	uint64_t none = 0;
+	/*
+	 * SIGPIPE stays blocked: the host raises it at a passthrough write
+	 * that finds no reader, and the sentry, which then makes the write
+	 * itself, raises the guest's (a host SIGPIPE here would be a second).
+	 */
+	uint64_t pipe_only = 1UL << (SIGPIPE_ - 1);
 
 	set_altstack(sh);
-	stub_sc(NR_rt_sigprocmask, 2 /* SIG_SETMASK */, (long)&none, 0, 8, 0, 0);
+	stub_sc(NR_rt_sigprocmask, 2 /* SIG_SETMASK */, (long)&pipe_only, 0, 8, 0, 0);
 	__asm__ volatile("ud2");
 	for (;;)
 		sys(NR_exit, 0, 0, 0);
@@ -262,6 +268,10 @@ static void prefetch(struct stub_shared *sh, int sig, const struct k_siginfo *si
  * a stack as a fault would (mm/uaccess.c), the host's read into this mm does not.
  * A pipe's dup is a non-blocking open of its own: EAGAIN (empty, a writer
  * left) parks too, and the sentry waits or answers as the guest's flags say.
+ * A write (a pipe's write end, PIPE_BUF bytes at most: all or EAGAIN, as
+ * Linux's blocking write when it need not wait) parks on any error: the
+ * sentry answers EAGAIN by waiting, EPIPE with the guest's SIGPIPE (the
+ * host's, for this thread, stays blocked: stub_thread_main).
  */
 static int passthrough(int sig, const struct k_siginfo *si, struct k_ucontext *uc)
 {
@@ -270,13 +280,14 @@ static int passthrough(int sig, const struct k_siginfo *si, struct k_ucontext *u
 	if (sig != SIGSYS_ || si->code != SYS_SECCOMP_)
 		return 0;
 	long nr = si->sys.syscall;
-	if (nr != NR_read && nr != NR_pread64)
+	if (nr != NR_read && nr != NR_pread64 && (nr != NR_write || c->rdx > PIPE_BUF_))
 		return 0;
 	uint32_t g = (uint32_t)c->rdi;	/* the kernel reads an unsigned int */
-	if (g >= STUB_PT_MAX || !((__atomic_load_n(&CTL->pt_bits[g / 64], __ATOMIC_ACQUIRE) >> (g % 64)) & 1))
+	const uint64_t *bits = nr == NR_write ? CTL->pt_wbits : CTL->pt_bits;
+	if (g >= STUB_PT_MAX || !((__atomic_load_n(&bits[g / 64], __ATOMIC_ACQUIRE) >> (g % 64)) & 1))
 		return 0;
 	long r = stub_pt(nr, STUB_PT_BASE + (long)g, (long)c->rsi, (long)c->rdx, (long)c->r10, 0, 0);
-	if (r == -EBADF_ || r == -EFAULT_ || r == -EAGAIN_)
+	if (r == -EBADF_ || r == -EFAULT_ || r == -EAGAIN_ || (nr == NR_write && r < 0))
 		return 0;
 	c->rax = (uint64_t)r;
 	return 1;

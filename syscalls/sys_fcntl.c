@@ -125,9 +125,8 @@ long sys_fcntl(struct task *t, const long a[6])
 	case F_NOTIFY: {
 		long r = dnotify_fcntl(t, t->files, f, fd, (unsigned)a[2], t->proc->pid);
 		/* Reads the stubs serve would signal DN_ACCESS only at the next call: all back to the sentry. */
-		for (struct task *o = r == 0 ? task_next(NULL) : NULL; o; o = task_next(o))
-			if (o->files && o->proc && o->files->pt_as == o->proc->as)
-				fd_pt_pause(o->files);
+		if (r == 0)
+			pt_pause_all();
 		return r;
 	}
 	case F_GETOWN:

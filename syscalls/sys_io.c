@@ -176,7 +176,7 @@ static long do_read(struct task *t, int fd, uint64_t ubuf, size_t count, off_t o
 	long r = do_read_once(t, fd, ubuf, count, off, positional);
 
 	if (r > 0)
-		fd_pt_consider(t, fd, fd_lookup(t->files, fd), pt_one_table);	/* seccomp_passthrough.md */
+		fd_pt_consider(t, fd, fd_lookup(t->files, fd), pt_one_table, false);	/* seccomp_passthrough.md */
 	return r;
 }
 
@@ -277,7 +277,11 @@ long sys_read(struct task *t, const long a[6])
 
 long sys_write(struct task *t, const long a[6])
 {
-	return do_write(t, (int)a[0], (uint64_t)a[1], (size_t)a[2], 0, false);
+	long r = do_write(t, (int)a[0], (uint64_t)a[1], (size_t)a[2], 0, false);
+
+	if (r > 0)
+		fd_pt_consider(t, (int)a[0], fd_lookup(t->files, (int)a[0]), pt_one_table, true);	/* a pipe's */
+	return r;
 }
 
 long sys_pread64(struct task *t, const long a[6])

@@ -245,7 +245,8 @@ void fd_pt_pause(struct fdtable *t);
  * and all of them, none traced (the caller walks the tasks; asked only
  * when all else says yes).
  */
-void fd_pt_consider(struct task *t, int fd, struct file *f, bool (*one_table)(struct task *t));
+/* write: after a write(2) (only a pipe's write end counts), else after a read(2) or pread64(2). */
+void fd_pt_consider(struct task *t, int fd, struct file *f, bool (*one_table)(struct task *t), bool write);
 
 /*
  * fcntl(2) record locks (sentry/fs/plock.c): F_GETLK, F_SETLK, F_SETLKW and

@@ -49,6 +49,13 @@ void process_exit_group(struct task *t, int status);
 void signal_fatal(struct task *t, int sig);
 /* Iterate over tasks: returns the next task after prev (NULL: the first). */
 struct task *task_next(struct task *prev);
+/*
+ * Every fd table's passthrough pauses (seccomp_passthrough.md): the stubs
+ * stop serving reads and pipe writes until the next install. For dnotify's
+ * F_NOTIFY (reads must reach DN_ACCESS) and a file's first O_ASYNC (pipe
+ * writes must reach pipe_wrote's SIGIO).
+ */
+void pt_pause_all(void);
 int sentry_live_tasks(void);
 /* Start t's thread running fn(t). */
 long task_start(struct task *t, void *(*fn)(void *)) __must_check;

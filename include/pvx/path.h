@@ -39,6 +39,8 @@ struct fs_kernel_ops {
 	long (*proc_open_kind)(struct task *t, const char *rel, int flags, const struct file_ops **kind);
 	/* The guest task nr's tid, or with tgid its process's pid; -ESRCH: none (nsfs's pid ioctls). */
 	long (*ns_pid)(int nr, bool tgid);
+	/* pt_pause_all of pvx/kernel.h: O_ASYNC was set (pipe writes must reach pipe_wrote's SIGIO). */
+	void (*pt_pause_all)(void);
 };
 extern const struct fs_kernel_ops *fs_kernel;
 void path_set_kernel(const struct fs_kernel_ops *ops);

@@ -119,6 +119,13 @@ struct stub_ctl {
 	 * the trap handler copies that string into the region (pf_buf).
 	 */
 	uint8_t pf_arg[STUB_PF_NRS];
+	/*
+	 * Passthrough of writes: bit g set while stub fd STUB_PT_BASE + g is a
+	 * non-blocking open of the write end of guest fd g's pipe; the trap
+	 * handler serves a write(2) of g of at most PIPE_BUF bytes (atomic:
+	 * all or EAGAIN).
+	 */
+	uint64_t pt_wbits[STUB_PT_MAX / 64];
 };
 #define STUB_CTL_SIZE ((sizeof(struct stub_ctl) + 4095) & ~4095UL)
 

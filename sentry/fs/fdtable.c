@@ -129,15 +129,23 @@ static void pt_drop(struct fdtable *t, int fd)
 		as->ops->as_pt_drop(as, fd, ctx_self(as) != NULL);
 }
 
+/* A pipe's write end (not O_RDWR): the stub serves its small writes. */
+static bool pt_pipe_write_end(const struct file *f)
+{
+	return f->ops == &pipe_file_ops && (f->flags & O_ACCMODE) == O_WRONLY;
+}
+
 /*
  * A pipe's stub dup is not a dup: it is a second open of the same pipe,
- * read-only and O_NONBLOCK, so that a read the stub makes never waits
- * (EAGAIN sends the call to the sentry, which waits as the guest's flags
- * say) and a guest that jumps to the passthrough site with it cannot make
- * its thread sleep where no signal reaches it. Opening /proc/self/fd/N of a
- * pipe is fifo_open() on its inode: one more reader while the guest holds
- * its read end anyway, gone with the slot (pt_drop closes it before the
- * guest's close returns, so writers see EPIPE when Linux's would).
+ * O_NONBLOCK, read-only (or write-only for a write end), so that a call
+ * the stub makes never waits (EAGAIN sends it to the sentry, which waits
+ * as the guest's flags say) and a guest that jumps to the passthrough site
+ * with it cannot make its thread sleep where no signal reaches it. Opening
+ * /proc/self/fd/N of a pipe is fifo_open() on its inode: one more reader
+ * (writer) while the guest holds that end anyway, gone with the slot
+ * (pt_drop closes it before the guest's close returns, so writers see
+ * EPIPE, and readers EOF, when Linux's would). A write end with no reader
+ * left cannot be opened (ENXIO): no passthrough then.
  */
 static int pipe_reopen_nonblock(struct file *f)
 {
@@ -145,7 +153,7 @@ static int pipe_reopen_nonblock(struct file *f)
 	struct stat a, b;
 
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", f->host_fd);
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	int fd = open(path, (pt_pipe_write_end(f) ? O_WRONLY : O_RDONLY) | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0)
 		return neg_errno();
 	if (fstat(fd, &a) < 0 || fstat(f->host_fd, &b) < 0 || !S_ISFIFO(a.st_mode) || a.st_ino != b.st_ino ||
@@ -166,7 +174,7 @@ long fd_pt_install(struct fdtable *t, struct addr_space *as, int fd, struct file
 	int hfd = f->host_fd;
 	if (f->ops == &pipe_file_ops && (hfd = pipe_reopen_nonblock(f)) < 0)
 		return hfd;
-	long r = as->ops->as_pt_install(as, fd, hfd);
+	long r = as->ops->as_pt_install(as, fd, hfd, pt_pipe_write_end(f));
 	if (hfd != f->host_fd)
 		close(hfd);
 	if (r < 0) {
@@ -328,8 +336,9 @@ void fdtable_release(struct fdtable *t)
  * Passthrough (sentry/platform/seccomp_passthrough.md): from the PT_AFTERth
  * read(2) or pread64(2) of an open file on, the stub reads it itself, when
  * the file is a regular host file open for reading, outside the kernel's
- * synthetic file systems, or a pipe's read end (pipe_reopen_nonblock),
- * without O_DIRECT either way, and the caller's table and mm
+ * synthetic file systems, or a pipe's read end (pipe_reopen_nonblock);
+ * from the PT_AFTERth write(2) on, the small writes of a pipe's write end
+ * while no file has O_ASYNC; without O_DIRECT in every case, and the caller's table and mm
  * are each other's only ones (one_table(t), asked last: every holder of the table is a
  * thread of t's process and every thread of it holds this table; and one
  * process in the mm), nobody traces its calls
@@ -355,21 +364,26 @@ static bool pt_file_ok(struct file *f)
 	struct stat st;
 	struct statfs sfs;
 
-	if ((f->flags & O_ACCMODE) == O_WRONLY || (f->flags & (O_PATH | O_DIRECT)))
+	if (f->flags & (O_PATH | O_DIRECT))
 		return false;
 	if (f->ops == &pipe_file_ops)
 		return fstat(f->host_fd, &st) == 0 && S_ISFIFO(st.st_mode);
+	if ((f->flags & O_ACCMODE) == O_WRONLY)
+		return false;
 	return f->ops->passthrough && fstat(f->host_fd, &st) == 0 && S_ISREG(st.st_mode) &&
 	       fstatfs(f->host_fd, &sfs) == 0 && !policy_hidden_fs((long)sfs.f_type) &&
 	       sfs.f_type != DEVPTS_SUPER_MAGIC;
 }
 
-void fd_pt_consider(struct task *t, int fd, struct file *f, bool (*one_table)(struct task *t))
+void fd_pt_consider(struct task *t, int fd, struct file *f, bool (*one_table)(struct task *t), bool write)
 {
 	struct addr_space *as = t->proc->as;
 
-	if (!f || f->pt_no || fd >= STUB_PT_MAX || fd_pt_is_on(t->files, fd) || !as->ops->as_pt_install)
+	if (!f || f->pt_no || fd >= STUB_PT_MAX || fd_pt_is_on(t->files, fd) || !as->ops->as_pt_install ||
+	    write != pt_pipe_write_end(f))
 		return;
+	if (write && file_async_files)
+		return;	/* an O_ASYNC reader somewhere: pipe writes reach pipe_wrote */
 	if (f->pt_reads < PT_AFTER && ++f->pt_reads < PT_AFTER)
 		return;
 	if (!pt_enabled() || !pt_file_ok(f)) {

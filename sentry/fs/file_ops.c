@@ -12,6 +12,7 @@
 
 #include "pvx/file.h"
 #include "pvx/mm.h"
+#include "pvx/path.h"
 #include "pvx/task.h"
 
 /* See pvx/file.h: a kind without rw_vec reads and writes the one buffer through its read and write. */
@@ -105,6 +106,8 @@ long file_setfl(struct file *f, int flags)
 	if (!!(flags & O_ASYNC) != f->async_counted) {
 		f->async_counted = flags & O_ASYNC;
 		file_async_files += f->async_counted ? 1 : -1;
+		if (f->async_counted && file_async_files == 1)
+			fs_kernel->pt_pause_all();	/* the stubs' pipe writes would not reach pipe_wrote */
 	}
 	return 0;
 }

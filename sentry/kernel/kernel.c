@@ -294,6 +294,14 @@ void process_exit_group(struct task *t, int status)
 	sentry_wake_all();
 }
 
+/* See pvx/kernel.h. */
+void pt_pause_all(void)
+{
+	for (struct task *o = task_next(NULL); o; o = task_next(o))
+		if (o->files && o->proc && o->files->pt_as == o->proc->as)
+			fd_pt_pause(o->files);
+}
+
 struct task *task_find(int pid)
 {
 	return pid >= 1 && pid <= PVX_MAX_TASKS ? tasks[pid - 1] : NULL;

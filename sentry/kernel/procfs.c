@@ -781,4 +781,5 @@ const struct fs_kernel_ops kernel_fs_ops = {
 	.proc_open_kind = procfs_open_kind,
 	.sigio = signal_sigio,
 	.ns_pid = procfs_ns_pid,
+	.pt_pause_all = pt_pause_all,
 };

@@ -108,12 +108,14 @@ struct platform_ops {
 	 * Passthrough (seccomp; NULL elsewhere, see seccomp_passthrough.md):
 	 * as_pt_install has the stub serve read/pread64 of guest fd g
 	 * (< STUB_PT_MAX) itself, on its own dup of host_fd (a regular file
-	 * open for reading), from now on; 0 or -errno (then nothing is on).
+	 * open for reading, a pipe's non-blocking read end), or with write,
+	 * write(2)s of at most PIPE_BUF bytes (host_fd: a pipe's non-blocking
+	 * write end), from now on; 0 or -errno (then nothing is on).
 	 * as_pt_drop stops that for g (the control page's bit) and, with
 	 * close_dup, closes the stub's dup too; both run by the calling
 	 * thread's context in as (close_dup), under the sentry lock.
 	 */
-	long (*as_pt_install)(struct addr_space *as, int g, int host_fd);
+	long (*as_pt_install)(struct addr_space *as, int g, int host_fd, bool write);
 	void (*as_pt_drop)(struct addr_space *as, int g, bool close_dup);
 	/*
 	 * Path prefetch (seccomp; NULL elsewhere): the string at src, if the

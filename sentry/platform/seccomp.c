@@ -883,6 +883,7 @@ static void seccomp_as_pt_drop(struct addr_space *as, int g, bool close_dup)
 	if (g < 0 || g >= STUB_PT_MAX)
 		return;
 	__atomic_fetch_and(&sas->ctl->pt_bits[g / 64], ~(1UL << (g % 64)), __ATOMIC_SEQ_CST);
+	__atomic_fetch_and(&sas->ctl->pt_wbits[g / 64], ~(1UL << (g % 64)), __ATOMIC_SEQ_CST);
 	if (!close_dup || __atomic_load_n(&sas->dead_sig, __ATOMIC_RELAXED))
 		return;
 	long a[6] = { STUB_PT_BASE + g };
@@ -891,7 +892,7 @@ static void seccomp_as_pt_drop(struct addr_space *as, int g, bool close_dup)
 		pr_warn("seccomp stub %d: the passthrough dup of fd %d stays (%s)", as->pid, g, strerror((int)-r));
 }
 
-static long seccomp_as_pt_install(struct addr_space *as, int g, int host_fd)
+static long seccomp_as_pt_install(struct addr_space *as, int g, int host_fd, bool write)
 {
 	struct seccomp_as *sas = to_sas(as);
 
@@ -908,7 +909,8 @@ static long seccomp_as_pt_install(struct addr_space *as, int g, int host_fd)
 		seccomp_as_pt_drop(as, g, r == STUB_PT_BASE + g);
 		return r < 0 ? r : -EIO;
 	}
-	__atomic_fetch_or(&sas->ctl->pt_bits[g / 64], 1UL << (g % 64), __ATOMIC_SEQ_CST);
+	__atomic_fetch_or(write ? &sas->ctl->pt_wbits[g / 64] : &sas->ctl->pt_bits[g / 64], 1UL << (g % 64),
+			  __ATOMIC_SEQ_CST);
 	return 0;
 }
 

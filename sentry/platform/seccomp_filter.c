@@ -20,11 +20,12 @@
  *   - close of any fd but that socket; dup3 of an fd the stub received
  *     (not one of its sockets, below the passthrough range) onto a
  *     passthrough fd;
- *   - at the passthrough site only: read and pread64 on a passthrough fd
- *     [STUB_PT_BASE, STUB_PT_BASE + STUB_PT_MAX), each the dup of a regular
- *     file its guest process opened for reading, or a non-blocking open of
- *     the read end of a pipe it holds (seccomp_passthrough.md): no read
- *     there can sleep on a pipe.
+ *   - at the passthrough site only: read, pread64 and write on a
+ *     passthrough fd [STUB_PT_BASE, STUB_PT_BASE + STUB_PT_MAX), each the
+ *     dup of a regular file its guest process opened for reading, or a
+ *     non-blocking open of either end of a pipe it holds
+ *     (seccomp_passthrough.md): no call there can sleep on a pipe, and a
+ *     write reaches only a file or pipe its process holds open for writing.
  * clone, rt_sigtimedwait and write are allowed only at the sites of K, the
  * stub's main thread (and a fork of the whole stub, and the forked K's own
  * setup: its fds and pages, stub_fork_child), which makes the stub's threads on the sentry's order
@@ -233,7 +234,7 @@ static void pt_fd(struct bpf_prog *p, int i, int fail)
 	jump(p, BPF_JGE, STUB_PT_BASE + STUB_PT_MAX, fail, NEXT);
 }
 
-static void pt_args(struct bpf_prog *p, int kill)	/* read/pread64(passthrough fd, ...) */
+static void pt_args(struct bpf_prog *p, int kill)	/* read/pread64/write(passthrough fd, ...) */
 {
 	pt_fd(p, 0, kill);
 }
@@ -348,14 +349,15 @@ static void generic_site(struct bpf_prog *p)
 }
 
 /* One site that makes one syscall: nr, then what check() emits; else kill. */
-static void single_site_nr2(struct bpf_prog *p, int label, long nr, long nr2, void (*check)(struct bpf_prog *, int))
+/* A site for any of n calls (the same argument checks for each). */
+static void single_site_nrs(struct bpf_prog *p, int label, const long *nrs, size_t n, void (*check)(struct bpf_prog *, int))
 {
 	int kill = new_label(p), ok = new_label(p);
 
 	place(p, label);
 	ld(p, DATA_NR);
-	jump(p, BPF_JEQ, (uint32_t)nr, ok, NEXT);
-	jump(p, BPF_JEQ, (uint32_t)nr2, ok, kill);
+	for (size_t i = 0; i < n; i++)
+		jump(p, BPF_JEQ, (uint32_t)nrs[i], ok, i + 1 < n ? NEXT : kill);
 	place(p, ok);
 	if (check)
 		check(p, kill);
@@ -500,7 +502,8 @@ static long stub_filter(struct bpf_prog *p)
 	single_site(p, report, SYS_write, report_args);
 	single_site(p, filter, SYS_seccomp, seccomp_args);
 	single_site(p, fork, SYS_clone, fork_args);
-	single_site_nr2(p, pt, SYS_read, SYS_pread64, pt_args);
+	static const long pt_nrs[] = { SYS_read, SYS_pread64, SYS_write };
+	single_site_nrs(p, pt, pt_nrs, ARRAY_SIZE(pt_nrs), pt_args);
 	place(p, ksc);
 	ksc_site(p);
 	place(p, generic);

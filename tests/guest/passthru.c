@@ -16,7 +16,10 @@
  *   traced   a child reads, then PTRACE_TRACEME: its parent sees a syscall stop for each read that follows
  *   pipes    a pipe's read end read by the stub (from its 5th read): a read that must wait for a writer,
  *            O_NONBLOCK's EAGAIN, a signal's EINTR, 1 MiB in 4 KiB reads, EOF; then the writers' EPIPE as soon
- *            as the reader closed its end, or exited */
+ *            as the reader closed its end, or exited
+ *   pipew    a pipe's write end written by the stub (writes of PIPE_BUF bytes at most, from the 5th): two
+ *            processes' 512-byte records never torn, O_NONBLOCK's EAGAIN once full, a write that must wait
+ *            for the reader, 100000 bytes in one write, EPIPE with one SIGPIPE, O_ASYNC's SIGIO */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <pthread.h>
@@ -53,6 +56,17 @@ static uintptr_t pt_site(void)
 			site = PT_SITE;
 	}
 	return site;
+}
+
+/* stderr: does the stub hold fd's write end (a write of 0 bytes there works)? */
+static void note_ptw(int fd)
+{
+	uintptr_t s = pt_site();
+
+	if (!s)
+		return;
+	long r = stub_call(s, SYS_write, PT_BASE + fd, (long)"", 0, 0, 0, 0);
+	dprintf(2, "ptw %d: %s\n", fd, r >= 0 ? "on" : "off");
 }
 
 /* stderr: does the stub hold a dup of fd (a pread of one byte there works)? */
@@ -430,6 +444,134 @@ static int pipes(void)
 	return 0;
 }
 
+static volatile int sigpipes, sigios;
+
+static void on_sig(int sig)
+{
+	if (sig == SIGPIPE)
+		sigpipes++;
+	else
+		sigios++;
+}
+
+/* A record of 512 bytes, all its writer's letter: torn if it holds two. */
+static int pipew(void)
+{
+	char b[512];
+	int p[2], st;
+	struct sigaction sa = { .sa_handler = on_sig };
+	sigaction(SIGPIPE, &sa, NULL);
+	sigaction(SIGIO, &sa, NULL);
+	if (pipe(p) < 0)
+		return 1;
+	for (int i = 0; i < 5; i++)
+		if (write(p[1], "warm", 4) != 4 || read(p[0], b, 4) != 4)
+			return 1;
+	note_ptw(p[1]);
+	pid_t w[2];
+	for (int k = 0; k < 2; k++) {
+		w[k] = fork();
+		if (w[k] == 0) {
+			memset(b, 'a' + k, sizeof b);
+			for (int i = 0; i < 2000; i++)
+				if (write(p[1], b, sizeof b) != sizeof b)
+					_exit(1);
+			note_ptw(p[1]);
+			_exit(0);
+		}
+	}
+	long recs = 0, torn = 0, got = 0;
+	while (recs < 4000) {
+		long n = read(p[0], b + got, sizeof b - got);
+		if (n <= 0)
+			break;
+		got += n;
+		if (got < (long)sizeof b)
+			continue;
+		got = 0;
+		recs++;
+		for (int i = 1; i < (int)sizeof b; i++)
+			if (b[i] != b[0]) {
+				torn++;
+				break;
+			}
+	}
+	for (int k = 0; k < 2; k++)
+		waitpid(w[k], &st, 0);
+	say("records %ld torn %ld, writers %d\n", recs, torn, st);
+	/* Full: O_NONBLOCK says EAGAIN. */
+	note_ptw(p[1]);
+	fcntl(p[1], F_SETFL, O_NONBLOCK);
+	long total = 0, n;
+	memset(b, 'x', sizeof b);
+	while ((n = write(p[1], b, sizeof b)) > 0)
+		total += n;
+	say("filled %ld, then %s\n", total, n < 0 ? errname(errno) : "0");
+	fcntl(p[1], F_SETFL, 0);
+	/* A write that must wait: the reader drains it 100 ms later. */
+	pid_t pid = fork();
+	if (pid == 0) {
+		usleep(100000);
+		char d[4096];
+		long left = total + 512;
+		while (left > 0 && (n = read(p[0], d, sizeof d)) > 0)
+			left -= n;
+		_exit(left == 0 ? 0 : 1);
+	}
+	say("write that waits: %ld\n", (long)write(p[1], b, sizeof b));
+	waitpid(pid, &st, 0);
+	say("reader %d\n", st);
+	/* One write bigger than PIPE_BUF: the sentry's. */
+	static char big[100000];
+	pid = fork();
+	if (pid == 0) {
+		unsigned h = 2166136261u;
+		long left = sizeof big;
+		char d[4096];
+		while (left > 0 && (n = read(p[0], d, sizeof d)) > 0) {
+			for (long i = 0; i < n; i++)
+				h = (h ^ (unsigned char)d[i]) * 16777619u;
+			left -= n;
+		}
+		say("100000 bytes read: %08x\n", h);
+		_exit(0);
+	}
+	for (long i = 0; i < (long)sizeof big; i++)
+		big[i] = (char)(i * 7);
+	n = write(p[1], big, sizeof big);
+	waitpid(pid, &st, 0);	/* (its line first) */
+	say("write 100000: %ld\n", n);
+	/* O_ASYNC on the read end: a small write signals it (pipe writes reach the sentry's SIGIO again). */
+	note_ptw(p[1]);
+	fcntl(p[0], F_SETOWN, getpid());
+	fcntl(p[0], F_SETFL, O_ASYNC);
+	note_ptw(p[1]);
+	for (int i = 0; i < 6; i++)
+		if (write(p[1], "async", 5) != 5 || read(p[0], b, 5) != 5)
+			return 1;
+	note_ptw(p[1]);
+	say("SIGIO %s\n", sigios ? "seen" : "not seen");
+	/* The readers gone: EPIPE, and one SIGPIPE per write. */
+	close(p[0]);
+	n = write(p[1], "x", 1);
+	say("write after the reader's close: %ld %s, SIGPIPE %d\n", n, n < 0 ? errname(errno) : "", sigpipes);
+	close(p[1]);
+	/* Again on a pipe whose write end the stub holds (no O_ASYNC file left): still one SIGPIPE a write. */
+	if (pipe(p) < 0)
+		return 1;
+	for (int i = 0; i < 5; i++)
+		if (write(p[1], "warm", 4) != 4 || read(p[0], b, 4) != 4)
+			return 1;
+	note_ptw(p[1]);
+	close(p[0]);
+	for (int i = 0; i < 3; i++) {
+		n = write(p[1], "x", 1);
+		say("write %d after the reader's close: %ld %s, SIGPIPE %d\n", i, n, n < 0 ? errname(errno) : "",
+		    sigpipes);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 3)
@@ -455,6 +597,8 @@ int main(int argc, char **argv)
 		return exec_mode(argv[0], f);
 	if (!strcmp(m, "traced"))
 		return traced(f);
+	if (!strcmp(m, "pipew"))
+		return pipew();
 	if (!strcmp(m, "pipes"))
 		return pipes();
 	if (!strcmp(m, "after-exec"))

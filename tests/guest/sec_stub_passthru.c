@@ -4,7 +4,12 @@
  * and fds outside [800, 928) kill the process (SIGSYS), and a dup is there only while the guest has the file
  * open at that number in the one fd table of its address space. Any line starting with "ESCAPE" is a failure.
  * usage: sec_stub_passthru MODE [FILE]
- *   write | openat | below | above   the call or fd the filter must refuse (the process dies)
+ *   openat | below | above | wbelow | wabove   the call or fd the filter must refuse (the process dies):
+ *            openat, read of fd 799 and 928, write to fd 799 and 928
+ *   write    write at the site on the stub's dup of FILE (opened read-only): EBADF, nothing written
+ *   pipew    a pipe whose ends were each used 5 times (the stub's): at the site, a write to the read end's
+ *            fd and a read of the write end's are EBADF, 100000 bytes written to the write end's fd go in
+ *            part (65536, non-blocking) without waiting, 1 byte into the full pipe is EAGAIN
  *   clear    read of fd 800+7 where fd 7 was never open: EBADF
  *   closed   FILE read 5 times (the stub's), closed: its dup is gone (EBADF)
  *   dup2     the same, with another file dup2'd over it: reads that file or EBADF, never FILE
@@ -90,7 +95,33 @@ int main(int argc, char **argv)
 	int fd = open_warm(f);
 	if (!strcmp(m, "write")) {
 		long r = pt(SYS_write, PT_BASE + fd, (long)"x", 1, 0);
-		say("ESCAPE: write at the passthrough site returned %ld\n", r);
+		if (r >= 0)
+			say("ESCAPE: write at the passthrough site to a read-only file returned %ld\n", r);
+		else
+			say("write to a read-only file: %s\n", r == -EBADF ? "EBADF" : "other error");
+	} else if (!strcmp(m, "wbelow") || !strcmp(m, "wabove")) {
+		long n = m[1] == 'b' ? PT_BASE - 1 : PT_BASE + 128;
+		long r = pt(SYS_write, n, (long)"x", 1, 0);
+		say("ESCAPE: write to fd %ld at the passthrough site returned %ld\n", n, r);
+	} else if (!strcmp(m, "pipew")) {
+		static char big[100000];
+		int p[2];
+		if (pipe(p) < 0)
+			return 3;
+		for (int i = 0; i < 5; i++)
+			if (write(p[1], "warm", 4) != 4 || read(p[0], buf, 4) != 4)
+				return 3;
+		alarm(10);	/* a site call that sleeps would end here, killed by SIGALRM */
+		long r = pt(SYS_write, PT_BASE + p[1], (long)"x", 0, 0);
+		say("write end held: %s\n", r == 0 ? "yes" : "no");
+		r = pt(SYS_write, PT_BASE + p[0], (long)"x", 1, 0);
+		say("write to the read end: %s\n", r == -EBADF ? "EBADF" : "other");
+		r = pt(SYS_read, PT_BASE + p[1], (long)buf, 1, 0);
+		say("read of the write end: %s\n", r == -EBADF ? "EBADF" : "other");
+		r = pt(SYS_write, PT_BASE + p[1], (long)big, sizeof big, 0);
+		say("100000 bytes: %ld\n", r);
+		r = pt(SYS_write, PT_BASE + p[1], (long)"x", 1, 0);
+		say("1 byte into the full pipe: %s\n", r == -EAGAIN ? "EAGAIN" : "other");
 	} else if (!strcmp(m, "openat")) {
 		long r = pt(SYS_openat, AT_FDCWD, (long)"/etc/passwd", O_RDONLY, 0);
 		say("ESCAPE: openat at the passthrough site returned %ld\n", r);
