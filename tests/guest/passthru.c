@@ -462,11 +462,7 @@ static int pipew(void)
 	struct sigaction sa = { .sa_handler = on_sig };
 	sigaction(SIGPIPE, &sa, NULL);
 	sigaction(SIGIO, &sa, NULL);
-	if (pipe(p) < 0)
-		return 1;
-	for (int i = 0; i < 5; i++)
-		if (write(p[1], "warm", 4) != 4 || read(p[0], b, 4) != 4)
-			return 1;
+	pipe_warm(p);
 	note_ptw(p[1]);
 	pid_t w[2];
 	for (int k = 0; k < 2; k++) {
@@ -557,11 +553,7 @@ static int pipew(void)
 	say("write after the reader's close: %ld %s, SIGPIPE %d\n", n, n < 0 ? errname(errno) : "", sigpipes);
 	close(p[1]);
 	/* Again on a pipe whose write end the stub holds (no O_ASYNC file left): still one SIGPIPE a write. */
-	if (pipe(p) < 0)
-		return 1;
-	for (int i = 0; i < 5; i++)
-		if (write(p[1], "warm", 4) != 4 || read(p[0], b, 4) != 4)
-			return 1;
+	pipe_warm(p);
 	note_ptw(p[1]);
 	close(p[0]);
 	for (int i = 0; i < 3; i++) {

@@ -71,6 +71,17 @@ static void expect_ebadf(const char *what, int fd)
 		say("%s: %s\n", what, r == -EBADF ? "EBADF" : "other error");
 }
 
+/* A pipe whose ends were each used 5 times (the stub's from the 4th), and a 10 s alarm against a sleep. */
+static void pipe_warm(int p[2])
+{
+	if (pipe(p) < 0)
+		exit(3);
+	for (int i = 0; i < 5; i++)
+		if (write(p[1], "warm", 4) != 4 || read(p[0], buf, 4) != 4)
+			exit(3);
+	alarm(10);
+}
+
 static char stack[65536] __attribute__((aligned(16)));
 static int vm_fd;
 
@@ -106,12 +117,7 @@ int main(int argc, char **argv)
 	} else if (!strcmp(m, "pipew")) {
 		static char big[100000];
 		int p[2];
-		if (pipe(p) < 0)
-			return 3;
-		for (int i = 0; i < 5; i++)
-			if (write(p[1], "warm", 4) != 4 || read(p[0], buf, 4) != 4)
-				return 3;
-		alarm(10);	/* a site call that sleeps would end here, killed by SIGALRM */
+		pipe_warm(p);	/* a site call that sleeps would end at its alarm, killed by SIGALRM */
 		long r = pt(SYS_write, PT_BASE + p[1], (long)"x", 0, 0);
 		say("write end held: %s\n", r == 0 ? "yes" : "no");
 		r = pt(SYS_write, PT_BASE + p[0], (long)"x", 1, 0);
@@ -161,12 +167,7 @@ int main(int argc, char **argv)
 		say("child status %d\n", st);
 	} else if (!strcmp(m, "pipe")) {
 		int p[2];
-		if (pipe(p) < 0)
-			return 3;
-		for (int i = 0; i < 5; i++)
-			if (write(p[1], "warm", 4) != 4 || read(p[0], buf, 4) != 4)
-				return 3;
-		alarm(10);	/* a site read that sleeps would end here, killed by SIGALRM */
+		pipe_warm(p);	/* a site read that sleeps would end at its alarm, killed by SIGALRM */
 		long r = pt(SYS_read, PT_BASE + p[0], (long)buf, 16, 0);
 		say("pipe empty: %s\n", r == -EAGAIN ? "EAGAIN" : r == -EBADF ? "EBADF (not the stub's)" : "other");
 		r = pt(SYS_pread64, PT_BASE + p[0], (long)buf, 16, 0);
