@@ -158,7 +158,9 @@ static void adopt_masks(struct seccomp_ctx *sc, bool spin)
 		sc->pin_cpu = my_cpu;	/* a spinning parent's */
 	} else if (CPU_EQUAL(&stub, &own)) {
 		if (!spin) {
-			sc->pair.pin_cpu = my_cpu;	/* a pair's: kept while nothing else wants the CPU */
+			/* A pair's: kept while nothing else wants the CPU (my_cpu is the spinning layout's only). */
+			sc->pair.pin_cpu = my_cpu;
+			my_cpu = 0;
 		} else if (sched_setaffinity(sc->ctx.tid, sizeof(other), &other) == 0) {
 			sc->pin_cpu = my_cpu;
 		}
