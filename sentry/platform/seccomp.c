@@ -89,7 +89,8 @@ static long seccomp_probe(void)
  * placement to the scheduler (and disables spinning).
  */
 static int ncpus;	/* place_ncpus(), or -1 with PVX_SECCOMP_PIN=0: no spinning, no pinning; 0: not known yet */
-static __thread int my_cpu = -1;	/* the CPU this sentry thread is pinned to + 1; 0: none, -1: not known */
+/* The CPU this sentry thread is pinned to + 1 in the spinning layout; 0: none (always while sc->pair holds one), -1: not known */
+static __thread int my_cpu = -1;
 
 static void policy_init(void)
 {
@@ -192,14 +193,11 @@ void seccomp_place(struct seccomp_as *sas, struct seccomp_ctx *sc, bool spin, bo
 		}
 		if (many)
 			place_pair_run(&sc->pair, sas->as.pid, sc->ctx.tid);
-		else if (sc->pair.pin_cpu)
+		else
 			place_pair_leave(&sc->pair, sc->ctx.tid);	/* a lone task's failing spins: the scheduler's */
 		return;
 	}
-	if (sc->pair.pin_cpu) {
-		place_pair_leave(&sc->pair, sc->ctx.tid);
-		my_cpu = 0;
-	}
+	place_pair_leave(&sc->pair, sc->ctx.tid);	/* (while a pair holds, my_cpu is 0) */
 	if (my_cpu <= 0) {
 		int me = sched_getcpu();
 		if (place_pin(0, me) < 0)
@@ -287,11 +285,7 @@ bool seccomp_kept_off(const struct seccomp_ctx *sc)
  */
 void seccomp_place_idle(struct seccomp_ctx *sc)
 {
-	if (sc->pair.pin_cpu) {
-		/* Sharing our CPU (a pair): a computing guest gets every CPU back too. */
-		place_pair_leave(&sc->pair, sc->ctx.tid);
-		my_cpu = 0;
-	}
+	place_pair_leave(&sc->pair, sc->ctx.tid);	/* a pair's computing guest gets every CPU back too */
 	if (!sc->pin_cpu)
 		return;
 	unpin(sc->ctx.tid);
