@@ -87,6 +87,9 @@ long policy_check_obj(int fd, const struct policy_obj *o, int flags, int held) _
 /* The check for a directory on the way to a name (mkdir, unlink... in it): ENOENT when hidden. */
 long policy_check_dir(int fd) __must_check;
 
+/* policy_check_dir of a directory policy_stat (and perhaps its lookup: not_sys) described: no host call when its mount's type is known. */
+long policy_check_dir_obj(int fd, const struct policy_obj *o) __must_check;
+
 /*
  * Open the object behind host fd fd anew with the guest's open flags (mode
  * for O_TMPFILE) after policy_check; held as there. Returns a new host fd.

@@ -21,6 +21,7 @@
 
 #include "pvx/path.h"
 #include "pvx/policy.h"
+#include "sentry/fs/dcache.h"
 #include "sentry/fs/fs_kind.h"
 #include "sentry/fs/path_long.h"
 
@@ -853,27 +854,19 @@ static bool plain_name_in(const char *dir, const char *name)
 	       !(!strncmp(dir, "/dev", 4) && (dir[4] == '/' || !dir[4]));
 }
 
-/* See pvx/path.h. */
-long path_stat_name(struct task *t, int dirfd, const char *path, int at_flags, struct policy_obj *o)
+/*
+ * The stat of name (one plain name that plain_name_in allowed) in the
+ * directory base: one statx there, judged as an O_PATH lookup of it is (no
+ * fd: the type of its mount is cached). 1: the full lookup's to answer (an
+ * error, a symlink to follow, a mount not judged yet).
+ */
+static long stat_in(int base, const char *name, int at_flags, struct policy_obj *o)
 {
-	char dir[PVX_PATH_MAX];
-	long base = t->fs->cwd_fd;
-
-	if (!path[0] || strchr(path, '/'))
-		return 1;
-	if (dirfd != AT_FDCWD) {
-		struct file *f = fd_lookup(t->files, dirfd);
-		if (!f || f->ops != &dir_file_ops || file_object(f, FILE_DIR) != f->host_fd)
-			return 1;
-		base = f->host_fd;
-	}
-	/* The directory's guest path, read now: it is inside the root (else EXDEV) and tells /sys and /proc. */
-	if (path_of_dir((int)base, dir, sizeof(dir)) < 0 || !plain_name_in(dir, path))
-		return 1;
 	struct statx x;
 	bool asked = o->x;	/* a guest's statx: its mask and sync flags */
-	if (name_statx((int)base, path, asked ? o->x_mask : STATX_BASIC_STATS, asked ? o->x_sync : 0,
-		       asked ? o->x : &x, &o->st, &o->mnt) < 0)
+
+	if (name_statx(base, name, asked ? o->x_mask : STATX_BASIC_STATS, asked ? o->x_sync : 0, asked ? o->x : &x,
+		       &o->st, &o->mnt) < 0)
 		return 1;	/* errors are the full lookup's to give */
 	if ((S_ISLNK(o->st.st_mode) && !(at_flags & AT_SYMLINK_NOFOLLOW)) || !fs_type_known(o->mnt))
 		return 1;	/* a symlink to follow; a mount not judged yet (the full lookup asks its type) */
@@ -884,6 +877,68 @@ long path_stat_name(struct task *t, int dirfd, const char *path, int at_flags, s
 		return r;
 	o->x_done = asked;
 	return asked ? policy_statx_answer(-1, o, o->x_mask) : 0;	/* 1: the old mount id is not cached */
+}
+
+/* Is dir an absolute path of plain names: "/", or "/a/b" with no "", "." or ".." name (dcache_get's)? */
+static bool clean_dir(const char *dir)
+{
+	if (dir[0] != '/')
+		return false;
+	if (!dir[1])
+		return true;
+	for (const char *p = dir + 1;; p++) {
+		size_t n = strcspn(p, "/");
+		if (!n || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
+			return false;
+		p += n;
+		if (!*p)
+			return true;
+	}
+}
+
+/*
+ * A stat of path with '/' in it, through the directory cache
+ * (sentry/fs/dcache.c): the directory part is a cached fd, the last name
+ * one statx in it. 1: the full lookup's.
+ */
+static long cached_stat(struct task *t, int dirfd, const char *path, int at_flags, struct policy_obj *o)
+{
+	char abs[PVX_PATH_MAX];
+
+	if (path_absolute(t, dirfd, path, abs, sizeof(abs)) < 0)
+		return 1;
+	char *slash = strrchr(abs, '/'), *name = slash + 1;
+	*slash = 0;
+	const char *dir = slash == abs ? "/" : abs;
+	if (!clean_dir(dir) || !plain_name_in(dir, name))
+		return 1;
+	int base = dcache_get(dir);
+	if (base < 0)
+		return 1;
+	long r = stat_in(base, name, at_flags, o);
+	return dcache_put() ? r : 1;
+}
+
+/* See pvx/path.h. */
+long path_stat_name(struct task *t, int dirfd, const char *path, int at_flags, struct policy_obj *o)
+{
+	char dir[PVX_PATH_MAX];
+	long base = t->fs->cwd_fd;
+
+	if (!path[0])
+		return 1;
+	if (strchr(path, '/'))
+		return cached_stat(t, dirfd, path, at_flags, o);
+	if (dirfd != AT_FDCWD) {
+		struct file *f = fd_lookup(t->files, dirfd);
+		if (!f || f->ops != &dir_file_ops || file_object(f, FILE_DIR) != f->host_fd)
+			return 1;
+		base = f->host_fd;
+	}
+	/* The directory's guest path, read now: it is inside the root (else EXDEV) and tells /sys and /proc. */
+	if (path_of_dir((int)base, dir, sizeof(dir)) < 0 || !plain_name_in(dir, path))
+		return 1;
+	return stat_in((int)base, path, at_flags, o);
 }
 
 /* See pvx/path.h: the policy's statx of the object is its stat, when the lookup made one; else an fstat. */

@@ -142,7 +142,13 @@ static long hidden(int fd, const struct policy_obj *o)
 long policy_check_dir(int fd)
 {
 	struct policy_obj o = { .x = NULL };
-	long r = hidden(fd, &o);
+
+	return policy_check_dir_obj(fd, &o);
+}
+
+long policy_check_dir_obj(int fd, const struct policy_obj *o)
+{
+	long r = hidden(fd, o);
 
 	return r < 0 || r == HOST_PROC ? -ENOENT : 0;
 }
