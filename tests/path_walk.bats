@@ -306,3 +306,137 @@ few_host_calls() {
 	[[ $PVX_PLATFORM == seccomp ]] || skip "the copy-out on the way back is the seccomp stub's"
 	few_host_calls process_vm_writev stat lstat statx fstatat
 }
+
+# The directory cache (sentry/fs/dcache.c): a stat of /a/b/name is one statx of name in a kept fd of /a/b,
+# answered only if no kept directory (or one above it) was renamed, removed or changed meanwhile, and no mount.
+# cached_probes: the guest probes between the host's changes of R/c (a file in the root says when), as
+# mount_swap does; one "PATH: stat=... lstat=..." line per probe, in order, in $T/probes.
+cached_probes() {
+	mkdir -p "$R/c/d" "$R/c/e" "$T/out"
+	touch "$R/c/d/one" "$R/c/e/two"
+	chmod -R a+rwX "$R"
+	cat >"$T/change.sh" <<-'EOF'
+		set -e
+		R=$1 T=$2
+		shift 2
+		wait_for() { for _ in $(seq 400); do [ -e "$R/$1" ] && return; sleep 0.05; done; echo "no $1" >&2; exit 1; }
+		"$@" /bin/busybox sh -c '
+			p() { /path_race probe "$@"; }
+			w() { touch /ready$1; while [ ! -e /go$1 ]; do sleep 0.05; done; }
+			p /c/d/one /c/d/two; w 1; p /c/d/one /c/d/two; w 2; p /c/d/two /c/d/three; w 3
+			p /c/d/three /c/d/four; w 4; p /c/d/four; w 5; p /c/d/five; mv /c/d /c/g; mkdir /c/d; p /c/d/five /c/g/five' &
+		# the kept directory renamed and another put under its name
+		wait_for ready1; mv "$R/c/d" "$R/c/old"; mv "$R/c/e" "$R/c/d"; touch "$R/go1"
+		# the directory above it renamed, and a new tree made under the old names
+		wait_for ready2; mv "$R/c" "$R/c2"; mkdir -p "$R/c/d"; touch "$R/c/d/three"; chmod -R a+rwX "$R/c"; touch "$R/go2"
+		# removed and made again
+		wait_for ready3; rm -r "$R/c/d"; mkdir "$R/c/d"; touch "$R/c/d/four"; chmod a+rwX "$R/c/d"; touch "$R/go3"
+		# moved out of the root: what is in it is not the guest's any more
+		wait_for ready4; mv "$R/c/d" "$T/out/d"; mkdir "$R/c/d"; chmod a+rwX "$R/c/d"; touch "$R/go4"
+		# then the guest's own rename (through the sentry) of the kept directory
+		wait_for ready5; touch "$R/c/d/five"; touch "$R/go5"
+		wait
+	EOF
+	run timeout -k 5 120 bash "$T/change.sh" "$R" "$T" "$PVX" run --platform="$PVX_PLATFORM" --root "$R" --rw --
+	echo "status=$status"$'\n'"$output" >&2
+	assert_status 0
+	grep -o '^/c/[a-z]/[a-z]*: stat=[A-Z]*[a-z]* lstat=[A-Z]*[a-z]*' <<<"$output" >"$T/probes"
+}
+
+@test "a directory a stat kept, renamed, replaced, removed or moved out of the root by the host or the guest, is looked up anew" {
+	cached_probes
+	diff -u - "$T/probes" <<-'EOF'
+		/c/d/one: stat=ok lstat=ok
+		/c/d/two: stat=ENOENT lstat=ENOENT
+		/c/d/one: stat=ENOENT lstat=ENOENT
+		/c/d/two: stat=ok lstat=ok
+		/c/d/two: stat=ENOENT lstat=ENOENT
+		/c/d/three: stat=ok lstat=ok
+		/c/d/three: stat=ENOENT lstat=ENOENT
+		/c/d/four: stat=ok lstat=ok
+		/c/d/four: stat=ENOENT lstat=ENOENT
+		/c/d/five: stat=ok lstat=ok
+		/c/d/five: stat=ENOENT lstat=ENOENT
+		/c/g/five: stat=ok lstat=ok
+	EOF
+}
+
+@test "a kept directory moved out of the root and back by the host, again and again, never shows the guest what was put in it outside" {
+	mkdir -p "$R/c/d" "$T/x"
+	touch "$R/c/d/inside"
+	chmod -R a+rwX "$R"
+	cat >"$T/mover.sh" <<-'EOF'
+		R=$1 T=$2
+		while [ ! -e "$T/stop" ]; do
+			mv "$R/c/d" "$T/x/d" && touch "$T/x/d/leak" && rm "$T/x/d/leak" && mv "$T/x/d" "$R/c/d"
+		done
+	EOF
+	bash "$T/mover.sh" "$R" "$T" &
+	local mover=$!
+	PVX_OPTS=(--root "$R")
+	pvx_run_split /path_race leakloop /c/d 200000
+	touch "$T/stop"
+	wait "$mover"
+	echo "status=$status"$'\n'"$output"$'\n'"stderr: $PVX_STDERR_TEXT" >&2
+	assert_status 0
+	assert_contains "$output" "leak: 0 "
+	# the race was run: the directory was seen in the root and found gone
+	local inside missing
+	inside=$(sed -n 's/.*inside: \([0-9]*\).*/\1/p' <<<"$output")
+	missing=$(sed -n 's/.*missing: \([0-9]*\).*/\1/p' <<<"$output")
+	((inside > 0 && missing > 0))
+}
+
+@test "stats through more directories than the cache keeps, and past its marks, agree with the host's" {
+	# 300 directories of 3 levels, a file in each: the cache drops its fds every 128 directories.
+	local i j
+	for i in $(seq 20); do
+		for j in $(seq 15); do
+			mkdir -p "$R/t/$i/$j"
+			echo "$i.$j" >"$R/t/$i/$j/f"
+		done
+		ln -s ../1 "$R/t/$i/up"
+	done
+	chmod -R a+rwX "$R"
+	(cd "$R" && "$BUSYBOX" find t -name f | sort && "$BUSYBOX" find -L t/*/up -maxdepth 1 | sort) >"$T/host.out"
+	PVX_OPTS=(--root "$R")
+	pvx_run_split /bin/busybox sh -c 'cd / && for k in 1 2; do /bin/busybox find t -name f | sort; /bin/busybox find -L t/*/up -maxdepth 1 | sort; done'
+	echo "stderr: $PVX_STDERR_TEXT" >&2
+	assert_status 0
+	cat "$T/host.out" "$T/host.out" | diff -u - "$PVX_STDOUT"
+}
+
+@test "a mount over a directory a stat kept is seen at once, and the host can unmount what the guest looked into" {
+	[[ $EUID == 0 ]] || skip "needs root (mounts in a private mount namespace)"
+	command -v unshare >/dev/null || skip "no unshare"
+	unshare -m true 2>/dev/null || skip "unshare -m not permitted here"
+	mkdir -p "$R/k/d"
+	touch "$R/k/d/under"
+	chmod -R a+rwX "$R"
+	cat >"$T/over.sh" <<-'EOF'
+		set -e
+		R=$1
+		shift
+		mount --make-rprivate /
+		wait_for() { for _ in $(seq 400); do [ -e "$R/$1" ] && return; sleep 0.05; done; echo "no $1" >&2; exit 1; }
+		"$@" /bin/busybox sh -c '
+			p() { /path_race probe "$@"; }
+			w() { touch /ready$1; while [ ! -e /go$1 ]; do sleep 0.05; done; }
+			p /k/d/under /k/d/over; w 1; p /k/d/under /k/d/over; w 2; p /k/d/under /k/d/over' &
+		wait_for ready1; mount -t tmpfs -o mode=0777 tmpfs "$R/k/d"; touch "$R/k/d/over"; touch "$R/go1"
+		wait_for ready2; umount "$R/k/d"; touch "$R/go2"
+		wait
+	EOF
+	run timeout -k 5 120 unshare -m bash "$T/over.sh" "$R" "$PVX" run --platform="$PVX_PLATFORM" --root "$R" --rw --
+	echo "status=$status"$'\n'"$output" >&2
+	assert_status 0
+	grep -o '^/k/d/[a-z]*: stat=[A-Z]*[a-z]* lstat=[A-Z]*[a-z]*' <<<"$output" | diff -u - <(cat <<-'EOF'
+		/k/d/under: stat=ok lstat=ok
+		/k/d/over: stat=ENOENT lstat=ENOENT
+		/k/d/under: stat=ENOENT lstat=ENOENT
+		/k/d/over: stat=ok lstat=ok
+		/k/d/under: stat=ok lstat=ok
+		/k/d/over: stat=ENOENT lstat=ENOENT
+	EOF
+	)
+}

@@ -301,6 +301,23 @@ int main(int argc, char **argv)
 			probe(argv[i]);
 		return 0;
 	}
+	if (argc == 4 && !strcmp(argv[1], "leakloop")) {
+		/* DIR/inside is always in DIR, DIR/leak only while the host has DIR outside the root. */
+		char in[4096], leak[4096];
+		struct stat st;
+		long inside = 0, missing = 0, leaks = 0;
+		snprintf(in, sizeof(in), "%s/inside", argv[2]);
+		snprintf(leak, sizeof(leak), "%s/leak", argv[2]);
+		for (int i = atoi(argv[3]); i > 0; i--) {
+			leaks += lstat(leak, &st) == 0;
+			if (lstat(in, &st) == 0)
+				inside++;
+			else
+				missing++;
+		}
+		printf("leak: %ld inside: %ld missing: %ld\n", leaks, inside, missing);
+		return 0;
+	}
 	if (argc == 4 && !strcmp(argv[1], "statloop")) {
 		struct stat st;
 		int ok = 0;
@@ -309,6 +326,6 @@ int main(int argc, char **argv)
 		printf("%d\n", ok);
 		return 0;
 	}
-	fprintf(stderr, "usage: path_race swap N | probe PATH... | statloop PATH N | callloop CALL PATH N\n");
+	fprintf(stderr, "usage: path_race swap N | probe PATH... | statloop PATH N | leakloop DIR N | callloop CALL PATH N\n");
 	return 2;
 }
