@@ -309,37 +309,47 @@ few_host_calls() {
 
 # The directory cache (sentry/fs/dcache.c): a stat of /a/b/name is one statx of name in a kept fd of /a/b,
 # answered only if no kept directory (or one above it) was renamed, removed or changed meanwhile, and no mount.
-# cached_probes: the guest probes between the host's changes of R/c (a file in the root says when), as
-# mount_swap does; one "PATH: stat=... lstat=..." line per probe, in order, in $T/probes.
+
+# stepped_run GUEST HOST [WRAPPER...]: a sandbox in R (--rw, under WRAPPER, e.g. unshare -m) runs the busybox sh
+# commands GUEST, with p PATH... (path_race probe) and w N (touch /readyN, wait for /goN), while a bash runs the
+# commands HOST with R, T and wait_for NAME (until R/NAME is there), as mount_swap does; the output in $output.
+stepped_run() {
+	local guest=$1 host=$2
+	shift 2
+	cat >"$T/steps.sh" <<-EOF
+		set -e
+		R=\$1 T=\$2
+		shift 2
+		wait_for() { for _ in \$(seq 400); do [ -e "\$R/\$1" ] && return; sleep 0.05; done; echo "no \$1" >&2; exit 1; }
+		"\$@" /bin/busybox sh -c 'p() { /path_race probe "\$@"; }
+			w() { touch /ready\$1; while [ ! -e /go\$1 ]; do sleep 0.05; done; }
+			$guest' &
+		$host
+		wait
+	EOF
+	run timeout -k 5 120 "$@" bash "$T/steps.sh" "$R" "$T" "$PVX" run --platform="$PVX_PLATFORM" --root "$R" --rw --
+	echo "status=$status"$'\n'"$output" >&2
+	assert_status 0
+}
+
+# cached_probes: the guest probes R/c between the host's (and its own) changes; one "PATH: stat=... lstat=..."
+# line per probe, in order, in $T/probes.
 cached_probes() {
 	mkdir -p "$R/c/d" "$R/c/e" "$T/out"
 	touch "$R/c/d/one" "$R/c/e/two"
 	chmod -R a+rwX "$R"
-	cat >"$T/change.sh" <<-'EOF'
-		set -e
-		R=$1 T=$2
-		shift 2
-		wait_for() { for _ in $(seq 400); do [ -e "$R/$1" ] && return; sleep 0.05; done; echo "no $1" >&2; exit 1; }
-		"$@" /bin/busybox sh -c '
-			p() { /path_race probe "$@"; }
-			w() { touch /ready$1; while [ ! -e /go$1 ]; do sleep 0.05; done; }
-			p /c/d/one /c/d/two; w 1; p /c/d/one /c/d/two; w 2; p /c/d/two /c/d/three; w 3
-			p /c/d/three /c/d/four; w 4; p /c/d/four; w 5; p /c/d/five; mv /c/d /c/g; mkdir /c/d; p /c/d/five /c/g/five' &
+	stepped_run 'p /c/d/one /c/d/two; w 1; p /c/d/one /c/d/two; w 2; p /c/d/two /c/d/three; w 3
+		p /c/d/three /c/d/four; w 4; p /c/d/four; w 5; p /c/d/five; mv /c/d /c/g; mkdir /c/d; p /c/d/five /c/g/five' '
 		# the kept directory renamed and another put under its name
 		wait_for ready1; mv "$R/c/d" "$R/c/old"; mv "$R/c/e" "$R/c/d"; touch "$R/go1"
 		# the directory above it renamed, and a new tree made under the old names
 		wait_for ready2; mv "$R/c" "$R/c2"; mkdir -p "$R/c/d"; touch "$R/c/d/three"; chmod -R a+rwX "$R/c"; touch "$R/go2"
 		# removed and made again
 		wait_for ready3; rm -r "$R/c/d"; mkdir "$R/c/d"; touch "$R/c/d/four"; chmod a+rwX "$R/c/d"; touch "$R/go3"
-		# moved out of the root: what is in it is not the guest's any more
+		# moved out of the root: what is in it is not the guest'"'"'s any more
 		wait_for ready4; mv "$R/c/d" "$T/out/d"; mkdir "$R/c/d"; chmod a+rwX "$R/c/d"; touch "$R/go4"
-		# then the guest's own rename (through the sentry) of the kept directory
-		wait_for ready5; touch "$R/c/d/five"; touch "$R/go5"
-		wait
-	EOF
-	run timeout -k 5 120 bash "$T/change.sh" "$R" "$T" "$PVX" run --platform="$PVX_PLATFORM" --root "$R" --rw --
-	echo "status=$status"$'\n'"$output" >&2
-	assert_status 0
+		# then the guest'"'"'s own rename (through the sentry) of the kept directory
+		wait_for ready5; touch "$R/c/d/five"; touch "$R/go5"'
 	grep -o '^/c/[a-z]/[a-z]*: stat=[A-Z]*[a-z]* lstat=[A-Z]*[a-z]*' <<<"$output" >"$T/probes"
 }
 
@@ -413,23 +423,10 @@ cached_probes() {
 	mkdir -p "$R/k/d"
 	touch "$R/k/d/under"
 	chmod -R a+rwX "$R"
-	cat >"$T/over.sh" <<-'EOF'
-		set -e
-		R=$1
-		shift
-		mount --make-rprivate /
-		wait_for() { for _ in $(seq 400); do [ -e "$R/$1" ] && return; sleep 0.05; done; echo "no $1" >&2; exit 1; }
-		"$@" /bin/busybox sh -c '
-			p() { /path_race probe "$@"; }
-			w() { touch /ready$1; while [ ! -e /go$1 ]; do sleep 0.05; done; }
-			p /k/d/under /k/d/over; w 1; p /k/d/under /k/d/over; w 2; p /k/d/under /k/d/over' &
+	# unshare -m: the mounts are the test's own (private propagation, unshare's default, said again)
+	stepped_run 'p /k/d/under /k/d/over; w 1; p /k/d/under /k/d/over; w 2; p /k/d/under /k/d/over' '
 		wait_for ready1; mount -t tmpfs -o mode=0777 tmpfs "$R/k/d"; touch "$R/k/d/over"; touch "$R/go1"
-		wait_for ready2; umount "$R/k/d"; touch "$R/go2"
-		wait
-	EOF
-	run timeout -k 5 120 unshare -m bash "$T/over.sh" "$R" "$PVX" run --platform="$PVX_PLATFORM" --root "$R" --rw --
-	echo "status=$status"$'\n'"$output" >&2
-	assert_status 0
+		wait_for ready2; umount "$R/k/d"; touch "$R/go2"' unshare -m --propagation private
 	grep -o '^/k/d/[a-z]*: stat=[A-Z]*[a-z]* lstat=[A-Z]*[a-z]*' <<<"$output" | diff -u - <(cat <<-'EOF'
 		/k/d/under: stat=ok lstat=ok
 		/k/d/over: stat=ENOENT lstat=ENOENT
