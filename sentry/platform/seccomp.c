@@ -299,6 +299,8 @@ static long seccomp_fpu_get(struct platform_ctx *ctx, void *buf, size_t len);
 static long seccomp_fpu_set(struct platform_ctx *ctx, const void *buf, size_t len);
 static struct seccomp_ctx *self(struct addr_space *as);
 static long seccomp_as_syscall(struct addr_space *as, long nr, const long args[6]);
+static void seccomp_as_close_fd(struct addr_space *as, long as_fd);
+static void drop_held_fd(struct seccomp_ctx *sc);
 
 /*
  * The path prefetch's table (stub_abi.h): the syscalls whose path (the
@@ -767,6 +769,9 @@ static void seccomp_ctx_release(struct platform_ctx *ctx)
 	struct seccomp_as *sas = to_sas(ctx->as);
 	struct seccomp_ctx *sc = to_sctx(ctx);
 
+	if (sc->held_fd1 && !__atomic_load_n(&sas->dead_sig, __ATOMIC_RELAXED) &&
+	    __atomic_load_n(&sc->sh->state, __ATOMIC_ACQUIRE) == STUB_PARKED)
+		drop_held_fd(sc);	/* gone in the middle of a call that mapped a file (an exec that failed late) */
 	if (ctx->first)
 		return;
 	if (!__atomic_load_n(&sas->dead_sig, __ATOMIC_RELAXED) &&
@@ -825,6 +830,33 @@ static long receive_fd(struct seccomp_as *sas, struct seccomp_ctx *sc)
 }
 
 /*
+ * The stub's fd of the last file mapped is kept (held_fd1 of the calling
+ * thread's context, as ptrace.c keeps its held_fd): an image's segments
+ * are one file, so an exec sends and closes it once, not once a segment,
+ * and each segment costs one command (the mmap) instead of three. Reused
+ * while kcmp(2) says it is the open file description of the host fd asked
+ * for. Closed before the thread runs guest code again (seccomp_run) and
+ * when the thread goes, so the stub holds no file past the call that mapped
+ * it (a file the guest closed and unmapped is released as on Linux). A stub
+ * forked meanwhile by another thread's fork closes every fd it inherits
+ * but its sockets (stub.c, close_range), so it never gets the kept one.
+ */
+static void drop_held_fd(struct seccomp_ctx *sc)
+{
+	int fd = sc->held_fd1 - 1;
+
+	if (!sc->held_fd1)
+		return;
+	sc->held_fd1 = 0;
+	sc->sh->sys_nr = SYS_close;
+	memset(sc->sh->sys_args, 0, sizeof(sc->sh->sys_args));
+	sc->sh->sys_args[0] = fd;
+	sc->cmd_nr = SYS_close;
+	if (stub_command(to_sas(sc->ctx.as), sc, STUB_CMD_SYSCALL, WAIT_CMD) || sc->sh->sys_ret < 0)
+		pr_debug("close of fd %d in stub %d failed", fd, sc->ctx.as->pid);
+}
+
+/*
  * Send host_fd over the socket, then have the stub recvmsg() it (see top).
  * Nothing blocks: guest code may have taken the message, or left an older
  * one in front of ours (dropped and closed in the stub).
@@ -846,23 +878,41 @@ static long seccomp_as_get_fd(struct addr_space *as, int host_fd)
 	memcpy(CMSG_DATA(c), &host_fd, sizeof(int));
 	if (!sc)
 		return -ESRCH;
+	/* kcmp, not same_file: without kcmp nothing tells a kept fd's file from another's */
+	if (sc->held_fd1 && syscall(SYS_kcmp, getpid(), as->pid, KCMP_FILE, host_fd, sc->held_fd1 - 1) == 0)
+		return sc->held_fd1 - 1;
 	if (sendmsg(sas->sock, &msg, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
 		return neg_errno();
 	for (int i = 0; i < FD_TRIES; i++) {
 		long fd = receive_fd(sas, sc);
 		if (fd < 0 || same_file(sas, host_fd, (int)fd))
 			return fd;
-		as->ops->as_put_fd(as, fd);
+		seccomp_as_close_fd(as, fd);
 	}
 	return -EIO;
 }
 
-static void seccomp_as_put_fd(struct addr_space *as, long as_fd)
+static void seccomp_as_close_fd(struct addr_space *as, long as_fd)
 {
 	long a[6] = { as_fd };
 
 	if (seccomp_as_syscall(as, SYS_close, a) < 0)
 		pr_debug("close of fd %ld in stub failed", as_fd);
+}
+
+/* Keep the fd of a file mapping for the next one (see drop_held_fd); any other fd is closed. */
+static void seccomp_as_put_fd(struct addr_space *as, long as_fd)
+{
+	struct seccomp_ctx *sc = self(as);
+
+	if (!sc || as_fd < 0 || as_fd >= INT_MAX) {
+		seccomp_as_close_fd(as, as_fd);
+		return;
+	}
+	if (sc->held_fd1 == as_fd + 1)
+		return;
+	drop_held_fd(sc);
+	sc->held_fd1 = (int)as_fd + 1;
 }
 
 /*
@@ -964,6 +1014,7 @@ static long run_wait(struct platform_ctx *ctx, struct pvx_regs *regs, struct pvx
 
 static long seccomp_run(struct platform_ctx *ctx, struct pvx_regs *regs, struct pvx_trap *trap)
 {
+	drop_held_fd(to_sctx(ctx));	/* guest code never runs with a file the sentry sent for a mapping */
 	return run_wait(ctx, regs, trap, WAIT_RUN);
 }
 

@@ -55,6 +55,7 @@ struct seccomp_ctx {
 	uint64_t pf_addr;
 	uint32_t out_len;		/* a copy-out for the next WAIT_RUN (ctx_out, in the region): out_len bytes to out_addr; 0: none */
 	uint64_t out_addr;
+	int held_fd1;			/* the stub's fd of the last file mapped (as_put_fd) + 1, kept for the next; 0: none */
 };
 
 /* What a wait for the stub is bounded by. */
