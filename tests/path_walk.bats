@@ -309,6 +309,7 @@ few_host_calls() {
 
 # The directory cache (sentry/fs/dcache.c): a stat of /a/b/name is one statx of name in a kept fd of /a/b,
 # answered only if no kept directory (or one above it) was renamed, removed or changed meanwhile, and no mount.
+# It starts after PVX_DCACHE_AFTER lookups it could serve (4096): these tests start it at once.
 
 # stepped_run GUEST HOST [WRAPPER...]: a sandbox in R (--rw, under WRAPPER, e.g. unshare -m) runs the busybox sh
 # commands GUEST, with p PATH... (path_race probe) and w N (touch /readyN, wait for /goN), while a bash runs the
@@ -327,7 +328,7 @@ stepped_run() {
 		$host
 		wait
 	EOF
-	run timeout -k 5 120 "$@" bash "$T/steps.sh" "$R" "$T" "$PVX" run --platform="$PVX_PLATFORM" --root "$R" --rw --
+	PVX_DCACHE_AFTER=0 run timeout -k 5 120 "$@" bash "$T/steps.sh" "$R" "$T" "$PVX" run --platform="$PVX_PLATFORM" --root "$R" --rw --
 	echo "status=$status"$'\n'"$output" >&2
 	assert_status 0
 }
@@ -384,7 +385,7 @@ cached_probes() {
 	bash "$T/mover.sh" "$R" "$T" &
 	local mover=$!
 	PVX_OPTS=(--root "$R")
-	pvx_run_split /path_race leakloop /c/d 200000
+	PVX_DCACHE_AFTER=0 pvx_run_split /path_race leakloop /c/d 200000
 	touch "$T/stop"
 	wait "$mover"
 	echo "status=$status"$'\n'"$output"$'\n'"stderr: $PVX_STDERR_TEXT" >&2
@@ -410,7 +411,7 @@ cached_probes() {
 	chmod -R a+rwX "$R"
 	(cd "$R" && "$BUSYBOX" find t -name f | sort && "$BUSYBOX" find -L t/*/up -maxdepth 1 | sort) >"$T/host.out"
 	PVX_OPTS=(--root "$R")
-	pvx_run_split /bin/busybox sh -c 'cd / && for k in 1 2; do /bin/busybox find t -name f | sort; /bin/busybox find -L t/*/up -maxdepth 1 | sort; done'
+	PVX_DCACHE_AFTER=0 pvx_run_split /bin/busybox sh -c 'cd / && for k in 1 2; do /bin/busybox find t -name f | sort; /bin/busybox find -L t/*/up -maxdepth 1 | sort; done'
 	echo "stderr: $PVX_STDERR_TEXT" >&2
 	assert_status 0
 	cat "$T/host.out" "$T/host.out" | diff -u - "$PVX_STDOUT"
@@ -436,4 +437,18 @@ cached_probes() {
 		/k/d/over: stat=ENOENT lstat=ENOENT
 	EOF
 	)
+}
+
+@test "the directory cache starts only after thousands of lookups: a short run makes no fanotify group (its teardown at exit waits for an SRCU grace period)" {
+	[[ $PVX_PLATFORM == seccomp ]] || skip "strace -f of the sandbox: the ptrace platform's stubs are pvx's to trace"
+	command -v strace >/dev/null || skip "strace not installed"
+	run timeout -k 5 60 strace -f -qq -e trace=fanotify_init -o "$T/short" "$PVX" run -- "$G" statloop /usr/bin/env 100
+	assert_status 0
+	! grep -q 'fanotify_init(' "$T/short"
+	# and it does start, for a run that stats enough through directories
+	PVX_DCACHE_AFTER=50 run timeout -k 5 60 strace -f -qq -e trace=fanotify_init,statx -o "$T/long" "$PVX" run -- \
+		"$G" statloop /usr/bin/env 100
+	assert_status 0
+	grep -q 'fanotify_init(' "$T/long"
+	grep -q 'statx([0-9]*, "env", ' "$T/long"
 }
