@@ -46,8 +46,10 @@ long mm_init(struct mm *mm, struct addr_space *as)
 	mm->mmap_base = PVX_MMAP_BASE;
 	mm->stack_top = PVX_STACK_TOP;
 	mm->rlim_as = mm->rlim_data = mm->rlim_data_max = mm->rlim_stack = UINT64_MAX;
-	if (as && as->pid > 0 && as->pid != getpid())	/* a stub process, never the sentry */
+	if (as && as->pid > 0 && as->pid != getpid() && !as->oom_first) {	/* a stub process, never the sentry */
 		oom_victim_first(as->pid);
+		as->oom_first = true;	/* an exec in place keeps the process, and so its oom_score_adj */
+	}
 	return 0;
 }
 

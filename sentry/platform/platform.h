@@ -147,6 +147,7 @@ struct addr_space {
 	 */
 	pthread_t creator;
 	struct platform_ctx *ctxs;	/* its contexts (changed under the sentry lock) */
+	bool oom_first;	/* its oom_score_adj is set (mm_init): an exec that reuses the stub need not again */
 };
 
 /* Common state of every platform's context. */
