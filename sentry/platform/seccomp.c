@@ -452,6 +452,7 @@ static long seccomp_as_new(struct addr_space **out)
 	if (r < 0)
 		goto fail;
 	struct seccomp_ctx *first = to_sctx(sas->as.ctxs);
+	stub_spawn_ask(sas, 0);	/* K makes it right after "ready" */
 	pid_t pid = fork();
 	if (pid == 0)
 		stub_exec((int)memfd, "seccomp", fds, 4);
@@ -472,7 +473,7 @@ static long seccomp_as_new(struct addr_space **out)
 	sas->as.vdso = stub_vdso(pid);	/* running its own code: its auxv is the stub's */
 	r = sas_open_tasks(sas);
 	if (!r)
-		r = stub_spawn(sas, 0);
+		r = stub_spawn_wait(sas);
 	if (r > 0) {
 		first->ctx.tid = (pid_t)r;
 		sas->tids[0] = (pid_t)r;
@@ -552,6 +553,7 @@ static long seccomp_as_fork(struct addr_space *parent, struct addr_space **out)
 		r = neg_errno();
 		goto fail;
 	}
+	stub_spawn_ask(sas, 0);	/* the child's K makes it right after "ready" */
 	r = send_fds(psas->ksock, fds, 4);
 	close_fds(fds);
 	if (r < 0)
@@ -587,7 +589,7 @@ static long seccomp_as_fork(struct addr_space *parent, struct addr_space **out)
 	unpin(sas->as.pid);	/* forked by K: it may have inherited a mask (see seccomp_place) */
 	r = sas_open_tasks(sas);
 	if (!r)
-		r = stub_spawn(sas, 0);
+		r = stub_spawn_wait(sas);
 	if (r < 0)
 		goto fail;
 	first->ctx.tid = (pid_t)r;

@@ -117,6 +117,9 @@ long stub_command(struct seccomp_as *sas, struct seccomp_ctx *sc, uint32_t cmd, 
 long stub_wait_report(struct seccomp_as *sas) __must_check;
 long stub_wait_hello(struct seccomp_as *sas) __must_check;
 long stub_spawn(struct seccomp_as *sas, int index) __must_check;
+/* A new stub's first thread, asked for before the stub runs (K looks once after "ready", stub.c), then waited for. */
+void stub_spawn_ask(struct seccomp_as *sas, int index);
+long stub_spawn_wait(struct seccomp_as *sas) __must_check;
 
 /* seccomp_filter.c: the filters and the rest of a fresh control page. */
 long seccomp_fill_ctl(struct stub_ctl *ctl) __must_check;

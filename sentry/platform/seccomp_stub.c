@@ -460,14 +460,24 @@ static long new_tid(struct seccomp_as *sas)
  * page says which, a signal says now, K's report says done. The tid is the
  * kernel's word (/proc), never the guest's.
  */
-long stub_spawn(struct seccomp_as *sas, int index)
+void stub_spawn_ask(struct seccomp_as *sas, int index)
 {
 	struct stub_ctl *ctl = sas->ctl;
 
 	__atomic_store_n(&ctl->clone_region, (uint64_t)index, __ATOMIC_RELAXED);
 	__atomic_store_n(&ctl->clone_seq, ctl->clone_seq + 1, __ATOMIC_RELEASE);
+}
+
+long stub_spawn(struct seccomp_as *sas, int index)
+{
+	stub_spawn_ask(sas, index);
 	if (syscall(SYS_tgkill, sas->as.pid, sas->as.pid, STUB_SIG_CTL) < 0)
 		return neg_errno();
+	return stub_spawn_wait(sas);
+}
+
+long stub_spawn_wait(struct seccomp_as *sas)
+{
 	long n = stub_wait_report(sas);
 	if (n == -ETIMEDOUT) {
 		stub_break(sas, "its thread maker does not answer");
