@@ -109,12 +109,15 @@ setup() {
 	require_prog "$BUSYBOX"
 	# the guest sleeps until the checks are done (a fixed 3 s, looked at after 1 s, could end before a slow
 	# machine, QEMU's software CPU, had started it); its stubs are waited for, 10 s at most
-	# Two stubs: the shell's, and its child's, which was forked and then exec'd sleep in place.
-	"$PVX" run --platform="$PVX_PLATFORM" -- "$BUSYBOX" sh -c "$BUSYBOX sleep 60; :" &
+	# Two stubs: the shell's, and its child's, which was forked and then exec'd sleep in place (vmexec
+	# makes a new stub at each exec, so there the set changes under the test: one stub, sleep alone).
+	local want=2 cmd=(sh -c "$BUSYBOX sleep 60; :")
+	[[ $PVX_PLATFORM != vmexec ]] || want=1 cmd=(sleep 60)
+	"$PVX" run --platform="$PVX_PLATFORM" -- "$BUSYBOX" "${cmd[@]}" &
 	local p=$! c n=0 i stubs=""
 	for ((i = 0; i < 100; i++)); do
 		stubs=$(pgrep -P "$p" || true)
-		(($(wc -w <<<"$stubs") < 2)) || break
+		(($(wc -w <<<"$stubs") < want)) || break
 		sleep 0.1
 	done
 	for c in $stubs; do	# as isolation.bats (/proc/PID/task/*/children needs CONFIG_PROC_CHILDREN)
@@ -130,5 +133,5 @@ setup() {
 	[[ $(</proc/$p/oom_score_adj) != 1000 ]] || { kill $p; false; }
 	kill $p
 	wait $p || true
-	((n >= 2))	# both stubs were looked at
+	((n >= want))	# every stub was looked at
 }
