@@ -249,17 +249,26 @@ static unsigned long start_after(void)
 }
 
 /* See sentry/fs/dcache.h. */
+bool dcache_on(void)
+{
+	bool on;
+
+	pthread_mutex_lock(&lock);
+	if (state == UNINIT && ++asked > start_after())
+		init();
+	on = state == ON;
+	pthread_mutex_unlock(&lock);
+	return on;
+}
+
+/* See sentry/fs/dcache.h. */
 int dcache_get(const char *dir)
 {
 	size_t len = strlen(dir), have, depth = 0;
 	int fd;
 
 	pthread_mutex_lock(&lock);
-	if (state == UNINIT && ++asked > start_after())
-		init();
-	if (state == UNINIT)
-		goto none;
-	if (state == OFF)
+	if (state != ON)
 		goto none;
 	if (len == 1)
 		return sandbox.rootfd;	/* "/" */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The directory cache (sentry/fs/dcache.c): guest directory path -> an
- * O_PATH fd of that directory, so that a stat of "/a/b/name" is one statx of
+ * fd of that directory, so that a stat of "/a/b/name" is one statx of
  * "name" in "/a/b"'s fd instead of a walk of the whole path and a close.
  * Every answer made through it is checked afterwards (dcache_put): a
  * cached directory or any directory above it that was moved, removed,
@@ -14,7 +14,14 @@
 #include <stdbool.h>
 
 /*
- * The O_PATH fd of guest directory dir, with the cache locked: an absolute
+ * Is the cache there to be asked (dcache_get)? Each call counts as a lookup
+ * it could serve: it is made after PVX_DCACHE_AFTER of them (dcache.c). Asked
+ * before the caller does any work of its own for the cache.
+ */
+bool dcache_on(void);
+
+/*
+ * A read-only fd of guest directory dir, with the cache locked: an absolute
  * path of plain names ("/" or "/a/b", no ".", "..", "//", trailing '/'),
  * none of them a symlink, the caller having excluded /proc, /sys and /dev.
  * Opened and cached on a miss, a name at a time from the deepest cached

@@ -905,7 +905,8 @@ static long cached_stat(struct task *t, int dirfd, const char *path, int at_flag
 {
 	char abs[PVX_PATH_MAX];
 
-	if (path_absolute(t, dirfd, path, abs, sizeof(abs)) < 0)
+	/* Not yet (or never) on: no path_absolute, a readlink for a relative path, that the full lookup makes again. */
+	if (!dcache_on() || path_absolute(t, dirfd, path, abs, sizeof(abs)) < 0)
 		return 1;
 	char *slash = strrchr(abs, '/'), *name = slash + 1;
 	*slash = 0;
