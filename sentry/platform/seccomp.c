@@ -676,19 +676,21 @@ static struct seccomp_ctx *self(struct addr_space *as)
 	return c ? to_sctx(c) : NULL;
 }
 
-static long seccomp_as_syscall(struct addr_space *as, long nr, const long args[6])
+/* One host syscall made by sc's stub thread (a command). */
+static long ctx_syscall(struct seccomp_ctx *sc, long nr, const long args[6])
 {
-	struct seccomp_as *sas = to_sas(as);
-	struct seccomp_ctx *sc = self(as);
-	long r;
-
-	if (!sc)
-		return -ESRCH;
 	sc->sh->sys_nr = nr;
 	memcpy(sc->sh->sys_args, args, sizeof(sc->sh->sys_args));
 	sc->cmd_nr = nr;
-	r = stub_command(sas, sc, STUB_CMD_SYSCALL, WAIT_CMD);
+	long r = stub_command(to_sas(sc->ctx.as), sc, STUB_CMD_SYSCALL, WAIT_CMD);
 	return r ? r : sc->sh->sys_ret;
+}
+
+static long seccomp_as_syscall(struct addr_space *as, long nr, const long args[6])
+{
+	struct seccomp_ctx *sc = self(as);
+
+	return sc ? ctx_syscall(sc, nr, args) : -ESRCH;
 }
 
 /*
@@ -845,17 +847,12 @@ static long receive_fd(struct seccomp_as *sas, struct seccomp_ctx *sc)
  */
 static void drop_held_fd(struct seccomp_ctx *sc)
 {
-	int fd = sc->held_fd1 - 1;
-
 	if (!sc->held_fd1)
-		return;
+		return;	/* every run asks: nothing more on the way to guest code */
+	const long a[6] = { sc->held_fd1 - 1 };
 	sc->held_fd1 = 0;
-	sc->sh->sys_nr = SYS_close;
-	memset(sc->sh->sys_args, 0, sizeof(sc->sh->sys_args));
-	sc->sh->sys_args[0] = fd;
-	sc->cmd_nr = SYS_close;
-	if (stub_command(to_sas(sc->ctx.as), sc, STUB_CMD_SYSCALL, WAIT_CMD) || sc->sh->sys_ret < 0)
-		pr_debug("close of fd %d in stub %d failed", fd, sc->ctx.as->pid);
+	if (ctx_syscall(sc, SYS_close, a) < 0)
+		pr_debug("close of fd %ld in stub %d failed", a[0], sc->ctx.as->pid);
 }
 
 /*
@@ -880,8 +877,9 @@ static long seccomp_as_get_fd(struct addr_space *as, int host_fd)
 	memcpy(CMSG_DATA(c), &host_fd, sizeof(int));
 	if (!sc)
 		return -ESRCH;
-	/* kcmp, not same_file: without kcmp nothing tells a kept fd's file from another's */
-	if (sc->held_fd1 && syscall(SYS_kcmp, getpid(), as->pid, KCMP_FILE, host_fd, sc->held_fd1 - 1) == 0)
+	/* kcmp, not same_file: without kcmp nothing tells a kept fd's file from another's (and it is not asked again) */
+	if (sc->held_fd1 && !sas->no_kcmp &&
+	    syscall(SYS_kcmp, getpid(), as->pid, KCMP_FILE, host_fd, sc->held_fd1 - 1) == 0)
 		return sc->held_fd1 - 1;
 	if (sendmsg(sas->sock, &msg, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
 		return neg_errno();
