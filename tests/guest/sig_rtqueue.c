@@ -421,11 +421,12 @@ static int mode_limit(void)
 	}
 	long q2, lim2;
 	sigq(&q2, &lim2);
-	for (int i = 0; i < 50 && q2 != q0; i++) {	/* natively: until the uid's other signals settle */
-		usleep(2000);
-		sigq(&q2, &lim2);
-	}
-	say("SigQ after taking them: +%ld\n", q2 - q0);
+	/*
+	 * Natively the uid's other processes (another sandbox's stubs take a
+	 * SIGSYS a syscall) keep moving the count, and no wait makes it settle
+	 * for sure: stderr, checked in the sandbox only, as in threadexit.
+	 */
+	fprintf(stderr, "SigQ after taking them: +%ld\n", q2 - q0);
 	say("sigqueue again: %s\n", rs(q(RT(1), 1)));
 	return 0;
 }
