@@ -147,7 +147,9 @@ void usage_of_process(const struct process *p, struct guest_usage *u)
 			if (o->proc == p && o->ctx && o->host_tid)	/* ctx: not exited yet */
 				add_host(u, getpid(), o->host_tid);
 	}
-	u->maxrss_kb = MAX(u->maxrss_kb, stub_hwm_kb(p->as));
+	uint64_t hwm = stub_hwm_kb(p->as);	/* once: MAX evaluates its arguments twice */
+
+	u->maxrss_kb = MAX(u->maxrss_kb, hwm);
 }
 
 /* RUSAGE_THREAD: t's host thread; the peak memory is the process's, as on Linux. */
@@ -158,7 +160,9 @@ void usage_of_thread(const struct task *t, struct guest_usage *u)
 		add_host(u, t->ctx->as->pid, t->ctx->tid);
 	else if (t->ctx && t->host_tid)
 		add_host(u, getpid(), t->host_tid);
-	u->maxrss_kb = MAX(t->proc->usage_gone.maxrss_kb, stub_hwm_kb(t->proc->as));
+	uint64_t hwm = stub_hwm_kb(t->proc->as);
+
+	u->maxrss_kb = MAX(t->proc->usage_gone.maxrss_kb, hwm);
 }
 
 /*
@@ -237,7 +241,9 @@ void usage_stub_gone(struct task *t, struct addr_space *as, struct platform_ctx 
 	if (!as)
 		return;
 	/* exec_mmap(): "setmax_mm_hiwater_rss(&tsk->signal->maxrss, old_mm)". */
-	p->usage_gone.maxrss_kb = MAX(p->usage_gone.maxrss_kb, stub_hwm_kb(as));
+	uint64_t hwm = stub_hwm_kb(as);
+
+	p->usage_gone.maxrss_kb = MAX(p->usage_gone.maxrss_kb, hwm);
 	if (!ctx_in_stub(as->ctxs))
 		return;	/* vmexec: the sentry threads hold the time, they go on */
 	add_host(&p->usage_gone, as->pid, 0);
@@ -248,7 +254,9 @@ void usage_stub_gone(struct task *t, struct addr_space *as, struct platform_ctx 
 /* See pvx/rusage.h. */
 void usage_keep_maxrss(struct process *p)
 {
-	p->usage_gone.maxrss_kb = MAX(p->usage_gone.maxrss_kb, stub_hwm_kb(p->as));
+	uint64_t hwm = stub_hwm_kb(p->as);
+
+	p->usage_gone.maxrss_kb = MAX(p->usage_gone.maxrss_kb, hwm);
 }
 
 /* The struct rusage the guest gets for u. */
