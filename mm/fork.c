@@ -178,6 +178,8 @@ long mm_fork(struct mm *child, struct mm *parent, struct addr_space **out)
 		pr_debug("fork: the host fork of stub %d failed (%s): copying", parent->as->pid, strerror((int)-r));
 		return 1;
 	}
+	/* A host fork copies the process's oom_score_adj (copy_signal()): mm_init need not write it again. */
+	as->oom_first = parent->as->oom_first;
 	r = mm_init(child, as);
 	if (!r)
 		r = mm_inherit(child, parent);
