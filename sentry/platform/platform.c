@@ -229,7 +229,7 @@ void place_pair_run(struct place_pair *pp, pid_t pid, pid_t tid)
 	uint64_t now = mono_ns();
 	if (pp->look_ns && ++pp->turns < PAIR_TURNS && now - pp->look_ns < PAIR_NS)
 		return;
-	uint64_t delay = run_delay(getpid(), gettid()) + run_delay(pid, tid);
+	uint64_t delay = run_delay(sentry_pid(), gettid()) + run_delay(pid, tid);
 	bool busy = pp->look_ns && (delay - pp->delay_ns) * 100 > (now - pp->look_ns) * PAIR_BUSY_PCT;
 	pp->look_ns = now;
 	pp->delay_ns = delay;
@@ -376,17 +376,24 @@ long stub_threads_unknown(int taskdir, const pid_t *keep, int n, pid_t *one)
 long stub_threads_only(pid_t pid, const pid_t *keep, int n)
 {
 	char path[64];
-	pid_t one;
-	long r = 1;
 
 	snprintf(path, sizeof(path), "/proc/%d/task", pid);
 	cleanup_close int dir = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dir < 0)
 		return neg_errno();
+	return stub_threads_only_at(dir, keep, n);
+}
+
+/* See platform.h. */
+long stub_threads_only_at(int taskdir, const pid_t *keep, int n)
+{
+	pid_t one;
+	long r = 1;
+
 	for (int i = 0; i < 100 && r > 0; i++) {
 		if (i)
 			nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
-		r = stub_threads_unknown(dir, keep, n, &one);
+		r = stub_threads_unknown(taskdir, keep, n, &one);
 	}
 	return r > 0 ? -EBUSY : r;
 }

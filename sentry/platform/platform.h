@@ -266,6 +266,8 @@ long stub_threads_unknown(int taskdir, const pid_t *keep, int n, pid_t *one);
  * 0, -EBUSY when another one still lives, -errno when /proc cannot say.
  */
 long stub_threads_only(pid_t pid, const pid_t *keep, int n);
+/* The same on the stub's /proc/PID/task, already open (taskdir). */
+long stub_threads_only_at(int taskdir, const pid_t *keep, int n);
 /* The process that forks the stubs. */
 pid_t sentry_pid(void);
 /*

@@ -233,7 +233,7 @@ void seccomp_place_look(struct seccomp_as *sas, struct seccomp_ctx *sc, uint64_t
 	if (__atomic_load_n(&ncpus, __ATOMIC_ACQUIRE) <= 0 || sc->ctx.tid <= 0 ||
 	    (own.look_ns && now - own.look_ns < CROWD_LOOK_NS))
 		return;
-	crowd_read(&own, getpid(), gettid(), now);
+	crowd_read(&own, sentry_pid(), gettid(), now);
 	if (my_cpu <= 0)
 		crowd_read(&stub, sas->as.pid, sc->ctx.tid, now);
 	else
@@ -641,6 +641,10 @@ static void seccomp_as_release(struct addr_space *as)
  * and would run it in the new image. The regions of threads gone are
  * emptied (they hold the old image's registers and signal frames), as a
  * fresh stub's are; K, region 0, the control page and the sockets stay.
+ * The scan for such a thread (in the stub's open /proc/PID/task) is the
+ * question's (exec_in_place); the wipe that follows (exec_mm_reuse) does
+ * not scan again: K makes a thread only when a context of this stub asks,
+ * and the caller's is the only one.
  */
 static long seccomp_as_exec(struct addr_space *as, bool wipe)
 {
@@ -650,11 +654,11 @@ static long seccomp_as_exec(struct addr_space *as, bool wipe)
 
 	if (!c || !c->first || as->ctxs != c || c->next || __atomic_load_n(&sas->dead_sig, __ATOMIC_RELAXED))
 		return -EBUSY;
-	const pid_t keep[2] = { as->pid, sas->tids[0] };
-	long r = stub_threads_only(as->pid, keep, 2);
-	if (r < 0 || !wipe)
-		return r < 0 ? -EBUSY : 0;
-	r = seccomp_as_syscall(as, SYS_munmap, unmap);
+	if (!wipe) {
+		const pid_t keep[2] = { as->pid, sas->tids[0] };
+		return stub_threads_only_at(sas->taskdir, keep, 2) < 0 ? -EBUSY : 0;
+	}
+	long r = seccomp_as_syscall(as, SYS_munmap, unmap);
 	if (r < 0)
 		return r == -EBUSY ? -EIO : r;
 	for (int i = 1; i < STUB_MAX_THREADS; i++)
@@ -793,7 +797,7 @@ static bool same_file(struct seccomp_as *sas, int host_fd, int fd)
 {
 	if (sas->no_kcmp)
 		return true;
-	long r = syscall(SYS_kcmp, getpid(), sas->as.pid, KCMP_FILE, host_fd, fd);
+	long r = syscall(SYS_kcmp, sentry_pid(), sas->as.pid, KCMP_FILE, host_fd, fd);
 	if (r < 0 && (errno == ENOSYS || errno == EPERM)) {
 		pr_debug("seccomp: kcmp unavailable (%m): fds passed to the stub are not verified");
 		sas->no_kcmp = true;
@@ -879,7 +883,7 @@ static long seccomp_as_get_fd(struct addr_space *as, int host_fd)
 		return -ESRCH;
 	/* kcmp, not same_file: without kcmp nothing tells a kept fd's file from another's (and it is not asked again) */
 	if (sc->held_fd1 && !sas->no_kcmp &&
-	    syscall(SYS_kcmp, getpid(), as->pid, KCMP_FILE, host_fd, sc->held_fd1 - 1) == 0)
+	    syscall(SYS_kcmp, sentry_pid(), as->pid, KCMP_FILE, host_fd, sc->held_fd1 - 1) == 0)
 		return sc->held_fd1 - 1;
 	if (sendmsg(sas->sock, &msg, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
 		return neg_errno();
