@@ -383,3 +383,35 @@ _syscall_elf() {
 	"$PVX" run --debug -- "$g" >out 2>err
 	grep -q 'prctl option 2147422772 is not supported' err
 }
+
+# ho_count FILE KIND OUTCOME: the count of that row of the PVX_HANDOFF_STATS table (empty if there is none)
+ho_count() {
+	awk -v k="$2" -v o="$3" '$1 == k && $2 == o { print $3 }' "$1"
+}
+
+@test "cli: PVX_HANDOFF_STATS=1 reports the seccomp sentry's waits for its stub at exit, and nothing without it" {
+	[[ $PVX_PLATFORM == seccomp ]] || skip "$PVX_PLATFORM platform: no stub hand-offs to count"
+	local walk=("$BUSYBOX" find /usr/share -maxdepth 2)
+	PVX_HANDOFF_STATS=1 "$PVX" run --platform=seccomp -- "${walk[@]}" >out 2>err
+	grep -qx 'pvx: seccomp hand-offs (PVX_HANDOFF_STATS)' err
+	local total=0 k o n
+	for k in command run; do
+		for o in spun spun+slept slept; do
+			n=$(ho_count err "$k" "$o")
+			[[ $n =~ ^[0-9]+$ ]] || { echo "no row $k $o" >&2; cat err >&2; return 1; }
+			[[ $k == run ]] && total=$((total + n))
+		done
+	done
+	# every lstat of the walk is a trap the sentry waited for: at least one a name printed
+	((total >= $(wc -l <out))) || { echo "run waits $total < $(wc -l <out) names" >&2; cat err >&2; return 1; }
+	# no spinning at all: every wait slept
+	PVX_SECCOMP_PIN=0 PVX_HANDOFF_STATS=1 "$PVX" run --platform=seccomp -- "${walk[@]}" >out 2>err
+	for k in command run; do
+		[[ $(ho_count err "$k" spun) == 0 && $(ho_count err "$k" spun+slept) == 0 ]] || { cat err >&2; return 1; }
+	done
+	(($(ho_count err run slept) >= $(wc -l <out)))
+	PVX_HANDOFF_STATS=0 "$PVX" run --platform=seccomp -- "${walk[@]}" >out 2>err
+	! grep -q 'hand-offs' err
+	"$PVX" run --platform=seccomp -- "${walk[@]}" >out 2>err
+	! grep -q 'hand-offs' err
+}

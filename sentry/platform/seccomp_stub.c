@@ -23,6 +23,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -195,13 +196,65 @@ static uint32_t spin_shrink(uint32_t b)
 }
 
 /*
+ * PVX_HANDOFF_STATS=1: at exit, how the sentry's waits for stub threads
+ * went, by what was waited for (a command's host call, guest code until its
+ * next trap) and how (spun until the stub parked; spun, then slept; slept
+ * at once), with their count and time. The measure for the hand-off policy
+ * (seccomp_place, stub_command): a wait that sleeps costs a futex wake,
+ * across CPUs a wake-up of the other CPU (on the PVM machine of issue 16,
+ * 30-120 us where a spin that succeeds takes 3-7 us).
+ */
+enum { HO_SPUN, HO_SPUN_SLEPT, HO_SLEPT, HO_OUTCOMES };
+static struct { uint64_t n, ns; } ho_stats[2][HO_OUTCOMES];	/* [how == WAIT_RUN][outcome] */
+static int ho_on = -1;	/* -1: not asked yet */
+
+static void ho_print(void)
+{
+	static const char *const kind[2] = { "command", "run" };
+	static const char *const outcome[HO_OUTCOMES] = { "spun", "spun+slept", "slept" };
+
+	fprintf(stderr, "pvx: seccomp hand-offs (PVX_HANDOFF_STATS)\n%-8s %-11s %10s %9s %10s\n", "wait",
+		"outcome", "count", "mean_us", "total_ms");
+	for (int k = 0; k < 2; k++)
+		for (int o = 0; o < HO_OUTCOMES; o++) {
+			uint64_t n = __atomic_load_n(&ho_stats[k][o].n, __ATOMIC_RELAXED);
+			uint64_t ns = __atomic_load_n(&ho_stats[k][o].ns, __ATOMIC_RELAXED);
+			fprintf(stderr, "%-8s %-11s %10llu %9.1f %10.1f\n", kind[k], outcome[o], (unsigned long long)n,
+				n ? (double)ns / 1e3 / (double)n : 0.0, (double)ns / 1e6);
+		}
+}
+
+static bool ho_enabled(void)
+{
+	int on = __atomic_load_n(&ho_on, __ATOMIC_RELAXED);
+
+	if (on < 0) {
+		const char *env = getenv("PVX_HANDOFF_STATS");
+		int want = env && *env && strcmp(env, "0");
+		int unset = -1;
+		/* The first thread to decide registers the report, once. */
+		if (__atomic_compare_exchange_n(&ho_on, &unset, want, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED) && want)
+			atexit(ho_print);
+		on = __atomic_load_n(&ho_on, __ATOMIC_RELAXED);
+	}
+	return on > 0;
+}
+
+static void ho_count(enum stub_wait how, int outcome, uint64_t ns)
+{
+	__atomic_add_fetch(&ho_stats[how == WAIT_RUN][outcome].n, 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&ho_stats[how == WAIT_RUN][outcome].ns, ns, __ATOMIC_RELAXED);
+}
+
+/*
  * Wait until the stub thread of sc parks (reports a trap or a result):
  * spin for spin ns, then futex. With budget (the sentry's own copy, never
  * the shared page's), adapt it by how the spin went; a probe's failure
- * (probe: the budget is at the floor) leaves it there.
+ * (probe: the budget is at the floor) leaves it there. *slept: whether it
+ * went to sleep at least once.
  */
 static long wait_parked(struct seccomp_as *sas, struct seccomp_ctx *sc, enum stub_wait how, uint32_t *budget,
-			uint32_t spin, bool probe)
+			uint32_t spin, bool probe, bool *slept)
 {
 	struct stub_shared *sh = sc->sh;
 	/* Guest code that runs on while its stub thread is kept off our CPU: see seccomp_place_idle. */
@@ -227,6 +280,7 @@ static long wait_parked(struct seccomp_as *sas, struct seccomp_ctx *sc, enum stu
 		}
 		if (kept_off && !idle_from)
 			idle_from = now_ns();
+		*slept = true;
 		/* See park() in stub/stub.c for the sleeping-flag protocol. */
 		__atomic_store_n(&sh->sentry_sleeping, 1, __ATOMIC_SEQ_CST);
 		v = __atomic_load_n(&sh->state, __ATOMIC_SEQ_CST);
@@ -254,7 +308,9 @@ static long wait_parked(struct seccomp_as *sas, struct seccomp_ctx *sc, enum stu
 /* The same, without spinning (a new thread's boot). */
 long stub_wait_parked(struct seccomp_as *sas, struct seccomp_ctx *sc, enum stub_wait how)
 {
-	return wait_parked(sas, sc, how, NULL, 0, false);
+	bool slept = false;
+
+	return wait_parked(sas, sc, how, NULL, 0, false, &slept);
 }
 
 /*
@@ -344,9 +400,13 @@ long stub_command(struct seccomp_as *sas, struct seccomp_ctx *sc, uint32_t cmd, 
 	/* Pinned only while the waits for guest code succeed in spinning. */
 	seccomp_place(sas, sc, spin && sc->spin[WAIT_RUN] > SPIN_MIN_NS, many);
 	stub_post(sc->sh, cmd, stub_spin);
-	long r = wait_parked(sas, sc, how, budget, probe ? SPIN_MAX_NS : budget ? *budget : 0, probe);
+	bool stats = ho_enabled(), slept = false, spun = budget != NULL;
+	uint64_t t0 = stats ? now_ns() : 0;
+	long r = wait_parked(sas, sc, how, budget, probe ? SPIN_MAX_NS : budget ? *budget : 0, probe, &slept);
 	if (!r && spin)
 		sc->parked_at = now_ns();
+	if (stats && !r)
+		ho_count(how, !spun ? HO_SLEPT : slept ? HO_SPUN_SLEPT : HO_SPUN, now_ns() - t0);
 	return r;
 }
 
