@@ -122,6 +122,14 @@ static uint64_t stub_hwm_kb(const struct addr_space *as)
 	return s && sscanf(s + 7, "%lu", &kb) == 1 ? kb : 0;
 }
 
+/* The larger of kb and the stub's VmHWM, read once (MAX would read the file twice, and could take a 0 the second time). */
+static uint64_t hwm_max(uint64_t kb, const struct addr_space *as)
+{
+	uint64_t hwm = stub_hwm_kb(as);
+
+	return MAX(kb, hwm);
+}
+
 /* See pvx/rusage.h: the second field of the stub's /proc/PID/statm. */
 unsigned long usage_rss_pages(const struct process *p)
 {
@@ -147,9 +155,7 @@ void usage_of_process(const struct process *p, struct guest_usage *u)
 			if (o->proc == p && o->ctx && o->host_tid)	/* ctx: not exited yet */
 				add_host(u, getpid(), o->host_tid);
 	}
-	uint64_t hwm = stub_hwm_kb(p->as);	/* once: MAX evaluates its arguments twice */
-
-	u->maxrss_kb = MAX(u->maxrss_kb, hwm);
+	u->maxrss_kb = hwm_max(u->maxrss_kb, p->as);
 }
 
 /* RUSAGE_THREAD: t's host thread; the peak memory is the process's, as on Linux. */
@@ -160,9 +166,7 @@ void usage_of_thread(const struct task *t, struct guest_usage *u)
 		add_host(u, t->ctx->as->pid, t->ctx->tid);
 	else if (t->ctx && t->host_tid)
 		add_host(u, getpid(), t->host_tid);
-	uint64_t hwm = stub_hwm_kb(t->proc->as);
-
-	u->maxrss_kb = MAX(t->proc->usage_gone.maxrss_kb, hwm);
+	u->maxrss_kb = hwm_max(t->proc->usage_gone.maxrss_kb, t->proc->as);
 }
 
 /*
@@ -241,9 +245,7 @@ void usage_stub_gone(struct task *t, struct addr_space *as, struct platform_ctx 
 	if (!as)
 		return;
 	/* exec_mmap(): "setmax_mm_hiwater_rss(&tsk->signal->maxrss, old_mm)". */
-	uint64_t hwm = stub_hwm_kb(as);
-
-	p->usage_gone.maxrss_kb = MAX(p->usage_gone.maxrss_kb, hwm);
+	p->usage_gone.maxrss_kb = hwm_max(p->usage_gone.maxrss_kb, as);
 	if (!ctx_in_stub(as->ctxs))
 		return;	/* vmexec: the sentry threads hold the time, they go on */
 	add_host(&p->usage_gone, as->pid, 0);
@@ -254,9 +256,7 @@ void usage_stub_gone(struct task *t, struct addr_space *as, struct platform_ctx 
 /* See pvx/rusage.h. */
 void usage_keep_maxrss(struct process *p)
 {
-	uint64_t hwm = stub_hwm_kb(p->as);
-
-	p->usage_gone.maxrss_kb = MAX(p->usage_gone.maxrss_kb, hwm);
+	p->usage_gone.maxrss_kb = hwm_max(p->usage_gone.maxrss_kb, p->as);
 }
 
 /* The struct rusage the guest gets for u. */
