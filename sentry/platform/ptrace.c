@@ -12,6 +12,7 @@
  */
 #include <elf.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <linux/kcmp.h>
 #include <signal.h>
@@ -36,6 +37,7 @@
 #define PTRACE_GET_SYSCALL_INFO 0x420e
 #endif
 
+_Static_assert(offsetof(struct user_regs_struct, rax) == offsetof(struct pvx_regs, rax), "POKEUSER of rax");
 _Static_assert(sizeof(struct user_regs_struct) == sizeof(struct pvx_regs),
 	       "pvx_regs mirrors user_regs_struct");
 
@@ -51,6 +53,13 @@ struct ptrace_ctx {
 	int pending_sig;		/* async signal seen while running a gadget syscall */
 	long held_fd;			/* stub fd as_put_fd kept for the next as_get_fd; -1: none (see there) */
 	struct place_pair pair;		/* ptrace_place */
+	/*
+	 * The stopped thread's registers as PTRACE_GETREGS last read them at a
+	 * stop of guest code (kregs_ok); false once anything else set them (a
+	 * gadget, a failed run). See set_guest_regs.
+	 */
+	struct pvx_regs kregs;
+	bool kregs_ok;
 };
 
 static struct ptrace_as *to_pas(struct addr_space *as)
@@ -280,6 +289,7 @@ static long gadget_run(struct ptrace_ctx *pc, struct user_regs_struct *r, uint64
 {
 	pid_t tid = pc->ctx.tid;
 
+	pc->kregs_ok = false;
 	if (ptrace(PTRACE_SETREGS, tid, 0, r) < 0)
 		return neg_errno();
 	for (;;) {
@@ -525,6 +535,31 @@ static void ptrace_place(struct ptrace_ctx *pc)
 		place_pair_run(&pc->pair, pc->ctx.as->pid, pc->ctx.tid);
 }
 
+/*
+ * Load the guest's registers into the stopped stub thread. PTRACE_SETREGS
+ * writes all 27 (putreg each, segment and base checks included: the
+ * costliest ptrace request of a trap here); after most syscalls only rax,
+ * the result, differs from what the stop left, and one PTRACE_POKEUSER
+ * does (none if nothing changed). The snapshot is only trusted as read by
+ * PTRACE_GETREGS at the stop: what SETREGS stores may differ from what it
+ * was given (flags, segments are sanitized).
+ */
+static long set_guest_regs(struct ptrace_ctx *pc, const struct pvx_regs *regs)
+{
+	const size_t ax = offsetof(struct pvx_regs, rax), end = ax + sizeof(pc->kregs.rax);
+	const char *want = (const char *)regs, *have = (const char *)&pc->kregs;
+	pid_t tid = pc->ctx.tid;
+	bool ok = pc->kregs_ok;
+
+	pc->kregs_ok = false;	/* until the next stop's GETREGS */
+	if (ok && !memcmp(want, have, ax) && !memcmp(want + end, have + end, sizeof(pc->kregs) - end)) {
+		if (regs->rax == pc->kregs.rax)
+			return 0;
+		return ptrace(PTRACE_POKEUSER, tid, ax, regs->rax) < 0 ? neg_errno() : 0;
+	}
+	return ptrace(PTRACE_SETREGS, tid, 0, regs) < 0 ? neg_errno() : 0;
+}
+
 static long ptrace_run(struct platform_ctx *ctx, struct pvx_regs *regs, struct pvx_trap *trap)
 {
 	struct ptrace_as *pas = to_pas(ctx->as);
@@ -548,8 +583,8 @@ static long ptrace_run(struct platform_ctx *ctx, struct pvx_regs *regs, struct p
 	if ((sig = drop_held_fd(pc)) < 0)
 		return sig;
 	ptrace_place(pc);
-	if (ptrace(PTRACE_SETREGS, tid, 0, regs) < 0)
-		return neg_errno();
+	if ((sig = set_guest_regs(pc, regs)) < 0)
+		return sig;
 	if (ptrace(PTRACE_SYSEMU, tid, 0, 0) < 0)
 		return neg_errno();
 	sig = wait_stop(tid);
@@ -557,6 +592,8 @@ static long ptrace_run(struct platform_ctx *ctx, struct pvx_regs *regs, struct p
 		return sig;
 	if (ptrace(PTRACE_GETREGS, tid, 0, regs) < 0)
 		return neg_errno();
+	pc->kregs = *regs;
+	pc->kregs_ok = true;
 	if (sig == 0) {		/* an interrupt stop (never asked for after ctx_start) */
 		trap->kind = TRAP_SIGNAL;
 		return 0;
@@ -592,6 +629,7 @@ static long ptrace_gadget_run(struct platform_ctx *ctx, struct pvx_regs *regs, s
 	long sig;
 
 	memset(trap, 0, sizeof(*trap));
+	to_pctx(ctx)->kregs_ok = false;
 	if (ptrace(PTRACE_SETREGS, tid, 0, regs) < 0 || ptrace(PTRACE_CONT, tid, 0, 0) < 0)
 		return neg_errno();
 	if ((sig = wait_stop(tid)) < 0)
