@@ -185,7 +185,7 @@ long mm_fork(struct mm *child, struct mm *parent, struct addr_space **out)
 		r = mm_inherit(child, parent);
 	if (r < 0) {
 		mm_release(child);
-		ops->as_release(as);
+		ops->as_release(as, NULL);
 		return r;
 	}
 	*out = as;

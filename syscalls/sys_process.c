@@ -321,7 +321,7 @@ static long do_fork(struct task *t, unsigned long flags, uint64_t stack, uint64_
 	if (r < 0) {
 		t->in_vfork = 0;
 		if (fas) {	/* its VMAs go with its mm (process_unclone) */
-			fas->ops->as_release(fas);
+			fas->ops->as_release(fas, NULL);
 			c->fork_as = NULL;
 		}
 		free(c->fork_fpu);

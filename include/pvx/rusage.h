@@ -11,6 +11,12 @@
 void usage_thread_exit(struct task *t);
 /* The stub of as is about to be killed (execve, exit): t's process keeps what it ran, t what ctx ran. */
 void usage_stub_gone(struct task *t, struct addr_space *as, struct platform_ctx *ctx);
+/*
+ * The process of the exiting t had the stub that was just reaped with
+ * usage ru: it keeps its peak memory, and what guest code ran there when
+ * it ran in the stub (in_stub; vmexec runs it on sentry threads).
+ */
+void usage_stub_reaped(struct process *p, bool in_stub, const struct rusage *ru);
 /* p is about to be SIGKILLed: keep its peak memory while its stub still has it. */
 void usage_keep_maxrss(struct process *p);
 /*

@@ -286,7 +286,7 @@ static long exec_mm(struct task *t, int fd, const struct elf_info *ei, int ifd, 
 	if (r < 0) {
 		mm_release(mm);
 		free(mm);
-		as->ops->as_release(as);
+		as->ops->as_release(as, NULL);
 		t->proc->as = old_as;
 		t->ctx = old_ctx;
 		t->proc->mm = t->mm = old_mm;

@@ -77,9 +77,14 @@ void mm_leave(struct task *t, struct mm *mm, struct addr_space *as)
 		}
 		return;
 	}
-	if (as) {
+	if (as && !t->exited) {	/* execve into a new stub: t goes on */
 		usage_stub_gone(t, as, ctx);	/* rusage counts across execve */
-		as->ops->as_release(as);
+		as->ops->as_release(as, NULL);
+	} else if (as) {	/* exit: what the reap says, no /proc reads of a stub about to die */
+		struct rusage ru;
+		bool in_stub = ctx_in_stub(as->ctxs);
+		if (as->ops->as_release(as, &ru))
+			usage_stub_reaped(t->proc, in_stub, &ru);
 	}
 	aio_mm_gone(mm);
 	mm_release(mm);

@@ -254,6 +254,20 @@ void usage_stub_gone(struct task *t, struct addr_space *as, struct platform_ctx 
 }
 
 /* See pvx/rusage.h. */
+void usage_stub_reaped(struct process *p, bool in_stub, const struct rusage *ru)
+{
+	struct guest_usage u = { .maxrss_kb = ru->ru_maxrss > 0 ? (uint64_t)ru->ru_maxrss : 0 };
+
+	if (in_stub) {
+		u.utime_us = (uint64_t)ru->ru_utime.tv_sec * 1000000ULL + (uint64_t)ru->ru_utime.tv_usec;
+		u.stime_us = (uint64_t)ru->ru_stime.tv_sec * 1000000ULL + (uint64_t)ru->ru_stime.tv_usec;
+		u.minflt = (uint64_t)ru->ru_minflt;
+		u.majflt = (uint64_t)ru->ru_majflt;
+	}
+	usage_add(&p->usage_gone, &u);
+}
+
+/* See pvx/rusage.h. */
 void usage_keep_maxrss(struct process *p)
 {
 	p->usage_gone.maxrss_kb = hwm_max(p->usage_gone.maxrss_kb, p->as);

@@ -12,6 +12,7 @@
 #include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 #include "pvx/common.h"
 #include "pvx/regs.h"
@@ -43,8 +44,13 @@ struct platform_ops {
 	 * first context is not owned: its own sentry thread calls ctx_start.
 	 */
 	long (*as_fork)(struct addr_space *parent, struct addr_space **out);
-	/* Kill the stub and free the address space and its contexts. */
-	void (*as_release)(struct addr_space *as);
+	/*
+	 * Kill the stub and free the address space and its contexts. With ru,
+	 * true when this call reaped the stub and *ru is its usage as wait4(2)
+	 * reported it (the stub has no children of its own: all of it is
+	 * the stub's); false when it was not ours to reap (terminate_stubs).
+	 */
+	bool (*as_release)(struct addr_space *as, struct rusage *ru);
 	/*
 	 * execve(2) into the same stub (NULL: the platform cannot), by the
 	 * owner of its first context, for a process alone in it. With wipe
@@ -276,6 +282,8 @@ pid_t sentry_pid(void);
  */
 void stub_register(pid_t pid);
 bool stub_unregister(pid_t pid);
+/* Reap the stub pid the caller killed (wflags: wait4's), with its usage in *ru if ru; true when ru was filled. */
+bool stub_reap(pid_t pid, int wflags, struct rusage *ru);
 /* pvx is terminating: SIGKILL and reap every stub, within ms (async-signal-safe). */
 void terminate_stubs(int ms);
 

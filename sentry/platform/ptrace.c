@@ -190,7 +190,7 @@ static long ptrace_as_new(struct addr_space **out)
 fail:
 	if (stub_unregister(pid)) {
 		kill(pid, SIGKILL);
-		waitpid(pid, NULL, __WALL);
+		stub_reap(pid, __WALL, NULL);
 	}
 	free(pas);
 	free(first);
@@ -236,10 +236,12 @@ static long ptrace_as_fork(struct addr_space *parent, struct addr_space **out)
 	return 0;
 }
 
-static void ptrace_as_release(struct addr_space *as)
+static bool ptrace_as_release(struct addr_space *as, struct rusage *ru)
 {
+	bool reaped = false;
+
 	if (!as)
-		return;
+		return false;
 	if (!stub_unregister(as->pid))
 		goto free;	/* terminate_stubs() has it */
 	kill(as->pid, SIGKILL);
@@ -248,8 +250,7 @@ static void ptrace_as_release(struct addr_space *as)
 		if (c->tid != as->pid && c->owned && pthread_equal(c->owner, pthread_self()))
 			while (waitpid(c->tid, NULL, __WALL) < 0 && errno == EINTR)
 				;
-	while (waitpid(as->pid, NULL, __WALL) < 0 && errno == EINTR)
-		;
+	reaped = stub_reap(as->pid, __WALL, ru);
 free:
 	while (as->ctxs) {
 		struct platform_ctx *c = as->ctxs;
@@ -257,6 +258,7 @@ free:
 		free(c);
 	}
 	free(to_pas(as));
+	return reaped;
 }
 
 /*

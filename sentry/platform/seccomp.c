@@ -294,7 +294,7 @@ void seccomp_place_idle(struct seccomp_ctx *sc)
 	sc->pin_streak = 0;
 }
 
-static void seccomp_as_release(struct addr_space *as);
+static bool seccomp_as_release(struct addr_space *as, struct rusage *ru);
 static long seccomp_fpu_get(struct platform_ctx *ctx, void *buf, size_t len);
 static long seccomp_fpu_set(struct platform_ctx *ctx, const void *buf, size_t len);
 static struct seccomp_ctx *self(struct addr_space *as);
@@ -492,7 +492,7 @@ static long seccomp_as_new(struct addr_space **out)
 	return 0;
 fail:
 	close_fds(fds);
-	seccomp_as_release(sas ? &sas->as : NULL);
+	seccomp_as_release(sas ? &sas->as : NULL, NULL);
 	return r;
 }
 
@@ -600,20 +600,20 @@ static long seccomp_as_fork(struct addr_space *parent, struct addr_space **out)
 	return 0;
 fail:
 	close_fds(fds);
-	seccomp_as_release(sas ? &sas->as : NULL);
+	seccomp_as_release(sas ? &sas->as : NULL, NULL);
 	return r < 0 ? r : -EIO;
 }
 
-static void seccomp_as_release(struct addr_space *as)
+static bool seccomp_as_release(struct addr_space *as, struct rusage *ru)
 {
 	struct seccomp_as *sas = to_sas(as);
+	bool reaped = false;
 
 	if (!as)
-		return;
+		return false;
 	if (as->pid > 0 && stub_unregister(as->pid)) {
 		kill(as->pid, SIGKILL);
-		while (waitpid(as->pid, NULL, __WALL) < 0 && errno == EINTR)
-			;
+		reaped = stub_reap(as->pid, __WALL, ru);
 	}
 	if (sas->regions)
 		munmap(sas->regions, STUB_SHARED_TOTAL);
@@ -632,6 +632,7 @@ static void seccomp_as_release(struct addr_space *as)
 		free(c);
 	}
 	free(sas);
+	return reaped;
 }
 
 /*

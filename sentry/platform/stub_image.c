@@ -173,6 +173,17 @@ bool stub_unregister(pid_t pid)
 	return false;
 }
 
+bool stub_reap(pid_t pid, int wflags, struct rusage *ru)
+{
+	for (;;) {
+		pid_t r = wait4(pid, NULL, wflags, ru);
+		if (r == pid)
+			return ru != NULL;
+		if (r < 0 && errno != EINTR)
+			return false;
+	}
+}
+
 /*
  * pvx is told to terminate: SIGKILL every stub and reap it (and any stub
  * thread a tracer would have reaped), for at most ms milliseconds.

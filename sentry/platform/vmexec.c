@@ -74,14 +74,15 @@ static long vmexec_probe(void)
 	return r == -ENOSYS ? -ENOSYS : 0;
 }
 
-static void vmexec_as_release(struct addr_space *as)
+static bool vmexec_as_release(struct addr_space *as, struct rusage *ru)
 {
+	bool reaped = false;
+
 	if (!as)
-		return;
+		return false;
 	if (as->pid > 0 && stub_unregister(as->pid)) {
 		kill(as->pid, SIGKILL);
-		while (waitpid(as->pid, NULL, 0) < 0 && errno == EINTR)
-			;
+		reaped = stub_reap(as->pid, 0, ru);
 	}
 	while (as->ctxs) {
 		struct platform_ctx *c = as->ctxs;
@@ -89,6 +90,7 @@ static void vmexec_as_release(struct addr_space *as)
 		free(c);
 	}
 	free(as);
+	return reaped;
 }
 
 /* clone(2) copies the FPU state: so does a new context. */
@@ -171,7 +173,7 @@ static long vmexec_as_new(struct addr_space **out)
 	ctx_link(as, &first->ctx, true);
 	pid_t pid = fork();
 	if (pid < 0) {
-		vmexec_as_release(as);
+		vmexec_as_release(as, NULL);
 		return neg_errno();
 	}
 	if (pid == 0)
@@ -212,7 +214,7 @@ static long vmexec_as_new(struct addr_space **out)
 		usleep(500);
 	}
 	pr_err("vmexec stub %d did not start", pid);
-	vmexec_as_release(as);
+	vmexec_as_release(as, NULL);
 	return -ECHILD;
 }
 
