@@ -195,9 +195,11 @@ struct auxv_info {
 	bool aslr;
 };
 
-/* Build argc/argv/envp/auxv at the top of the stack; returns the initial rsp. */
+static long map_stack(struct mm *mm, uint64_t rsp, bool exec_stack);
+
+/* Build argc/argv/envp/auxv, map the stack under it (map_stack) and copy them to its top; returns the initial rsp. */
 static long build_stack(struct task *t, const struct auxv_info *ai, char *const argv[], char *const envp[],
-			const char *execfn)
+			const char *execfn, bool exec_stack)
 {
 	struct stack_img s = { .size = STACK_IMG_MAX, .top = t->mm->stack_top };
 	cleanup_free uint64_t *vec = NULL;
@@ -280,12 +282,34 @@ static long build_stack(struct task *t, const struct auxv_info *ai, char *const 
 	uint64_t rsp = push_bytes(&s, vec, vbytes);
 	if (!rsp)
 		goto out;
-	err = copy_to_guest(t->mm, rsp, s.buf + s.size - s.used, s.used);
+	err = map_stack(t->mm, rsp, exec_stack);
+	if (!err)
+		err = copy_to_guest(t->mm, rsp, s.buf + s.size - s.used, s.used);
 	if (!err)
 		err = (long)rsp;
 out:
 	free(s.buf);
 	return err;
+}
+
+/*
+ * setup_arg_pages(): the stack VMA is the arguments' pages (from rsp up to
+ * stack_top) and 128 KiB below them, or reaches down to RLIMIT_STACK if
+ * that is less (never above the arguments); it grows down on faults
+ * (mm_grow_stack) up to the limit, as a VM_GROWSDOWN VMA does. Mapped
+ * once its size is known, so no second call trims it.
+ */
+static long map_stack(struct mm *mm, uint64_t rsp, bool exec_stack)
+{
+	uint64_t args = PAGE_ALIGN_DOWN(rsp), floor = mm->stack_top - (mm->rlim_stack & PAGE_MASK);
+
+	if (mm->rlim_stack > mm->stack_top)
+		floor = 0;
+	uint64_t base = MIN(args, MAX(args - STACK_EXPAND, floor));
+	long r = mm_mmap(mm, base, mm->stack_top - base, PROT_READ | PROT_WRITE | (exec_stack ? PROT_EXEC : 0),
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_STACK | MAP_GROWSDOWN, -1, 0);
+
+	return r < 0 ? r : 0;
 }
 
 /* See pvx/loader.h: build_stack's image at its largest but for the ASLR gap, which yields. */
@@ -403,12 +427,6 @@ long elf_load(struct task *t, int fd, const struct elf_info *ei, int ifd, const 
 	 * (mm_grow_stack) up to the limit, as a VM_GROWSDOWN VMA does.
 	 */
 	mm_set_rlimits(mm, t->proc->rlim);
-	uint64_t stack = MAX(MIN(STACK_IMG_MAX + STACK_EXPAND, mm->rlim_stack & PAGE_MASK), STACK_IMG_MAX);
-	r = mm_mmap(mm, mm->stack_top - stack, stack, PROT_READ | PROT_WRITE | (ei->exec_stack ? PROT_EXEC : 0),
-		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_STACK | MAP_GROWSDOWN, -1, 0);
-	if (r < 0)
-		return r;
-
 	if (ei->eh.e_type == ET_DYN) {
 		/* ELF_ET_DYN_BASE + arch_mmap_rnd(), aligned to the largest p_align */
 		uint64_t align = load_span(ei, &lo, &hi);
@@ -432,22 +450,9 @@ long elf_load(struct task *t, int fd, const struct elf_info *ei, int ifd, const 
 		.entry = bias + ei->eh.e_entry,
 		.aslr = aslr,
 	};
-	r = build_stack(t, &ai, argv, envp, execfn);
+	r = build_stack(t, &ai, argv, envp, execfn, ei->exec_stack);
 	if (r < 0)
 		return r;
-	/*
-	 * setup_arg_pages(): the stack VMA is the arguments' pages and 128 KiB
-	 * below them, or reaches down to RLIMIT_STACK if that is less (never
-	 * above the arguments): what was mapped below that goes, to be grown
-	 * into on faults as Linux's stack is.
-	 */
-	uint64_t args = PAGE_ALIGN_DOWN((uint64_t)r), floor = mm->stack_top - (mm->rlim_stack & PAGE_MASK);
-	if (mm->rlim_stack > mm->stack_top)
-		floor = 0;
-	uint64_t base = MIN(args, MAX(args - STACK_EXPAND, floor));
-	long err = base > mm->stack_top - stack ? mm_munmap(mm, mm->stack_top - stack, base - (mm->stack_top - stack)) : 0;
-	if (err < 0)
-		return err;
 
 	struct pvx_regs *regs = &t->regs;
 	uint64_t cs = regs->cs, ss = regs->ss, eflags = regs->eflags;
