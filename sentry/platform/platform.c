@@ -222,18 +222,41 @@ void place_pair_leave(struct place_pair *pp, pid_t tid)
 	pp->pin_cpu = 0;
 }
 
+void place_pair_inherit(struct place_pair *child, const struct place_pair *parent)
+{
+	*child = (struct place_pair){
+		.pin_cpu = parent->pin_cpu, .left_cpu = parent->left_cpu, .cool = parent->cool, .born = true
+	};
+}
+
 void place_pair_run(struct place_pair *pp, pid_t pid, pid_t tid)
 {
 	if (place_ncpus() <= 0)
 		return;
 	uint64_t now = mono_ns();
+	/*
+	 * An inherited pair has its parent's placement already: its first look
+	 * (PAIR_TURNS or PAIR_NS on) only takes the run delays to judge the
+	 * next one by. A short-lived child (a shell's command) makes no look,
+	 * so no schedstat read and no affinity call at all.
+	 */
+	if (pp->born) {
+		pp->born = false;
+		pp->no_base = true;
+		pp->look_ns = now;
+		return;
+	}
 	if (pp->look_ns && ++pp->turns < PAIR_TURNS && now - pp->look_ns < PAIR_NS)
 		return;
 	uint64_t delay = run_delay(sentry_pid(), gettid()) + run_delay(pid, tid);
-	bool busy = pp->look_ns && (delay - pp->delay_ns) * 100 > (now - pp->look_ns) * PAIR_BUSY_PCT;
+	bool busy = pp->look_ns && !pp->no_base && (delay - pp->delay_ns) * 100 > (now - pp->look_ns) * PAIR_BUSY_PCT;
 	pp->look_ns = now;
 	pp->delay_ns = delay;
 	pp->turns = 0;
+	if (pp->no_base) {
+		pp->no_base = false;
+		return;
+	}
 	if (pp->pin_cpu) {
 		if (busy) {
 			pp->left_cpu = pp->pin_cpu;

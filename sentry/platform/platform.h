@@ -241,8 +241,16 @@ struct place_pair {
 	int left_cpu;			/* the CPU they left because others wanted it + 1; 0: none */
 	uint32_t turns, cool;		/* turns since the last look; looks left before pinning again */
 	uint64_t look_ns, delay_ns;	/* the last look: when, and the two threads' run delay then */
+	bool born;			/* place_pair_inherit: the first turn is no look */
+	bool no_base;			/* the next look only takes delay_ns, judges nothing */
 };
 void place_pair_run(struct place_pair *pp, pid_t pid, pid_t tid);
+/*
+ * A forked process's pair, whose two threads were made by its parent's
+ * pair (the stub thread forked, the sentry thread created) and so have
+ * their masks: it starts where the parent's is, with no look.
+ */
+void place_pair_inherit(struct place_pair *child, const struct place_pair *parent);
 /* A host thread's CPU time and run delay (time runnable, not running) in ns, from its schedstat; -EIO: unknown. */
 long thread_schedstat(pid_t pid, pid_t tid, uint64_t *run, uint64_t *delay);
 void place_pair_leave(struct place_pair *pp, pid_t tid);

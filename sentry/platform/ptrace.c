@@ -230,6 +230,7 @@ static long ptrace_as_fork(struct addr_space *parent, struct addr_space **out)
 	pas->as.vdso = parent->vdso;
 	pas->tmpl = pp->tmpl;
 	pas->sentry_pidfd = pp->sentry_pidfd;	/* the fd table is a copy: the same number */
+	place_pair_inherit(&first->pair, &to_pctx(c)->pair);	/* forked by c's stub thread, on c's sentry thread */
 	first->ctx.tid = (pid_t)pid;
 	ctx_link(&pas->as, &first->ctx, false);	/* the child's thread owns it from ctx_start */
 	*out = &pas->as;
