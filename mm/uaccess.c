@@ -34,6 +34,14 @@ static __thread struct {
 	char buf[1536];
 } out;
 
+/* Host calls the platform queued (as_batch) run before guest memory is touched: 0 or -EFAULT. */
+static long batch_settle(struct mm *mm)
+{
+	if (!mm->as || !mm->as->batched)
+		return 0;
+	return mm->as->ops->as_batch(mm->as, AS_BATCH_FLUSH) < 0 ? -EFAULT : 0;
+}
+
 static void out_flush(void)
 {
 	size_t n = out.n;
@@ -94,7 +102,7 @@ long copy_from_guest(struct mm *mm, void *dst, uint64_t src, size_t n)
 	out_flush();
 	if (n == 0)
 		return 0;
-	if (!mm->as || bad_range(src, n))
+	if (!mm->as || bad_range(src, n) || batch_settle(mm))
 		return -EFAULT;	/* no address space: a process that has exited */
 	if (process_vm_readv(mm->as->pid, &l, 1, &r, 1, 0) == (ssize_t)n)
 		return 0;
@@ -108,7 +116,7 @@ long copy_to_guest(struct mm *mm, uint64_t dst, const void *src, size_t n)
 	out_flush();
 	if (n == 0)
 		return 0;
-	if (!mm->as || bad_range(dst, n))
+	if (!mm->as || bad_range(dst, n) || batch_settle(mm))
 		return -EFAULT;
 	if (process_vm_writev(mm->as->pid, &l, 1, &r, 1, 0) == (ssize_t)n)
 		return 0;
@@ -129,7 +137,7 @@ long guest_cmpxchg32(struct mm *mm, uint64_t uaddr, uint32_t old, uint32_t new, 
 	long r;
 
 	out_flush();
-	if (!mm->as || bad_range(uaddr, sizeof(old)) || (uaddr & 3))
+	if (!mm->as || bad_range(uaddr, sizeof(old)) || (uaddr & 3) || batch_settle(mm))
 		return -EFAULT;
 	r = mm->as->ops->as_cmpxchg32 ? mm->as->ops->as_cmpxchg32(mm->as, uaddr, old, new, prev) : -ENOSYS;
 	if (r != -ENOSYS && r != -ESRCH)
@@ -153,7 +161,7 @@ size_t copy_to_guest_partial(struct mm *mm, uint64_t dst, const void *src, size_
 	size_t done = 0;
 
 	out_flush();
-	if ((dst & ~PAGE_MASK) + n > PAGE_SIZE && mm->as && !bad_range(dst, n)) {
+	if ((dst & ~PAGE_MASK) + n > PAGE_SIZE && mm->as && !bad_range(dst, n) && !batch_settle(mm)) {
 		struct iovec l = { (void *)src, n }, r = { (void *)dst, n };
 		ssize_t k = process_vm_writev(mm->as->pid, &l, 1, &r, 1, 0);
 		if (k > 0)
@@ -179,7 +187,7 @@ long copy_guest_vec(struct mm *mm, const struct iovec *guest, size_t cnt, void *
 	struct iovec l = { buf, n };
 
 	out_flush();
-	if (!mm->as || cnt > IOV_MAX)
+	if (!mm->as || cnt > IOV_MAX || batch_settle(mm))
 		return -EFAULT;
 	for (size_t i = 0; i < cnt; i++)
 		if (bad_range((uint64_t)guest[i].iov_base, guest[i].iov_len))

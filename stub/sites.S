@@ -269,4 +269,37 @@ stub_pt:
 	syscall
 	ret
 
+/*
+ * ptrace: r12 syscalls in one stop of the tracer, from the table at rbx,
+ * 8 words each: the number, six arguments and flags (1: keep the result
+ * in r13; 2: r8, the fd of an mmap, is r13; 4: rdi, the fd of a close, is
+ * r13), so a pidfd_getfd's fd serves the calls after it. It stops at int3
+ * after the last or at the first that failed (rax in [-4095, -1]): rax is
+ * that call's result, r12 how many were left (0: all ran). Guest code that
+ * jumps here gets what a syscall instruction of its own gets (seccomp:
+ * this is no site; ptrace: PTRACE_SYSEMU).
+ */
+	.org STUB_OFF_BATCH, 0xcc
+stub_batch:
+1:	mov (%rbx), %rax
+	mov 8(%rbx), %rdi
+	mov 16(%rbx), %rsi
+	mov 24(%rbx), %rdx
+	mov 32(%rbx), %r10
+	mov 40(%rbx), %r8
+	mov 48(%rbx), %r9
+	testb $2, 56(%rbx)
+	cmovnz %r13, %r8
+	testb $4, 56(%rbx)
+	cmovnz %r13, %rdi
+	syscall
+	cmp $-4095, %rax
+	jae 2f
+	testb $1, 56(%rbx)
+	cmovnz %rax, %r13
+	add $64, %rbx
+	dec %r12
+	jnz 1b
+2:	int3
+
 	.section .note.GNU-stack,"",@progbits

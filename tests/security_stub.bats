@@ -42,6 +42,14 @@ run_bounded() {
 	[[ $status == 1 || $status == 159 ]]
 }
 
+@test "3: the guest cannot map a page into the stub's range through the ptrace stub's batch gadget, racing its table" {
+	run_bounded "$(guest sec_stub_gadget)" batch
+	[[ $output != "no stub" || $PVX_PLATFORM != vmexec ]] || skip "vmexec: the stub's range is empty"
+	assert_contains "$output" "via the batch gadget"
+	assert_not_contains "$output" ESCAPE
+	[[ $status == 1 || $status == 159 ]]
+}
+
 @test "3: the guest cannot replace the stub's shared memory through the stub's syscall instructions" {
 	only_seccomp "only the seccomp stub has shared memory and runs the guest's jumps into it on the host"
 	run_bounded "$(guest sec_stub_gadget)" overmap

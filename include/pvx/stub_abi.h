@@ -45,6 +45,15 @@ _Static_assert(STUB_BASE_ADDR == PVX_STUB_BASE, "stub_layout.h and guest_layout.
 #define STUB_TWO_SYSCALLS ((uint64_t)STUB_TEXT_ADDR + STUB_OFF_TWO_SYSCALLS)
 #define STUB_TWO_SYSCALLS_BYTES "\x0f\x05\x48\x89\xc3\x4c\x89\xe0\x4c\x89\xef\x0f\x05\xcc"
 
+/* The table of syscalls run in one stop (ptrace, sites.S's stub_batch), up to its int3. */
+#define STUB_BATCH ((uint64_t)STUB_TEXT_ADDR + STUB_OFF_BATCH)
+#define STUB_BATCH_BYTES                                                                                   \
+	"\x48\x8b\x03\x48\x8b\x7b\x08\x48\x8b\x73\x10\x48\x8b\x53\x18\x4c\x8b\x53\x20\x4c\x8b\x43\x28" \
+	"\x4c\x8b\x4b\x30\xf6\x43\x38\x02\x4d\x0f\x45\xc5\xf6\x43\x38\x04\x49\x0f\x45\xfd\x0f\x05" \
+	"\x48\x3d\x01\xf0\xff\xff\x73\x11\xf6\x43\x38\x01\x4c\x0f\x45\xe8\x48\x83\xc3\x40\x49\xff" \
+	"\xcc\x75\xba\xcc"
+enum { STUB_BATCH_KEEP = 1, STUB_BATCH_R8_FD = 2, STUB_BATCH_RDI_FD = 4 };	/* its flags */
+
 /* "lock cmpxchg %ecx,(%rdi); int3" (every platform): the sentry's atomic on a guest word (platform.c). */
 #define STUB_CMPXCHG_GADGET ((uint64_t)STUB_TEXT_ADDR + STUB_OFF_CMPXCHG_GADGET)
 #define STUB_CMPXCHG_GADGET_BYTES "\xf0\x0f\xb1\x0f\xcc"

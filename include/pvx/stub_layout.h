@@ -38,6 +38,7 @@
 #define STUB_OFF_CMPXCHG_GADGET 0x300	/* every platform: lock cmpxchg %ecx,(%rdi); int3 (futex atomics) */
 #define STUB_OFF_PT 0x320		/* seccomp: stub_pt(): a guest read served in the trap handler */
 #define STUB_OFF_SITE_PT 0x340		/* its syscall instruction: read/pread64 on a passthrough fd only */
+#define STUB_OFF_BATCH 0x360		/* ptrace: a table of syscalls (rbx, r12 of them), one stop; int3 */
 
 /* The control page: written by the sentry only, mapped read-only (and sealed) in the stub. */
 #define STUB_CTL_ADDR (STUB_BASE_ADDR + 0x80000)

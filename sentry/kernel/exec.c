@@ -226,6 +226,8 @@ static long exec_mm_reuse(struct task *t, struct mm *mm, int fd, const struct el
 
 	futex_exit_robust(t, old_mm);
 	futex_exit_pi(t);
+	/* The wipe and the new image's host calls, in as few stops as the platform can (platform.h). */
+	bool batch = as->ops->as_batch && as->ops->as_batch(as, AS_BATCH_BEGIN) == 0;
 	r = as->ops->as_exec(as, true);
 	aio_mm_gone(old_mm);
 	mm_release(old_mm);
@@ -236,6 +238,10 @@ static long exec_mm_reuse(struct task *t, struct mm *mm, int fd, const struct el
 	if (!r) {
 		fpu_reset(t);
 		r = elf_load(t, fd, ei, ifd, iei, argv, envp, path);
+	}
+	if (batch) {
+		long e = as->ops->as_batch(as, AS_BATCH_END);
+		r = r < 0 ? r : e;
 	}
 	if (r < 0) {
 		pr_debug("exec: %s failed past the point of no return: %s", path, strerror((int)-r));

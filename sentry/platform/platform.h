@@ -86,6 +86,19 @@ struct platform_ops {
 	long (*as_get_fd)(struct addr_space *as, int host_fd);
 	void (*as_put_fd)(struct addr_space *as, long as_fd);
 	/*
+	 * NULL, or batching of the host calls of an execve in place (between
+	 * as_exec's wipe and the new image's first run; the caller's context
+	 * is the only one): after AS_BATCH_BEGIN, as_syscall may queue mmap
+	 * with MAP_FIXED, munmap and mprotect and return what they return on
+	 * success, and as_get_fd may hand out a number that only the queued
+	 * calls use. Anything else the address space is asked for runs what
+	 * is queued first, in order, and so does every guest memory access
+	 * (uaccess.c, by as->batched); AS_BATCH_END runs the rest. FLUSH and
+	 * END return the first error of what they ran: the address space is
+	 * then unusable, as after a failed wipe.
+	 */
+	long (*as_batch)(struct addr_space *as, int how);
+	/*
 	 * as_syscall can run read/write/pread64/pwrite64 on a sentry host fd
 	 * straight into guest memory (zero-copy I/O), instead of copying
 	 * through a sentry buffer.
@@ -154,7 +167,10 @@ struct addr_space {
 	pthread_t creator;
 	struct platform_ctx *ctxs;	/* its contexts (changed under the sentry lock) */
 	bool oom_first;	/* its oom_score_adj is set (mm_init): an exec that reuses the stub need not again */
+	bool batched;	/* as_batch queued host calls that have not run yet */
 };
+
+enum { AS_BATCH_BEGIN, AS_BATCH_FLUSH, AS_BATCH_END };
 
 /* Common state of every platform's context. */
 struct platform_ctx {

@@ -18,6 +18,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sched.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
@@ -60,6 +61,12 @@ struct ptrace_ctx {
 	 */
 	struct pvx_regs kregs;
 	bool kregs_ok;
+	/* ptrace_as_batch: the queued calls, and the host fd whose pidfd_getfd is among them (-1: none) */
+	bool batching;
+	int bn, bfd_host;
+	struct batch_op {
+		uint64_t nr, a[6], flags;	/* sites.S stub_batch's table entry */
+	} bops[24];
 };
 
 static struct ptrace_as *to_pas(struct addr_space *as)
@@ -103,11 +110,13 @@ static long wait_stop(pid_t pid)
 
 static long gadget_syscall(struct ptrace_ctx *pc, uint64_t gadget, long nr, const long args[6]);
 static long drop_held_fd(struct ptrace_ctx *pc);
+static long ptrace_as_syscall(struct addr_space *as, long nr, const long args[6]);
+static long ptrace_as_batch(struct addr_space *as, int how);
 
 /* Does the exec'd stub pid have the len bytes of a gadget at addr (the image pvx built is the one running)? */
 static bool stub_has_gadget(pid_t pid, uint64_t addr, const char *bytes, size_t len, const char *name)
 {
-	char got[16];
+	char got[sizeof(STUB_BATCH_BYTES)];
 	struct iovec l = { got, len }, r = { (void *)addr, len };
 
 	if (len <= sizeof(got) && process_vm_readv(pid, &l, 1, &r, 1, 0) == (ssize_t)len && !memcmp(got, bytes, len))
@@ -176,7 +185,8 @@ static long ptrace_as_new(struct addr_space **out)
 	    !stub_has_gadget(pid, STUB_FORK_GADGET, STUB_CLONE_GADGET_BYTES, clone_len, "fork") ||
 	    !stub_has_gadget(pid, STUB_CLONE_GADGET, STUB_CLONE_GADGET_BYTES, clone_len, "clone") ||
 	    !stub_has_gadget(pid, STUB_TWO_SYSCALLS, STUB_TWO_SYSCALLS_BYTES, sizeof(STUB_TWO_SYSCALLS_BYTES) - 1,
-			     "two-syscall"))
+			     "two-syscall") ||
+	    !stub_has_gadget(pid, STUB_BATCH, STUB_BATCH_BYTES, sizeof(STUB_BATCH_BYTES) - 1, "batch"))
 		goto fail;
 	pas->as.vdso = stub_vdso(pid);	/* exec'd: its auxv is the stub's */
 	/* No core of guest memory (see stub_nodump); the stub never runs its own code to do it. */
@@ -280,7 +290,7 @@ static long ptrace_as_exec(struct addr_space *as, bool wipe)
 		return -EBUSY;
 	if (!wipe)
 		return stub_threads_only(as->pid, &as->pid, 1) < 0 ? -EBUSY : 0;
-	long r = gadget_syscall(to_pctx(c), STUB_SYSCALL_GADGET, SYS_munmap, unmap);
+	long r = ptrace_as_syscall(as, SYS_munmap, unmap);	/* queued when batching */
 	return r == -EBUSY ? -EIO : r;
 }
 
@@ -342,6 +352,94 @@ static long gadget_syscall(struct ptrace_ctx *pc, uint64_t gadget, long nr, cons
 	return e < 0 ? e : (long)r.rax;
 }
 
+/*
+ * Batching (platform.h as_batch), for an execve in place: its ten or so
+ * host calls (the wipe, pidfd_getfd of the image, its segments, the bss,
+ * the stack, the close) in one or two stops instead of one each. The
+ * table goes below the stub's own stack pointer (the template's: above
+ * the guest's range, never guest-mapped, private to this stub) with
+ * process_vm_writev. Only the stub's memory, and only its one thread, can
+ * change it: no guest code runs in this mm during an exec in place (the
+ * caller's context is the only one and stub_threads_only proved it has no
+ * other thread; guest memory accesses stop at PVX_GUEST_TASK_SIZE).
+ */
+#define BATCH_FD 0x7ffffff0L	/* the queued pidfd_getfd's fd, to the mm code: above any fd (fs.nr_open <= 2^30) */
+#define BATCH_GAP 4096		/* between the template's rsp and the table */
+
+static void batch_queue(struct ptrace_ctx *pc, long nr, const long args[6], uint64_t flags)
+{
+	struct batch_op *op = &pc->bops[pc->bn++];
+
+	op->nr = (uint64_t)nr;
+	for (int i = 0; i < 6; i++)
+		op->a[i] = (uint64_t)args[i];
+	op->flags = flags;
+	pc->ctx.as->batched = true;
+}
+
+/* Run what is queued; 0, or the first failure's result. The queued pidfd_getfd's fd becomes the held fd. */
+static long batch_flush(struct ptrace_ctx *pc)
+{
+	struct ptrace_as *pas = to_pas(pc->ctx.as);
+	size_t n = (size_t)pc->bn, len = n * sizeof(pc->bops[0]);
+	bool keep = pc->bfd_host >= 0;
+	struct user_regs_struct r;
+
+	if (!n)
+		return 0;
+	pc->bn = 0;
+	pc->bfd_host = -1;
+	pc->ctx.as->batched = false;
+	uint64_t table = (pas->tmpl.rsp - BATCH_GAP - len) & ~63UL;
+	struct iovec l = { pc->bops, len }, rv = { (void *)table, len };
+	if (process_vm_writev(pc->ctx.tid, &l, 1, &rv, 1, 0) != (ssize_t)len)
+		return -EIO;
+	const long none[6] = { 0 };
+	gadget_regs(pas, &r, STUB_BATCH, 0, none);
+	r.rbx = table;
+	r.r12 = n;
+	r.r13 = (uint64_t)-1;
+	long e = gadget_run(pc, &r, STUB_BATCH, sizeof(STUB_BATCH_BYTES) - 1);
+	if (e < 0)
+		return e;
+	if (keep && (long)r.r13 >= 0)
+		pc->held_fd = (long)r.r13;	/* closed as any held fd is */
+	return r.r12 ? ((long)r.rax < 0 ? (long)r.rax : -EIO) : 0;
+}
+
+static long ptrace_as_batch(struct addr_space *as, int how)
+{
+	struct platform_ctx *c = ctx_self(as);
+
+	if (!c)
+		return -ESRCH;
+	struct ptrace_ctx *pc = to_pctx(c);
+	if (how == AS_BATCH_BEGIN) {
+		if (!c->first || as->ctxs != c || c->next || to_pas(as)->tmpl.rsp < PVX_GUEST_TASK_SIZE + 2 * BATCH_GAP +
+				sizeof(pc->bops))
+			return -EINVAL;
+		pc->batching = true;
+		pc->bn = 0;
+		pc->bfd_host = -1;
+		return 0;
+	}
+	if (!pc->batching)
+		return 0;
+	if (how == AS_BATCH_END) {
+		/* What an exec mapped its files with is closed before the guest runs: here, in the last stop. */
+		long a[6] = { pc->held_fd };
+		if (pc->bfd_host >= 0 && pc->bn < (int)ARRAY_SIZE(pc->bops)) {
+			batch_queue(pc, SYS_close, a, STUB_BATCH_RDI_FD);
+			pc->bfd_host = -1;
+		} else if (pc->held_fd >= 0 && pc->bfd_host < 0 && pc->bn < (int)ARRAY_SIZE(pc->bops)) {
+			batch_queue(pc, SYS_close, a, 0);
+			pc->held_fd = -1;
+		}
+		pc->batching = false;
+	}
+	return batch_flush(pc);
+}
+
 static long ptrace_as_syscall(struct addr_space *as, long nr, const long args[6])
 {
 	struct platform_ctx *c = ctx_self(as);
@@ -350,7 +448,23 @@ static long ptrace_as_syscall(struct addr_space *as, long nr, const long args[6]
 		pr_err("ptrace: this thread traces no thread of stub %d", as->pid);
 		return -ESRCH;
 	}
-	return gadget_syscall(to_pctx(c), STUB_SYSCALL_GADGET, nr, args);
+	struct ptrace_ctx *pc = to_pctx(c);
+	if (pc->batching) {
+		bool fixed = nr == SYS_mmap && (args[3] & MAP_FIXED) && !(args[3] & MAP_FIXED_NOREPLACE);
+		long e;
+		if ((fixed || nr == SYS_munmap || nr == SYS_mprotect) && pc->bn < (int)ARRAY_SIZE(pc->bops)) {
+			batch_queue(pc, nr, args, fixed && args[4] == BATCH_FD ? STUB_BATCH_R8_FD : 0);
+			return fixed ? args[0] : 0;
+		}
+		bool placeholder = nr == SYS_mmap && args[4] == BATCH_FD;
+		if ((e = batch_flush(pc)) < 0)
+			return e;
+		if (placeholder) {	/* the queued pidfd_getfd ran: its fd is the held one now */
+			long a[6] = { args[0], args[1], args[2], args[3], pc->held_fd, args[5] };
+			return pc->held_fd < 0 ? -EBADF : gadget_syscall(pc, STUB_SYSCALL_GADGET, nr, a);
+		}
+	}
+	return gadget_syscall(pc, STUB_SYSCALL_GADGET, nr, args);
 }
 
 /*
@@ -473,8 +587,29 @@ static long ptrace_as_get_fd(struct addr_space *as, int host_fd)
 	if (!c)
 		return -ESRCH;
 	struct ptrace_ctx *pc = to_pctx(c);
+	if (pc->batching && pc->bfd_host == host_fd)
+		return BATCH_FD;	/* its pidfd_getfd is queued: the same file (the caller holds host_fd) */
+	if (pc->batching && pc->bfd_host >= 0) {
+		long e = batch_flush(pc);	/* another file: the queued one's fd becomes the held one */
+		if (e < 0)
+			return e;
+	}
 	if (pc->held_fd >= 0 && syscall(SYS_kcmp, sentry_pid(), as->pid, KCMP_FILE, host_fd, pc->held_fd) == 0)
 		return pc->held_fd;
+	if (pc->batching && pas->sentry_pidfd >= 0 && pc->bn + 2 <= (int)ARRAY_SIZE(pc->bops)) {
+		long a[6] = { pas->sentry_pidfd, host_fd, 0 }, h[6] = { pc->held_fd };
+		if (pc->held_fd >= 0)	/* what as_put_fd would do when this one is put */
+			batch_queue(pc, SYS_close, h, 0);
+		pc->held_fd = -1;
+		batch_queue(pc, SYS_pidfd_getfd, a, STUB_BATCH_KEEP);
+		pc->bfd_host = host_fd;
+		return BATCH_FD;
+	}
+	if (pc->batching) {
+		long e = batch_flush(pc);
+		if (e < 0)
+			return e;
+	}
 	if (pas->sentry_pidfd < 0) {
 		long a[6] = { sentry_pid(), 0 };
 		long fd = gadget_syscall(pc, STUB_SYSCALL_GADGET, SYS_pidfd_open, a);
@@ -493,8 +628,8 @@ static void ptrace_as_put_fd(struct addr_space *as, long as_fd)
 	if (!c)
 		return;
 	struct ptrace_ctx *pc = to_pctx(c);
-	if (as_fd == pc->held_fd)
-		return;
+	if (as_fd == pc->held_fd || (pc->batching && as_fd == BATCH_FD))
+		return;	/* kept for the next as_get_fd (a queued one: closed at AS_BATCH_END, or held once run) */
 	long old = pc->held_fd;
 	if (drop_held_fd(pc) < 0)
 		pr_debug("close of fd %ld in stub %d failed", old, as->pid);
@@ -583,6 +718,8 @@ static long ptrace_run(struct platform_ctx *ctx, struct pvx_regs *regs, struct p
 		regs->ss = pas->tmpl.ss;
 		regs->eflags = pas->tmpl.eflags;
 	}
+	if (pc->batching && (sig = ptrace_as_batch(ctx->as, AS_BATCH_END)) < 0)
+		return sig;	/* not ended by its caller: nothing queued may be left for guest code to see */
 	if ((sig = drop_held_fd(pc)) < 0)
 		return sig;
 	ptrace_place(pc);
@@ -714,6 +851,7 @@ const struct platform_ops platform_ptrace = {
 	.as_syscall = ptrace_as_syscall,
 	.as_get_fd = ptrace_as_get_fd,
 	.as_put_fd = ptrace_as_put_fd,
+	.as_batch = ptrace_as_batch,
 	.run = ptrace_run,
 	.fpu_get = ptrace_fpu_get,
 	.fpu_set = ptrace_fpu_set,

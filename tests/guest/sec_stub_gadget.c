@@ -9,12 +9,16 @@
  *   clone:   run clone(2) through the stub's instructions: a host thread pvx did not ask for
  *   two:     map that page through the ptrace stub's two-syscall gadget ("syscall; mov %rax,%rbx; mov %r12,%rax;
  *            mov %r13,%rdi; syscall; int3"), with both calls chosen by the guest
+ *   batch:   map that page through the ptrace stub's batch gadget (a table of syscalls at rbx, r12 of them),
+ *            from a table in guest memory that a second thread rewrites all the while
  * Only meaningful inside pvx (natively there is no stub: it prints "no stub" and exits 2). */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -156,6 +160,69 @@ static int two_syscalls(void)
 	return 1;
 }
 
+#define BATCH (STUB_TEXT + 0x360)	/* STUB_OFF_BATCH */
+static const unsigned char batch_bytes[] = { 0x48, 0x8b, 0x03, 0x48, 0x8b, 0x7b, 0x08 };	/* mov (%rbx),%rax; ... */
+static volatile uint64_t table[2][8];
+static volatile int stop_flip;
+
+/* The second thread: the table's first entry flips between the mmap and a getpid, as a race with a reader would. */
+static void *flipper(void *arg)
+{
+	(void)arg;
+	while (!stop_flip) {
+		table[0][0] = SYS_getpid;
+		table[0][0] = SYS_mmap;
+	}
+	return NULL;
+}
+
+static int batch(void)
+{
+	if (readable(WINDOW_PAGE)) {
+		say("window page already mapped: the layout changed, nothing to test\n");
+		return 2;
+	}
+	if (!readable(BATCH + sizeof(batch_bytes) - 1) || memcmp((void *)BATCH, batch_bytes, sizeof(batch_bytes))) {
+		say("no batch gadget\n");
+		return 3;
+	}
+	for (int i = 0; i < 2; i++) {	/* two mmaps of the window page, the second keeping its result in r13 */
+		uint64_t e[8] = { SYS_mmap, WINDOW_PAGE, PG, PROT_READ | PROT_WRITE | PROT_EXEC,
+				  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, (uint64_t)-1, 0, i ? 1 : 0 };
+		memcpy((void *)table[i], e, sizeof(e));
+	}
+	pthread_t th;
+	if (pthread_create(&th, NULL, flipper, NULL)) {
+		say("pthread_create failed\n");
+		return 3;
+	}
+	say("via the batch gadget at %#lx\n", (unsigned long)BATCH);
+	long rax = -9999, left = -9999;
+	for (int round = 0; round < 200 && !readable(WINDOW_PAGE); round++) {
+		if (!sigsetjmp(probe_jb, 1)) {
+			probing = 1;
+			register long r12 __asm__("r12") = 2;
+			__asm__ volatile("sub $128, %%rsp\n\t"
+					 "call *%[g]\n\t"
+					 "add $128, %%rsp"
+					 : "=a"(rax), "+r"(r12)
+					 : [g] "r"(BATCH), "b"(&table[0][0])
+					 : "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11", "r13", "memory");
+			left = r12;
+			probing = 0;
+		}
+	}
+	stop_flip = 1;
+	pthread_join(th, NULL);
+	say("returned %ld, %ld left\n", rax, left);
+	if (readable(WINDOW_PAGE)) {
+		say("ESCAPE: mapped a page at %#lx in the stub's range (batch gadget)\n", WINDOW_PAGE);
+		return 0;
+	}
+	say("contained\n");
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2)
@@ -174,5 +241,7 @@ int main(int argc, char **argv)
 		return clone_thread();
 	if (!strcmp(argv[1], "two"))
 		return two_syscalls();
+	if (!strcmp(argv[1], "batch"))
+		return batch();
 	return 2;
 }
