@@ -205,6 +205,72 @@ long thread_schedstat(pid_t pid, pid_t tid, uint64_t *run, uint64_t *delay)
 	return 0;
 }
 
+/*
+ * host_crowded: the host's busy time (/proc/stat's first line: user,
+ * nice, system, irq, softirq; not steal, which is the hypervisor's) less
+ * pvx's own CPU time (the sentry's threads, the stubs live and reaped) is
+ * work of others. At least HOST_CROWDED_PCT of a CPU of it over a look's
+ * window makes the host crowded; less than HOST_CLEAR_PCT makes it clear
+ * again. One thread looks at a time, at most every HOST_LOOK_NS; the
+ * others take the last verdict. /proc/stat counts in clock ticks, which
+ * over a window of 100 ms or more on a few CPUs errs by a few percent.
+ */
+#define HOST_LOOK_NS 100000000ULL
+#define HOST_CROWDED_PCT 50
+#define HOST_CLEAR_PCT 25
+
+static uint64_t host_busy_ns(void)
+{
+	unsigned long long v[8] = { 0 };
+	char buf[256];
+	int fd = open("/proc/stat", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0 || (buf[n] = 0, sscanf(buf, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2],
+					  &v[3], &v[4], &v[5], &v[6], &v[7])) != 8)
+		return 0;
+	return (v[0] + v[1] + v[2] + v[5] + v[6]) * (1000000000ULL / (uint64_t)sysconf(_SC_CLK_TCK));
+}
+
+static uint64_t pvx_cpu_ns(void)
+{
+	struct timespec ts;
+	uint64_t ns = stubs_cpu_ns();
+
+	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) == 0)
+		ns += (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	return ns;
+}
+
+bool host_crowded(void)
+{
+	static uint64_t look_ns, busy0, pvx0;	/* the last look's, under looking */
+	static int looking, crowded;
+	uint64_t now = mono_ns();
+
+	if (now - __atomic_load_n(&look_ns, __ATOMIC_RELAXED) < HOST_LOOK_NS ||
+	    __atomic_exchange_n(&looking, 1, __ATOMIC_ACQUIRE))
+		return __atomic_load_n(&crowded, __ATOMIC_RELAXED);
+	uint64_t last = __atomic_load_n(&look_ns, __ATOMIC_RELAXED);
+	if (now - last >= HOST_LOOK_NS) {
+		uint64_t busy = host_busy_ns(), pvx = pvx_cpu_ns();
+		if (last && busy && busy >= busy0 && pvx >= pvx0) {
+			int64_t other = (int64_t)(busy - busy0) - (int64_t)(pvx - pvx0), win = (int64_t)(now - last);
+			if (other * 100 >= win * HOST_CROWDED_PCT)
+				__atomic_store_n(&crowded, 1, __ATOMIC_RELAXED);
+			else if (other * 100 < win * HOST_CLEAR_PCT)
+				__atomic_store_n(&crowded, 0, __ATOMIC_RELAXED);
+		}
+		busy0 = busy;
+		pvx0 = pvx;
+		__atomic_store_n(&look_ns, now, __ATOMIC_RELAXED);
+	}
+	__atomic_store_n(&looking, 0, __ATOMIC_RELEASE);
+	return __atomic_load_n(&crowded, __ATOMIC_RELAXED);
+}
+
 /* A thread's run delay in ns; 0 if unknown. */
 static uint64_t run_delay(pid_t pid, pid_t tid)
 {

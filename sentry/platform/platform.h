@@ -306,6 +306,13 @@ pid_t sentry_pid(void);
  */
 void stub_register(pid_t pid);
 bool stub_unregister(pid_t pid);
+/* CPU time of every stub, live (their clocks) and reaped (RUSAGE_CHILDREN), in ns. */
+uint64_t stubs_cpu_ns(void);
+/*
+ * Does work other than pvx's keep about half a CPU or more busy (a busy
+ * neighbour)? Judged over the last HOST_LOOK_NS or more; cheap to ask.
+ */
+bool host_crowded(void);
 /* Reap the stub pid the caller killed (wflags: wait4's), with its usage in *ru if ru; true when ru was filled. */
 bool stub_reap(pid_t pid, int wflags, struct rusage *ru);
 /* pvx is terminating: SIGKILL and reap every stub, within ms (async-signal-safe). */
