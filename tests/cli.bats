@@ -384,6 +384,26 @@ _syscall_elf() {
 	grep -q 'prctl option 2147422772 is not supported' err
 }
 
+@test "cli: seccomp tells a busy neighbour from its own load (host_crowded): a CPU-bound loop beside a fork chain is seen" {
+	[[ $PVX_PLATFORM == seccomp ]] || skip "$PVX_PLATFORM platform: no hand-off policy"
+	(($(nproc) >= 2)) || skip "one CPU: nothing to place"
+	# a loop on the last CPU, the neighbour; the guest's tasks could all fit on the others
+	taskset -c "$(($(nproc) - 1))" sh -c 'while :; do :; done' &
+	local hog=$!
+	PVX_HANDOFF_STATS=1 "$PVX" run --platform=seccomp -- "$BUSYBOX" sh -c \
+		"for i in \$($BUSYBOX seq 200); do $BUSYBOX true; done" >out 2>err
+	local st=$?
+	kill "$hog"
+	wait "$hog" 2>/dev/null || true
+	((st == 0)) || { cat err >&2; return 1; }
+	local line
+	line=$(grep '^busy neighbour' err) || { cat err >&2; return 1; }
+	echo "$line" >&2
+	# looks every 100 ms or more while two tasks live: the loop runs for 0.3 s or more here
+	[[ $line =~ ^busy\ neighbour\ \(host_crowded\):\ ([0-9]+)\ of\ ([0-9]+)\ looks$ ]]
+	((BASH_REMATCH[2] >= 2 && BASH_REMATCH[1] >= 1))
+}
+
 # ho_count FILE KIND OUTCOME: the count of that row of the PVX_HANDOFF_STATS table (empty if there is none)
 ho_count() {
 	awk -v k="$2" -v o="$3" '$1 == k && $2 == o { print $3 }' "$1"
@@ -410,6 +430,7 @@ ho_count() {
 		[[ $(ho_count err "$k" spun) == 0 && $(ho_count err "$k" spun+slept) == 0 ]] || { cat err >&2; return 1; }
 	done
 	(($(ho_count err run slept) >= $(wc -l <out)))
+	grep -qE '^busy neighbour \(host_crowded\): [0-9]+ of [0-9]+ looks$' err
 	PVX_HANDOFF_STATS=0 "$PVX" run --platform=seccomp -- "${walk[@]}" >out 2>err
 	! grep -q 'hand-offs' err
 	"$PVX" run --platform=seccomp -- "${walk[@]}" >out 2>err

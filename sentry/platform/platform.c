@@ -244,6 +244,14 @@ static uint64_t pvx_cpu_ns(void)
 	return ns;
 }
 
+static uint64_t host_looks[2];	/* looks that judged, by verdict (clear, crowded) */
+
+void host_crowded_stats(uint64_t *looks, uint64_t *crowded)
+{
+	*crowded = __atomic_load_n(&host_looks[1], __ATOMIC_RELAXED);
+	*looks = __atomic_load_n(&host_looks[0], __ATOMIC_RELAXED) + *crowded;
+}
+
 bool host_crowded(void)
 {
 	static uint64_t look_ns, busy0, pvx0;	/* the last look's, under looking */
@@ -262,6 +270,7 @@ bool host_crowded(void)
 				__atomic_store_n(&crowded, 1, __ATOMIC_RELAXED);
 			else if (other * 100 < win * HOST_CLEAR_PCT)
 				__atomic_store_n(&crowded, 0, __ATOMIC_RELAXED);
+			__atomic_add_fetch(&host_looks[__atomic_load_n(&crowded, __ATOMIC_RELAXED)], 1, __ATOMIC_RELAXED);
 		}
 		busy0 = busy;
 		pvx0 = pvx;

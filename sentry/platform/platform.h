@@ -313,6 +313,8 @@ uint64_t stubs_cpu_ns(void);
  * neighbour)? Judged over the last HOST_LOOK_NS or more; cheap to ask.
  */
 bool host_crowded(void);
+/* How many looks host_crowded made, and how many of them found the host crowded (PVX_HANDOFF_STATS). */
+void host_crowded_stats(uint64_t *looks, uint64_t *crowded);
 /* Reap the stub pid the caller killed (wflags: wait4's), with its usage in *ru if ru; true when ru was filled. */
 bool stub_reap(pid_t pid, int wflags, struct rusage *ru);
 /* pvx is terminating: SIGKILL and reap every stub, within ms (async-signal-safe). */

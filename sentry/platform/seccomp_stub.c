@@ -212,6 +212,7 @@ static void ho_print(void)
 {
 	static const char *const kind[2] = { "command", "run" };
 	static const char *const outcome[HO_OUTCOMES] = { "spun", "spun+slept", "slept" };
+	uint64_t looks, crowded;
 
 	fprintf(stderr, "pvx: seccomp hand-offs (PVX_HANDOFF_STATS)\n%-8s %-11s %10s %9s %10s\n", "wait",
 		"outcome", "count", "mean_us", "total_ms");
@@ -222,6 +223,9 @@ static void ho_print(void)
 			fprintf(stderr, "%-8s %-11s %10llu %9.1f %10.1f\n", kind[k], outcome[o], (unsigned long long)n,
 				n ? (double)ns / 1e3 / (double)n : 0.0, (double)ns / 1e6);
 		}
+	host_crowded_stats(&looks, &crowded);
+	fprintf(stderr, "busy neighbour (host_crowded): %llu of %llu looks\n", (unsigned long long)crowded,
+		(unsigned long long)looks);
 }
 
 static bool ho_enabled(void)
