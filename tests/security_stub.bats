@@ -146,6 +146,14 @@ stub_ids() {
 	[[ $status == 9 || $status == 137 ]]
 }
 
+@test "5: a stub command the guest rewrites into a batch of blocking calls does not hang the sandbox" {
+	only_seccomp "only the seccomp stub reads its commands from shared memory"
+	run_bounded "$(guest sec_stub_cmdhijack)" batch
+	# as above, or SIGSEGV: a STUB_CMD_RUN turned into a batch parks the stub with the last trap's report,
+	# which the sentry takes as a new fault of the guest's (its own state, forged by its own thread)
+	[[ $status == 9 || $status == 137 || $status == 139 ]]
+}
+
 @test "4: a spin budget forged in the shared memory does not make pvx spin while the guest computes" {
 	only_seccomp "only the seccomp stub has a shared spin word"
 	# The guest's main thread computes for a second or two of CPU, trapping every 20 ms, while its other

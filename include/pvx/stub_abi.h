@@ -90,7 +90,19 @@ enum stub_cmd {
 	STUB_CMD_RUN = 1,	/* load regs and return to guest code */
 	STUB_CMD_SYSCALL = 2,	/* run sys_nr(sys_args) in the stub, result in sys_ret */
 	STUB_CMD_EXIT = 4,	/* end this thread */
+	/*
+	 * Run the sys_nr calls of the table in out_buf (struct stub_batch_op
+	 * each) in order, up to the first that fails: sys_ret is its result
+	 * (or the last one's), sys_args[0] how many succeeded before it.
+	 */
+	STUB_CMD_BATCH = 5,
 };
+
+/* An entry of STUB_CMD_BATCH's table. */
+struct stub_batch_op {
+	int64_t nr, args[6];
+};
+#define STUB_BATCH_MAX (STUB_OUT_MAX / sizeof(struct stub_batch_op))
 
 #define STUB_FILTER_MAX 1024	/* struct sock_filter entries of the stub's filter */
 #define STUB_FILTER2_MAX 32	/* ... of the per-thread filter */

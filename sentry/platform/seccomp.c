@@ -721,11 +721,85 @@ static long ctx_syscall(struct seccomp_ctx *sc, long nr, const long args[6])
 	return r ? r : sc->sh->sys_ret;
 }
 
+/*
+ * Batching (platform.h as_batch), for an execve in place: the wipe and the
+ * image's mmaps go to the stub as one STUB_CMD_BATCH each time something
+ * needs them done (a file's fd, a guest memory access, the end), not as a
+ * command each. The table is written to the caller's own region, which no
+ * other guest thread exists to write (the caller's is the only context),
+ * and which could only ask the filter for what a lone command could.
+ */
+static long batch_flush(struct seccomp_ctx *sc)
+{
+	int n = sc->bn;
+
+	if (!n)
+		return 0;
+	sc->bn = 0;
+	sc->ctx.as->batched = false;
+	memcpy(sc->sh->out_buf, sc->bops, (size_t)n * sizeof(sc->bops[0]));
+	sc->sh->sys_nr = n;
+	sc->cmd_nr = CMD_NR_BATCH;
+	long r = stub_command(to_sas(sc->ctx.as), sc, STUB_CMD_BATCH, WAIT_CMD);
+	if (r)
+		return r;
+	long done = sc->sh->sys_args[0], ret = sc->sh->sys_ret;
+	return done == n ? 0 : ret < 0 && ret >= -4095 ? ret : -EIO;
+}
+
+static void batch_queue(struct seccomp_ctx *sc, long nr, const long args[6])
+{
+	struct stub_batch_op *op = &sc->bops[sc->bn++];
+
+	op->nr = nr;
+	memcpy(op->args, args, sizeof(op->args));
+	sc->ctx.as->batched = true;
+}
+
+static long seccomp_as_batch(struct addr_space *as, int how)
+{
+	struct seccomp_ctx *sc = self(as);
+
+	if (!sc)
+		return -ESRCH;
+	if (how == AS_BATCH_BEGIN) {
+		if (as->ctxs != &sc->ctx || sc->ctx.next)
+			return -EINVAL;
+		sc->batching = true;
+		sc->bn = 0;
+		return 0;
+	}
+	if (!sc->batching)
+		return 0;
+	if (how == AS_BATCH_END) {
+		/* What the exec mapped its file with goes before the guest runs: in the last command. */
+		if (sc->held_fd1 && sc->bn < (int)STUB_BATCH_MAX) {
+			const long a[6] = { sc->held_fd1 - 1 };
+			batch_queue(sc, SYS_close, a);
+			sc->held_fd1 = 0;
+		}
+		sc->batching = false;
+	}
+	return batch_flush(sc);
+}
+
 static long seccomp_as_syscall(struct addr_space *as, long nr, const long args[6])
 {
 	struct seccomp_ctx *sc = self(as);
 
-	return sc ? ctx_syscall(sc, nr, args) : -ESRCH;
+	if (!sc)
+		return -ESRCH;
+	if (sc->batching) {
+		bool fixed = nr == SYS_mmap && (args[3] & MAP_FIXED) && !(args[3] & MAP_FIXED_NOREPLACE);
+		if ((fixed || nr == SYS_munmap || nr == SYS_mprotect) && sc->bn < (int)STUB_BATCH_MAX) {
+			batch_queue(sc, nr, args);
+			return fixed ? args[0] : 0;
+		}
+		long e = batch_flush(sc);
+		if (e < 0)
+			return e;
+	}
+	return ctx_syscall(sc, nr, args);
 }
 
 /*
@@ -916,6 +990,9 @@ static long seccomp_as_get_fd(struct addr_space *as, int host_fd)
 	if (sc->held_fd1 && !sas->no_kcmp &&
 	    syscall(SYS_kcmp, sentry_pid(), as->pid, KCMP_FILE, host_fd, sc->held_fd1 - 1) == 0)
 		return sc->held_fd1 - 1;
+	long e = sc->batching ? batch_flush(sc) : 0;	/* a new file comes after what was asked before it */
+	if (e < 0)
+		return e;
 	if (sendmsg(sas->sock, &msg, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
 		return neg_errno();
 	for (int i = 0; i < FD_TRIES; i++) {
@@ -1047,8 +1124,14 @@ static long run_wait(struct platform_ctx *ctx, struct pvx_regs *regs, struct pvx
 	return 0;
 }
 
+static long seccomp_as_batch(struct addr_space *as, int how);
+
 static long seccomp_run(struct platform_ctx *ctx, struct pvx_regs *regs, struct pvx_trap *trap)
 {
+	long e = to_sctx(ctx)->batching ? seccomp_as_batch(ctx->as, AS_BATCH_END) : 0;
+
+	if (e < 0)
+		return e;	/* not ended by its caller: nothing queued may be left for guest code to see */
 	drop_held_fd(to_sctx(ctx));	/* guest code never runs with a file the sentry sent for a mapping */
 	return run_wait(ctx, regs, trap, WAIT_RUN);
 }
@@ -1179,6 +1262,7 @@ const struct platform_ops platform_seccomp = {
 	.as_syscall = seccomp_as_syscall,
 	.as_get_fd = seccomp_as_get_fd,
 	.as_put_fd = seccomp_as_put_fd,
+	.as_batch = seccomp_as_batch,
 	.run = seccomp_run,
 	.fpu_get = seccomp_fpu_get,
 	.fpu_set = seccomp_fpu_set,

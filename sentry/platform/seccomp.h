@@ -7,6 +7,7 @@
 #ifndef PVX_SECCOMP_H
 #define PVX_SECCOMP_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include "pvx/stub_abi.h"
 #include "platform.h"
@@ -56,7 +57,11 @@ struct seccomp_ctx {
 	uint32_t out_len;		/* a copy-out for the next WAIT_RUN (ctx_out, in the region): out_len bytes to out_addr; 0: none */
 	uint64_t out_addr;
 	int held_fd1;			/* the stub's fd of the last file mapped (as_put_fd) + 1, kept for the next; 0: none */
+	bool batching;			/* as_batch: bn calls queued in bops */
+	int bn;
+	struct stub_batch_op bops[STUB_BATCH_MAX];
 };
+#define CMD_NR_BATCH (LONG_MIN + 1)	/* cmd_nr of a STUB_CMD_BATCH: any of its calls is the command's */
 
 /* What a wait for the stub is bounded by. */
 enum stub_wait {
