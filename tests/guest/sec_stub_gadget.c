@@ -125,16 +125,26 @@ static int clone_thread(void)
 static const unsigned char two_bytes[] = { 0x0f, 0x05, 0x48, 0x89, 0xc3, 0x4c, 0x89, 0xe0,
 					   0x4c, 0x89, 0xef, 0x0f, 0x05, 0xcc };
 
-static int two_syscalls(void)
+/* 0 when the window page is free and the stub has the gadget's bytes at gadget; else the exit status. */
+static int gadget_ready(uintptr_t gadget, const unsigned char *bytes, size_t n, const char *name)
 {
 	if (readable(WINDOW_PAGE)) {
 		say("window page already mapped: the layout changed, nothing to test\n");
 		return 2;
 	}
-	if (!readable(TWO_SYSCALLS + sizeof(two_bytes) - 1) || memcmp((void *)TWO_SYSCALLS, two_bytes, sizeof(two_bytes))) {
-		say("no two-syscall gadget\n");
+	if (!readable(gadget + n - 1) || memcmp((void *)gadget, bytes, n)) {
+		say("no %s gadget\n", name);
 		return 3;
 	}
+	return 0;
+}
+
+static int two_syscalls(void)
+{
+	int r = gadget_ready(TWO_SYSCALLS, two_bytes, sizeof(two_bytes), "two-syscall");
+
+	if (r)
+		return r;
 	say("via the two-syscall gadget at %#lx\n", (unsigned long)TWO_SYSCALLS);
 	register long r10 __asm__("r10") = MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, r8 __asm__("r8") = -1,
 		r9 __asm__("r9") = 0, r12 __asm__("r12") = SYS_mmap, r13 __asm__("r13") = (long)WINDOW_PAGE;
@@ -178,14 +188,10 @@ static void *flipper(void *arg)
 
 static int batch(void)
 {
-	if (readable(WINDOW_PAGE)) {
-		say("window page already mapped: the layout changed, nothing to test\n");
-		return 2;
-	}
-	if (!readable(BATCH + sizeof(batch_bytes) - 1) || memcmp((void *)BATCH, batch_bytes, sizeof(batch_bytes))) {
-		say("no batch gadget\n");
-		return 3;
-	}
+	int r = gadget_ready(BATCH, batch_bytes, sizeof(batch_bytes), "batch");
+
+	if (r)
+		return r;
 	for (int i = 0; i < 2; i++) {	/* two mmaps of the window page, the second keeping its result in r13 */
 		uint64_t e[8] = { SYS_mmap, WINDOW_PAGE, PG, PROT_READ | PROT_WRITE | PROT_EXEC,
 				  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, (uint64_t)-1, 0, i ? 1 : 0 };
