@@ -210,6 +210,11 @@ static void serve(struct stub_shared *sh)
 	for (;;) {
 		park(sh);
 		if (sh->cmd == STUB_CMD_RUN) {
+			uint32_t fd1 = sh->run_close;
+			if (fd1) {
+				sh->run_close = 0;
+				sys(NR_close, fd1 - 1, 0, 0);
+			}
 			if (!copy_out(sh))
 				continue;	/* it faulted: the sentry's turn again */
 			__atomic_store_n(&sh->state, STUB_RUNNING, __ATOMIC_RELAXED);

@@ -167,7 +167,12 @@ struct stub_shared {
 	uint32_t sentry_sleeping;	/* set while the sentry is in FUTEX_WAIT: wake it */
 	uint32_t has_fsgsbase;	/* the CPU and kernel allow rdfsbase/wrfsbase */
 	uint32_t spin;		/* pause-loop iterations before futex wait (0 on one CPU) */
-	uint32_t unused0, pad0;	/* once the host tid: no host id is written here any more */
+	/*
+	 * With STUB_CMD_RUN: fd + 1 that the stub closes first (the file of the
+	 * last mapping, held_fd1 in seccomp.c); 0: none. Guest-writable: a forged
+	 * one only asks the filter for a close, as a forged command can.
+	 */
+	uint32_t run_close, pad0;
 	uint64_t cur_fs_base;	/* what the stub last loaded, when it cannot rdfsbase */
 	uint64_t cur_gs_base;
 	int64_t sys_nr, sys_args[6], sys_ret;

@@ -771,15 +771,8 @@ static long seccomp_as_batch(struct addr_space *as, int how)
 	}
 	if (!sc->batching)
 		return 0;
-	if (how == AS_BATCH_END) {
-		/* What the exec mapped its file with goes before the guest runs: in the last command. */
-		if (sc->held_fd1 && sc->bn < (int)STUB_BATCH_MAX) {
-			const long a[6] = { sc->held_fd1 - 1 };
-			batch_queue(sc, SYS_close, a);
-			sc->held_fd1 = 0;
-		}
-		sc->batching = false;
-	}
+	if (how == AS_BATCH_END)
+		sc->batching = false;	/* the file it mapped is closed as any held one: with the run (seccomp_run) */
 	return batch_flush(sc);
 }
 
@@ -912,7 +905,7 @@ static bool same_file(struct seccomp_as *sas, int host_fd, int fd)
 }
 
 /* One recvmsg of the stub, without blocking: the fd it got (checked), or -errno. */
-static long receive_fd(struct seccomp_as *sas, struct seccomp_ctx *sc)
+static long receive_fd(struct seccomp_ctx *sc)
 {
 	/* The stub's msghdr, with pointers valid in the stub's address space. */
 	struct stub_shared *sh = sc->sh;
@@ -929,7 +922,7 @@ static long receive_fd(struct seccomp_as *sas, struct seccomp_ctx *sc)
 	_Static_assert(sizeof(((struct stub_shared *)0)->cmsg) >= CMSG_SPACE(sizeof(int)), "cmsg fits");
 
 	long a[6] = { STUB_FD_SOCK, (long)(base + offsetof(struct stub_shared, msg)), MSG_DONTWAIT | MSG_CMSG_CLOEXEC };
-	long r = seccomp_as_syscall(&sas->as, SYS_recvmsg, a);
+	long r = ctx_syscall(sc, SYS_recvmsg, a);	/* not after the queued calls (as_get_fd) */
 	if (r < 0)
 		return r == -EAGAIN ? -EIO : r;	/* taken by guest code */
 	struct cmsghdr rc;
@@ -964,6 +957,13 @@ static void drop_held_fd(struct seccomp_ctx *sc)
 		pr_debug("close of fd %ld in stub %d failed", a[0], sc->ctx.as->pid);
 }
 
+/* The same, by the run's own command (run_close): the stub closes it before it loads the guest's registers. */
+static void drop_held_fd_at_run(struct seccomp_ctx *sc)
+{
+	__atomic_store_n(&sc->sh->run_close, (uint32_t)sc->held_fd1, __ATOMIC_RELAXED);
+	sc->held_fd1 = 0;
+}
+
 /*
  * Send host_fd over the socket, then have the stub recvmsg() it (see top).
  * Nothing blocks: guest code may have taken the message, or left an older
@@ -990,13 +990,11 @@ static long seccomp_as_get_fd(struct addr_space *as, int host_fd)
 	if (sc->held_fd1 && !sas->no_kcmp &&
 	    syscall(SYS_kcmp, sentry_pid(), as->pid, KCMP_FILE, host_fd, sc->held_fd1 - 1) == 0)
 		return sc->held_fd1 - 1;
-	long e = sc->batching ? batch_flush(sc) : 0;	/* a new file comes after what was asked before it */
-	if (e < 0)
-		return e;
+	/* Queued calls (as_batch) wait: receiving a file changes no mapping, and they name no fd not yet here. */
 	if (sendmsg(sas->sock, &msg, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
 		return neg_errno();
 	for (int i = 0; i < FD_TRIES; i++) {
-		long fd = receive_fd(sas, sc);
+		long fd = receive_fd(sc);
 		if (fd < 0 || same_file(sas, host_fd, (int)fd))
 			return fd;
 		seccomp_as_close_fd(as, fd);
@@ -1132,7 +1130,7 @@ static long seccomp_run(struct platform_ctx *ctx, struct pvx_regs *regs, struct 
 
 	if (e < 0)
 		return e;	/* not ended by its caller: nothing queued may be left for guest code to see */
-	drop_held_fd(to_sctx(ctx));	/* guest code never runs with a file the sentry sent for a mapping */
+	drop_held_fd_at_run(to_sctx(ctx));	/* guest code never runs with a file the sentry sent for a mapping */
 	return run_wait(ctx, regs, trap, WAIT_RUN);
 }
 
