@@ -3,12 +3,16 @@
  * that never changes, while the main thread maps and unmaps memory. pvx waits for that command with its
  * lock held: it must give up within a bound (and end the process) instead of waiting for good.
  * With "batch", the thread turns each command into a STUB_CMD_BATCH of such futex waits, the whole table
- * (its count past the table's end half the time), as an exec's batch would be posted.
+ * (its count past the table's end half the time), as an exec's batch would be posted. A run of guest code
+ * it turns into one leaves the main thread blocked for good in its stub (its own doing, as a futex wait on
+ * a word nobody wakes): after 2 s the thread ends the process with exit_group(9), which pvx must still
+ * serve.
  * Exit status 9 if every mapping completed. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 
 #include "guest.h"
 #include "stubgadget.h"
@@ -27,7 +31,11 @@ static void *hijacker(void *arg)
 	(void)arg;
 	volatile int64_t *cmd = (volatile int64_t *)(STUB_SHARED + NR_OFF);
 	volatile int64_t *table = (volatile int64_t *)(STUB_SHARED + OUT_OFF);
+	struct timespec t0, t;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (uint64_t n = 0; batch && !stop; n++) {
+		if (!(n & 1023) && (clock_gettime(CLOCK_MONOTONIC, &t), t.tv_sec - t0.tv_sec >= 2))
+			syscall(SYS_exit_group, 9);
 		for (int i = 0; i < BATCH_MAX; i++) {
 			volatile int64_t *e = table + 7 * i;
 			e[0] = SYS_futex;
