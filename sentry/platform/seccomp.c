@@ -98,6 +98,7 @@ static void policy_init(void)
 
 	if (__atomic_load_n(&ncpus, __ATOMIC_ACQUIRE))
 		return;
+	host_crowded();	/* its first look: a verdict can come HOST_FIRST_NS from now */
 	__atomic_store_n(&ncpus, env && !strcmp(env, "0") ? -1 : place_ncpus(), __ATOMIC_RELEASE);
 }
 
