@@ -114,8 +114,9 @@ static void unpin(pid_t tid)
  * spins and the scheduler places every thread, as with PVX_SECCOMP_PIN=0
  * (seccomp_place). A pinned thread waits for the CPU it shares with the
  * neighbour, an unpinned one goes where there is room. Measured with a
- * loop on CPU 1 (5 interleaved runs, x native): fork+exec 5.00 -> 3.08,
- * find | wc 5.74 -> 5.36, tar | wc 2.00 -> 1.91, dd | wc the same. A lone
+ * loop on CPU 1 (5 interleaved runs, x native): fork+exec 5.00 -> 3.08
+ * (4.81 -> 2.77 in a second set), find | wc 5.74 -> 5.36, tar | wc 2.00 ->
+ * 1.91, dd | wc the same. A lone
  * task keeps spinning: its getppid loop lost 7% without.
  */
 static bool neighbour_first(void)
@@ -725,8 +726,8 @@ static long ctx_syscall(struct seccomp_ctx *sc, long nr, const long args[6])
 /*
  * Batching (platform.h as_batch), for an execve in place: the wipe and the
  * image's mmaps go to the stub as one STUB_CMD_BATCH each time something
- * needs them done (a file's fd, a guest memory access, the end), not as a
- * command each. The table is written to the caller's own region, which no
+ * needs them done (a call that is not queued, a guest memory access, the
+ * end), not as a command each; receiving a file's fd does not. The table is written to the caller's own region, which no
  * other guest thread exists to write (the caller's is the only context),
  * and which could only ask the filter for what a lone command could.
  */
