@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -203,6 +204,21 @@ long thread_schedstat(pid_t pid, pid_t tid, uint64_t *run, uint64_t *delay)
 	*run = r;
 	*delay = d;
 	return 0;
+}
+
+bool as_batch_nr(long nr)
+{
+	return nr == SYS_mmap || nr == SYS_munmap || nr == SYS_mprotect;
+}
+
+bool as_batch_queueable(long nr, const long args[6], long *ret)
+{
+	bool fixed = nr == SYS_mmap && (args[3] & MAP_FIXED) && !(args[3] & MAP_FIXED_NOREPLACE);
+
+	if (!as_batch_nr(nr) || (nr == SYS_mmap && !fixed))
+		return false;
+	*ret = fixed ? args[0] : 0;
+	return true;
 }
 
 /*

@@ -171,6 +171,10 @@ struct addr_space {
 };
 
 enum { AS_BATCH_BEGIN, AS_BATCH_FLUSH, AS_BATCH_END };
+/* The calls as_batch may queue (mmap, munmap, mprotect), by number. */
+bool as_batch_nr(long nr);
+/* Is nr(args) one to queue (an mmap only with MAP_FIXED)? Then *ret is what it returns on success. */
+bool as_batch_queueable(long nr, const long args[6], long *ret);
 
 /* Common state of every platform's context. */
 struct platform_ctx {

@@ -450,11 +450,10 @@ static long ptrace_as_syscall(struct addr_space *as, long nr, const long args[6]
 	}
 	struct ptrace_ctx *pc = to_pctx(c);
 	if (pc->batching) {
-		bool fixed = nr == SYS_mmap && (args[3] & MAP_FIXED) && !(args[3] & MAP_FIXED_NOREPLACE);
-		long e;
-		if ((fixed || nr == SYS_munmap || nr == SYS_mprotect) && pc->bn < (int)ARRAY_SIZE(pc->bops)) {
-			batch_queue(pc, nr, args, fixed && args[4] == BATCH_FD ? STUB_BATCH_R8_FD : 0);
-			return fixed ? args[0] : 0;
+		long e, ret;
+		if (pc->bn < (int)ARRAY_SIZE(pc->bops) && as_batch_queueable(nr, args, &ret)) {
+			batch_queue(pc, nr, args, nr == SYS_mmap && args[4] == BATCH_FD ? STUB_BATCH_R8_FD : 0);
+			return ret;
 		}
 		bool placeholder = nr == SYS_mmap && args[4] == BATCH_FD;
 		if ((e = batch_flush(pc)) < 0)

@@ -784,11 +784,11 @@ static long seccomp_as_syscall(struct addr_space *as, long nr, const long args[6
 
 	if (!sc)
 		return -ESRCH;
+	long ret;
 	if (sc->batching) {
-		bool fixed = nr == SYS_mmap && (args[3] & MAP_FIXED) && !(args[3] & MAP_FIXED_NOREPLACE);
-		if ((fixed || nr == SYS_munmap || nr == SYS_mprotect) && sc->bn < (int)STUB_BATCH_MAX) {
+		if (sc->bn < (int)STUB_BATCH_MAX && as_batch_queueable(nr, args, &ret)) {
 			batch_queue(sc, nr, args);
-			return fixed ? args[0] : 0;
+			return ret;
 		}
 		long e = batch_flush(sc);
 		if (e < 0)

@@ -116,8 +116,7 @@ static bool in_command(struct seccomp_as *sas, struct seccomp_ctx *sc)
 	const char *last = strrchr(buf, ' ');
 	if (sscanf(buf, "%ld", &nr) != 1 || !last || sscanf(last, " %lx", &pc) != 1)
 		return false;
-	bool ours = nr == sc->cmd_nr ||
-		    (sc->cmd_nr == CMD_NR_BATCH && (nr == SYS_mmap || nr == SYS_munmap || nr == SYS_mprotect || nr == SYS_close));
+	bool ours = nr == sc->cmd_nr || (sc->cmd_nr == CMD_NR_BATCH && as_batch_nr(nr));
 	return ours && pc == STUB_SITE_IP(STUB_OFF_SITE_GENERIC);
 }
 
