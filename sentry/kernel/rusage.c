@@ -217,13 +217,8 @@ uint64_t usage_cpu_ns(const struct process *p, const struct task *t, int which)
 		return t->ctx && t->host_tid ? ns + sched_ns(getpid(), t->host_tid) : ns;
 	}
 	uint64_t ns = (p->usage_gone.utime_us + p->usage_gone.stime_us) * 1000ULL;
-	if (p->as && ctx_in_stub(p->as->ctxs)) {
-		struct timespec ts;
-		/* MAKE_PROCESS_CPUCLOCK(stub, CPUCLOCK_SCHED): its live and exited threads */
-		if (clock_gettime((clockid_t)((~(unsigned)p->as->pid << 3) | 2), &ts) == 0)
-			ns += (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-		return ns;
-	}
+	if (p->as && ctx_in_stub(p->as->ctxs))
+		return ns + stub_cpu_ns(p->as->pid);
 	for (struct task *o = task_next(NULL); o; o = task_next(o))
 		if (o->proc == p && o->ctx && o->host_tid)	/* ctx: not exited yet */
 			ns += sched_ns(getpid(), o->host_tid);

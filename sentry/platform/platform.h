@@ -310,6 +310,8 @@ pid_t sentry_pid(void);
  */
 void stub_register(pid_t pid);
 bool stub_unregister(pid_t pid);
+/* CPU time of stub process pid, its exited threads included, in ns; 0 if it is gone. */
+uint64_t stub_cpu_ns(pid_t pid);
 /* CPU time of every stub, live (their clocks) and reaped (RUSAGE_CHILDREN), in ns. */
 uint64_t stubs_cpu_ns(void);
 /*

@@ -173,18 +173,23 @@ bool stub_unregister(pid_t pid)
 	return false;
 }
 
+uint64_t stub_cpu_ns(pid_t pid)
+{
+	struct timespec ts;
+
+	/* MAKE_PROCESS_CPUCLOCK(pid, CPUCLOCK_SCHED): the stub's live and exited threads */
+	if (pid <= 0 || clock_gettime((clockid_t)((~(unsigned)pid << 3) | 2), &ts) < 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
 uint64_t stubs_cpu_ns(void)
 {
 	struct rusage ru;
 	uint64_t ns = 0;
 
-	for (int i = 0; i < STUB_SLOTS; i++) {
-		pid_t p = __atomic_load_n(&stub_slots[i], __ATOMIC_RELAXED);
-		struct timespec ts;
-		/* MAKE_PROCESS_CPUCLOCK(p, CPUCLOCK_SCHED): the stub's live and exited threads */
-		if (p > 0 && clock_gettime((clockid_t)((~(unsigned)p << 3) | 2), &ts) == 0)
-			ns += (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-	}
+	for (int i = 0; i < STUB_SLOTS; i++)
+		ns += stub_cpu_ns(__atomic_load_n(&stub_slots[i], __ATOMIC_RELAXED));
 	if (getrusage(RUSAGE_CHILDREN, &ru) == 0)	/* the reaped ones: the sentry has no other children */
 		ns += ((uint64_t)ru.ru_utime.tv_sec + (uint64_t)ru.ru_stime.tv_sec) * 1000000000ULL +
 		      ((uint64_t)ru.ru_utime.tv_usec + (uint64_t)ru.ru_stime.tv_usec) * 1000ULL;
