@@ -224,6 +224,22 @@ struct stub_shared {
 	char out_buf[STUB_OUT_MAX];
 
 	char altstack[STUB_ALTSTACK_SIZE] __attribute__((aligned(4096)));
+
+	/*
+	 * The fast return (stub.c fast_return): the guest registers the
+	 * handler loads itself instead of rt_sigreturn, in the order
+	 * stub_fast_jump pops them, the signal mask it sets, and armed while
+	 * one is under way (for a signal that lands in it). Above the
+	 * altstack, so that a signal's frame never lands on them.
+	 * Guest-writable: a forged value sets only the registers and mask
+	 * the guest's own thread resumes with.
+	 */
+	struct stub_fast {
+		uint64_t regs[17];	/* r8..r15, rdi, rsi, rbp, rbx, rdx, rax, rcx, eflags, rsp */
+		uint64_t mask;
+		uint64_t armed;
+	} fast;
+	char pad_end[STUB_FAST_SIZE - 19 * 8];
 };
 #define STUB_SHARED_TOTAL ((size_t)STUB_SHARED_SIZE * STUB_MAX_THREADS)
 
@@ -240,6 +256,7 @@ _Static_assert(offsetof(struct stub_shared, out_addr) == 2536 && offsetof(struct
 	       "... and these");
 _Static_assert(offsetof(struct stub_shared, altstack) == STUB_ALTSTACK_OFF, "altstack where sites.S puts sp");
 _Static_assert(sizeof(struct stub_shared) == STUB_SHARED_SIZE, "one region");
+_Static_assert(offsetof(struct stub_shared, fast) == STUB_ALTSTACK_OFF + STUB_ALTSTACK_SIZE, "fast block above the altstack");
 _Static_assert(sizeof(struct pvx_regs) == 216, "pvx_regs layout");
 
 #endif

@@ -54,7 +54,8 @@
 #define STUB_SHARED_ADDR (STUB_BASE_ADDR + 0x100000)
 #define STUB_SHARED_SIZE 0x41000
 #define STUB_ALTSTACK_OFF 0x1000	/* the signal stack of the region's thread */
-#define STUB_ALTSTACK_SIZE 0x40000
+#define STUB_ALTSTACK_SIZE (0x40000 - STUB_FAST_SIZE)
+#define STUB_FAST_SIZE 0x100		/* above it: the fast return's registers (stub.c fast_return) */
 #define STUB_MAX_THREADS 256
 
 #define STUB_SIG_CTL 12			/* SIGUSR2: the sentry asks K for a thread */
