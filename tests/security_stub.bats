@@ -58,6 +58,21 @@ run_bounded() {
 	[[ $status == 1 || $status == 159 ]]
 }
 
+@test "3: a jump into the seccomp stub's fast return only loads the registers and mask the guest gave it" {
+	only_seccomp "only the seccomp stub returns to the guest by itself"
+	run_bounded "$(guest sec_stub_fastret)" jump
+	assert_contains "$output" "landed with the forged registers: yes"
+	[[ $status == 0 ]]
+}
+
+@test "4: a forged FPU header in the signal frame makes the fast return fall back to rt_sigreturn: the guest's SIGSEGV, the stub lives" {
+	only_seccomp "only the seccomp stub returns to the guest by itself"
+	run_bounded "$(guest sec_stub_fastret)" fpu
+	# the stub's xrstor faulted and the kernel's sigreturn refused the frame (139), or the race was never won (0)
+	assert_not_contains "$PVX_STDERR_TEXT" "stub exited"
+	[[ $status == 139 || ( $status == 0 && $output == "fpu: 200000 calls" ) ]]
+}
+
 @test "3: clone(2) through the stub's syscall instructions makes no host thread" {
 	only_seccomp "ptrace and vmexec emulate a guest's jump into the stub: a clone there is a guest thread"
 	run_bounded "$(guest sec_stub_gadget)" clone
