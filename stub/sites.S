@@ -53,6 +53,7 @@ stub_clone_gadget:
 stub_sc:
 	sc_args
 	.org STUB_OFF_SITE_GENERIC, 0x90
+	.globl stub_site_generic
 stub_site_generic:
 	syscall
 	ret

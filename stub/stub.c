@@ -38,7 +38,7 @@ enum {
 	NR_madvise = 28, NR_recvmsg = 47, NR_dup3 = 292, NR_close_range = 436,
 	MADV_DONTFORK_ = 10, PR_SET_PDEATHSIG_ = 1, MSG_DONTWAIT_ = 0x40, MSG_CTRUNC_ = 8,
 	MSG_CMSG_CLOEXEC_ = 0x40000000,
-	SIGSYS_ = 31, SIGSEGV_ = 11, SIGBUS_ = 7, SYS_SECCOMP_ = 1, FUTEX_WAIT_ = 0, FUTEX_WAKE_ = 1,
+	SIGSYS_ = 31, SIGSEGV_ = 11, SIGBUS_ = 7, SIGURG_ = 23, SYS_SECCOMP_ = 1, FUTEX_WAIT_ = 0, FUTEX_WAKE_ = 1,
 	ARCH_SET_GS_ = 0x1001, ARCH_SET_FS_ = 0x1002, PR_SET_DUMPABLE_ = 4, PR_SET_NO_NEW_PRIVS_ = 38,
 };
 
@@ -138,7 +138,7 @@ __attribute__((used, noreturn)) void stub_thread_main(struct stub_shared *sh)
 
 	set_altstack(sh);
 	stub_sc(NR_rt_sigprocmask, 2 /* SIG_SETMASK */, (long)&pipe_only, 0, 8, 0, 0);
-	__asm__ volatile("ud2");
+	__asm__ volatile(".globl stub_boot_trap\nstub_boot_trap: ud2");
 	for (;;)
 		sys(NR_exit, 0, 0, 0);
 }
@@ -165,46 +165,57 @@ __asm__(".text\n"
 /*
  * The fast return (issue 16): instead of rt_sigreturn, the handler loads
  * the guest's FPU state from its frame itself (xrstor, which is what the
- * kernel's sigreturn does with it), sets the signal mask of the frame with
- * rt_sigprocmask at the generic site, and then, in stub_fast_jump, every
- * general register from the region's fast block, rsp last, and jumps to rip
- * through rcx. That is only possible when rcx holds rip, as it does after
- * a syscall the guest made (the CPU put its return address there), so it
- * is only taken then, with the user code and stack selectors and no trap
- * flag: a changed rip (a signal to deliver, a restart, an exec) or
- * anything odd takes rt_sigreturn as before. Saves the sigreturn's kernel
- * entry and frame checks: ~0.4 us a trap on the development VM (2.5 -> 2.1
- * us for a SIGSYS round trip, /tmp experiment; see the closing note).
+ * kernel's sigreturn does with it), and then stub_fast_jump, off the
+ * altstack from its first instruction (rsp in the region's fast block),
+ * sets the frame's signal mask with rt_sigprocmask at the generic site
+ * (not for a SIGSYS, whose handler runs with the guest's mask: see
+ * seccomp_main), loads every general register from the fast block, rsp
+ * last, and jumps to rip through rcx. That is only possible when rcx holds
+ * rip, as it does after a syscall the guest made (the CPU put its return
+ * address there), so it is only taken then, with the user code and stack
+ * selectors and no trap flag: a changed rip (a signal to deliver, a
+ * restart, an exec) or anything odd takes rt_sigreturn as before.
  *
- * A signal can land once the mask is set and before the jump (the kick of
- * a guest signal): its frame goes on top of the altstack (rsp is in the
- * fast block, or in the altstack below this frame), and trap_handler sees
- * armed and a rip in stub_fast_jump: the trap is then the guest's, at the
- * registers the jump was about to load, and the FPU state, restored
- * already, is the one its frame holds. Guest code jumping into
- * stub_fast_jump with a forged block only loads registers of its choosing
- * and a mask it could set itself (the generic site allows rt_sigprocmask).
+ * A signal that lands in stub_fast_jump (a kick for a guest signal) has
+ * its frame at the top of the altstack, since rsp is not on it, and
+ * trap_handler (fast_landed) sees armed and a rip in stub_fast_jump or at
+ * the generic site's return: the trap is the guest's, at the registers the
+ * jump was loading; the FPU state, restored already, is the one its frame
+ * holds. So is the ud2 at stub_fast_rekick, which the window reaches when
+ * a signal came in while the SIGSYS handler ran (fast.pending): that one
+ * is reported then. Guest code jumping into stub_fast_jump with a forged
+ * block only loads registers of its choosing and a mask it could set
+ * itself (the generic site allows rt_sigprocmask).
  */
-__attribute__((noreturn)) void stub_fast_jump(const uint64_t *regs, const uint64_t *mask);
-extern char stub_fast_window[], stub_fast_end[];
+__attribute__((noreturn)) void stub_fast_jump(struct stub_fast *f, int set_mask);
+extern char stub_boot_trap[];
+extern char stub_fast_start[], stub_fast_window[], stub_fast_rekick[], stub_fast_end[];
 __asm__(".text\n"
-	".globl stub_fast_jump\n"
+	".globl stub_fast_jump, stub_fast_start\n"
 	"stub_fast_jump:\n"
-	"	mov %rdi, %rbx\n"
-	"	mov %rsi, %rdx\n"
-	"	mov $14, %edi\n"	/* rt_sigprocmask(SIG_SETMASK, mask, NULL, 8) */
-	"	mov $2, %esi\n"
-	"	xor %ecx, %ecx\n"
-	"	mov $8, %r8d\n"
-	"	call stub_sc\n"
+	"stub_fast_start:\n"
+	"	mov %rdi, %rsp\n"		/* &f->ret: off the altstack from here on */
+	"	test %esi, %esi\n"
+	"	jz 1f\n"
+	"	lea 144(%rdi), %rsi\n"		/* rt_sigprocmask(SIG_SETMASK, &f->mask, NULL, 8) */
+	"	mov $2, %edi\n"
+	"	xor %edx, %edx\n"
+	"	mov $8, %r10d\n"
+	"	mov $14, %eax\n"
+	"	jmp stub_site_generic\n"	/* its ret pops f->ret: stub_fast_window */
+	"1:	add $8, %rsp\n"
 	".globl stub_fast_window\n"
-	"stub_fast_window:\n"
-	"	mov %rbx, %rsp\n"
+	"stub_fast_window:\n"			/* rsp = f->regs */
+	"	cmpq $0, 144(%rsp)\n"		/* f->pending */
+	"	jne stub_fast_rekick\n"
 	"	pop %r8\n	pop %r9\n	pop %r10\n	pop %r11\n	pop %r12\n	pop %r13\n	pop %r14\n	pop %r15\n"
 	"	pop %rdi\n	pop %rsi\n	pop %rbp\n	pop %rbx\n	pop %rdx\n	pop %rax\n	pop %rcx\n"
 	"	popfq\n"
 	"	pop %rsp\n"
 	"	jmp *%rcx\n"
+	".globl stub_fast_rekick\n"
+	"stub_fast_rekick:\n"
+	"	ud2\n"
 	".globl stub_fast_end\n"
 	"stub_fast_end:\n");
 
@@ -324,26 +335,27 @@ static int fixup(int sig, struct k_ucontext *uc)
 }
 
 /*
- * A signal that landed in a fast return after its mask was set (see
- * stub_fast_jump): in the window itself, or at the generic site's return
- * from the rt_sigprocmask, still on the altstack. It is the guest's, at
- * the registers the jump was loading.
+ * A signal that landed in a fast return (see stub_fast_jump): its frame
+ * holds stub registers, the guest's are in the fast block. 1 when it is
+ * the window's ud2 for a signal that came in while a SIGSYS handler ran:
+ * the caller reports that one instead.
  */
-static void fast_landed(struct stub_shared *sh, struct k_sigcontext *c)
+static int fast_landed(struct stub_shared *sh, struct k_sigcontext *c)
 {
-	int in_window = c->rip - (uint64_t)stub_fast_window <= (uint64_t)(stub_fast_end - stub_fast_window);
-	int at_mask = c->rip == STUB_SITE_IP(STUB_OFF_SITE_GENERIC) &&
-		      c->rsp - (uint64_t)sh->altstack < sizeof(sh->altstack);
+	uint64_t f0 = (uint64_t)&sh->fast, rip = c->rip;
+	int in_jump = rip - (uint64_t)stub_fast_start < (uint64_t)(stub_fast_end - stub_fast_start);
+	int at_mask = rip == STUB_SITE_IP(STUB_OFF_SITE_GENERIC);
 
 	if (!__atomic_load_n(&sh->fast.armed, __ATOMIC_RELAXED))
-		return;
+		return 0;
 	sh->fast.armed = 0;
-	if (!in_window && !at_mask)
-		return;
+	if ((!in_jump && !at_mask) || c->rsp - f0 > sizeof(sh->fast))
+		return 0;
 	const uint64_t *f = sh->fast.regs;
 	c->r8 = f[0], c->r9 = f[1], c->r10 = f[2], c->r11 = f[3], c->r12 = f[4], c->r13 = f[5], c->r14 = f[6];
 	c->r15 = f[7], c->rdi = f[8], c->rsi = f[9], c->rbp = f[10], c->rbx = f[11], c->rdx = f[12], c->rax = f[13];
 	c->rcx = f[14], c->eflags = f[15], c->rsp = f[16], c->rip = f[14];
+	return rip == (uint64_t)stub_fast_rekick;
 }
 
 static uint64_t xcr0(void)
@@ -360,12 +372,12 @@ static uint64_t xcr0(void)
 
 /*
  * Return to the guest without rt_sigreturn when the frame allows it (see
- * stub_fast_jump); else return, and the restorer makes the sigreturn. The
- * frame is guest-writable: its FPU header is checked as the kernel checks
- * it, and an xrstor that faults anyway takes the sigreturn, which answers
- * a bad frame as Linux does.
+ * stub_fast_jump); else return, and the caller lets the restorer make the
+ * sigreturn. The frame is guest-writable: its FPU header is checked as the
+ * kernel checks it, and an xrstor that faults anyway takes the sigreturn,
+ * which answers a bad frame as Linux does.
  */
-static void fast_return(struct stub_shared *sh, struct k_ucontext *uc)
+static void fast_return(struct stub_shared *sh, struct k_ucontext *uc, int set_mask)
 {
 	const struct k_sigcontext *c = &uc->mc;
 	uint64_t fp = c->fpstate, base = (uint64_t)sh->altstack, xfeat;
@@ -386,10 +398,23 @@ static void fast_return(struct stub_shared *sh, struct k_ucontext *uc)
 	f[7] = c->r15, f[8] = c->rdi, f[9] = c->rsi, f[10] = c->rbp, f[11] = c->rbx, f[12] = c->rdx, f[13] = c->rax;
 	f[14] = c->rip, f[15] = (c->eflags & FAST_FLAGS) | 0x202, f[16] = c->rsp;
 	sh->fast.mask = uc->sigmask;
+	sh->fast.ret = (uint64_t)stub_fast_window;
 	if (stub_xrstor((const void *)fp, xfeat))
 		return;	/* restores nothing it did not check: the sigreturn loads it all again */
 	__atomic_store_n(&sh->fast.armed, 1, __ATOMIC_RELAXED);
-	stub_fast_jump(f, &sh->fast.mask);
+	stub_fast_jump(&sh->fast, set_mask);
+}
+
+/* The lowest signal that came in while a SIGSYS handler ran (fast.pending), taken; 0: none. */
+static int take_pending(struct stub_shared *sh)
+{
+	uint64_t p = __atomic_load_n(&sh->fast.pending, __ATOMIC_RELAXED);
+
+	if (!p)
+		return 0;
+	int sig = __builtin_ctzll(p) + 1;
+	__atomic_and_fetch(&sh->fast.pending, ~(1UL << (sig - 1)), __ATOMIC_RELAXED);
+	return sig;
 }
 
 /*
@@ -460,21 +485,11 @@ static int passthrough(int sig, const struct k_siginfo *si, struct k_ucontext *u
 	return 1;
 }
 
-/* Every guest syscall (SIGSYS) and fault lands here, on the shared altstack. */
-static void trap_handler(int sig, struct k_siginfo *si, struct k_ucontext *uc)
+/* The trap the sentry reads: the frame's registers (the guest's, to resume), the signal and its details. */
+static void report(struct stub_shared *sh, struct k_ucontext *uc, int sig, int code, uint64_t addr, int32_t nr)
 {
-	if (fixup(sig, uc))
-		return;
-	struct stub_shared *sh = region_of((uint64_t)__builtin_frame_address(0));
-	struct k_sigcontext *c = &uc->mc;
-
-	fast_landed(sh, c);
-	if (passthrough(sig, si, uc)) {
-		fast_return(sh, uc);
-		return;
-	}
+	const struct k_sigcontext *c = &uc->mc;
 	struct pvx_regs *r = &sh->regs;
-	uint64_t fs, gs;
 
 	r->r8 = c->r8, r->r9 = c->r9, r->r10 = c->r10, r->r11 = c->r11;
 	r->r12 = c->r12, r->r13 = c->r13, r->r14 = c->r14, r->r15 = c->r15;
@@ -482,21 +497,22 @@ static void trap_handler(int sig, struct k_siginfo *si, struct k_ucontext *uc)
 	r->rdx = c->rdx, r->rax = c->rax, r->rcx = c->rcx, r->rsp = c->rsp;
 	r->rip = c->rip, r->eflags = c->eflags, r->cs = c->cs, r->ss = c->ss;
 	/* Without FSGSBASE the guest cannot change its bases but through us. */
-	fs = sh->has_fsgsbase ? rdfsbase() : sh->cur_fs_base;
-	gs = sh->has_fsgsbase ? rdgsbase() : sh->cur_gs_base;
-	r->fs_base = fs, r->gs_base = gs;
-	r->orig_rax = sig == SIGSYS_ && si->code == SYS_SECCOMP_ ? (uint64_t)(int64_t)si->sys.syscall : (uint64_t)-1;
+	r->fs_base = sh->has_fsgsbase ? rdfsbase() : sh->cur_fs_base;
+	r->gs_base = sh->has_fsgsbase ? rdgsbase() : sh->cur_gs_base;
+	r->orig_rax = sig == SIGSYS_ && code == SYS_SECCOMP_ ? (uint64_t)(int64_t)nr : (uint64_t)-1;
 	sh->trap_signo = sig;
-	sh->trap_code = si->code;
-	sh->trap_syscall = si->sys.syscall;
-	/* A signal sent by a process (code <= 0) names its sender: a host pid the guest must not read. */
-	sh->trap_addr = si->code > 0 ? si->addr : 0;
-	if (si->code <= 0)
-		si->kill.pid = 0, si->kill.uid = 0;
+	sh->trap_code = code;
+	sh->trap_syscall = nr;
+	sh->trap_addr = addr;
 	sh->ucontext = (uint64_t)uc;
-	prefetch(sh, sig, si, c);
+}
 
-	serve(sh);
+/* The sentry's answer into the frame, once it says STUB_CMD_RUN. */
+static void resume_regs(struct stub_shared *sh, struct k_sigcontext *c)
+{
+	const struct pvx_regs *r = &sh->regs;
+	uint64_t fs = sh->has_fsgsbase ? rdfsbase() : sh->cur_fs_base;
+	uint64_t gs = sh->has_fsgsbase ? rdgsbase() : sh->cur_gs_base;
 
 	c->r8 = r->r8, c->r9 = r->r9, c->r10 = r->r10, c->r11 = r->r11;
 	c->r12 = r->r12, c->r13 = r->r13, c->r14 = r->r14, c->r15 = r->r15;
@@ -509,7 +525,67 @@ static void trap_handler(int sig, struct k_siginfo *si, struct k_ucontext *uc)
 		sys(NR_arch_prctl, ARCH_SET_GS_, r->gs_base, 0);
 	sh->cur_fs_base = r->fs_base;
 	sh->cur_gs_base = r->gs_base;
-	fast_return(sh, uc);
+}
+
+/*
+ * Every guest syscall (SIGSYS) and fault lands here, on the shared
+ * altstack. A SIGSYS handler runs with the guest's signal mask (seccomp_main:
+ * no mask change at delivery, and none to undo after), so a kick or any
+ * other signal can come in while it runs. Such a signal, interrupting stub
+ * code on the altstack, is only noted (fast.pending), and told to the
+ * sentry as a trap of its own once the guest's state is final: by the
+ * fast return's window (stub_fast_rekick), or, on the way to rt_sigreturn,
+ * after this handler has closed the mask (rt_sigreturn opens it again, at
+ * once with the return to the guest).
+ */
+static void trap_handler(int sig, struct k_siginfo *si, struct k_ucontext *uc)
+{
+	if (fixup(sig, uc))
+		return;
+	struct stub_shared *sh = region_of((uint64_t)__builtin_frame_address(0));
+	struct k_sigcontext *c = &uc->mc;
+
+	if (sig != SIGSYS_ && c->rip >= PVX_STUB_BASE && c->rip != (uint64_t)stub_boot_trap &&
+	    c->rsp - (uint64_t)sh->altstack < sizeof(sh->altstack)) {
+		if (si->code > 0)	/* a fault of the handler's own code (the kernel's, not sent) */
+			die(STUB_EXIT_NESTED_FAULT);
+		__atomic_or_fetch(&sh->fast.pending, 1UL << (sig - 1), __ATOMIC_RELAXED);
+		return;
+	}
+	int open = sig == SIGSYS_, code = si->code, serving = 1;
+	int32_t nr = si->sys.syscall;
+	/* A signal sent by a process (code <= 0) names its sender: a host pid the guest must not read. */
+	uint64_t addr = code > 0 ? si->addr : 0;
+	if (code <= 0)
+		si->kill.pid = 0, si->kill.uid = 0;
+	if (fast_landed(sh, c)) {	/* the window's ud2: a signal that came in before */
+		sig = take_pending(sh);
+		if (!sig)
+			sig = SIGURG_;	/* taken meanwhile (the word is guest-writable): an interruption */
+		code = sig == SIGURG_ ? -1 /* SI_QUEUE: a kick */ : 0, addr = 0, nr = 0;
+	} else if (passthrough(sig, si, uc)) {
+		serving = 0;
+	}
+	for (;;) {
+		if (serving) {
+			report(sh, uc, sig, code, addr, nr);
+			if (open)
+				prefetch(sh, sig, si, c);
+			else
+				sh->pf_len = -1;
+			serve(sh);
+			resume_regs(sh, c);
+		}
+		fast_return(sh, uc, !open);
+		if (!open)
+			return;	/* rt_sigreturn sets the frame's mask */
+		uint64_t all = ~0UL;
+		stub_sc(NR_rt_sigprocmask, 2 /* SIG_SETMASK */, (long)&all, 0, 8, 0, 0);
+		open = 0;
+		if (!(sig = take_pending(sh)))
+			return;
+		code = sig == SIGURG_ ? -1 : 0, addr = 0, nr = 0, serving = 1;
+	}
 }
 
 /*
@@ -536,11 +612,22 @@ static void seccomp_main(int nodump)
 	sys(NR_close, STUB_FD_CTL, 0, 0);
 	stub_sc(NR_rt_sigprocmask, 2 /* SIG_SETMASK */, (long)&all, 0, 8, 0, 0);
 
-	/* Every catchable signal is a trap; the handler runs with all signals but its own faults blocked (fixup). */
-	struct k_sigaction sa = { (void *)trap_handler, 0x4 | 0x08000000 | 0x04000000, stub_restorer,
-				  ~(1UL << (SIGSEGV_ - 1) | 1UL << (SIGBUS_ - 1)) };	/* SA_SIGINFO|SA_ONSTACK|SA_RESTORER */
+	/*
+	 * Every catchable signal is a trap. Its handler runs with all signals
+	 * but its own faults blocked (fixup), and SA_RESTART: a stub call it
+	 * interrupts in a SIGSYS handler goes on. SIGSYS's handler runs with
+	 * the guest's mask (SA_NODEFER, an empty sa_mask), which the kernel then
+	 * neither changes at delivery nor has to set again at the return: 0.6
+	 * us of a 2.5 us round trip on the development VM (trap_handler says
+	 * what comes in meanwhile).
+	 */
+	struct k_sigaction sa = { (void *)trap_handler, 0x4 | 0x08000000 | 0x04000000 | 0x10000000, stub_restorer,
+				  ~(1UL << (SIGSEGV_ - 1) | 1UL << (SIGBUS_ - 1)) };	/* SA_SIGINFO|SA_ONSTACK|SA_RESTORER|SA_RESTART */
+	struct k_sigaction sys_sa = { (void *)trap_handler, 0x4 | 0x08000000 | 0x04000000 | 0x40000000, stub_restorer,
+				      0 };	/* ... |SA_NODEFER */
 	for (long sig = 1; sig <= 64; sig++)
-		if (sig != 9 && sig != 19 && stub_sc(NR_rt_sigaction, sig, (long)&sa, 0, 8, 0, 0))
+		if (sig != 9 && sig != 19 &&
+		    stub_sc(NR_rt_sigaction, sig, (long)(sig == SIGSYS_ ? &sys_sa : &sa), 0, 8, 0, 0))
 			die(STUB_EXIT_SIGACTION);
 
 	if (stub_sc(NR_prctl, PR_SET_NO_NEW_PRIVS_, 1, 0, 0, 0, 0))

@@ -226,20 +226,24 @@ struct stub_shared {
 	char altstack[STUB_ALTSTACK_SIZE] __attribute__((aligned(4096)));
 
 	/*
-	 * The fast return (stub.c fast_return): the guest registers the
-	 * handler loads itself instead of rt_sigreturn, in the order
-	 * stub_fast_jump pops them, the signal mask it sets, and armed while
-	 * one is under way (for a signal that lands in it). Above the
-	 * altstack, so that a signal's frame never lands on them.
-	 * Guest-writable: a forged value sets only the registers and mask
-	 * the guest's own thread resumes with.
+	 * The fast return (stub.c fast_return, stub_fast_jump): where the
+	 * generic site's ret goes (stub_fast_window), the guest registers in
+	 * the order the window pops them, the signal mask it sets first (when
+	 * set_mask), the signals that came in while a SIGSYS handler (which
+	 * runs with signals open) had not yet left the altstack (bit sig - 1),
+	 * for the window to report, and armed while a fast return is under way. Above the altstack, so that no signal frame lands on them.
+	 * Guest-writable: a forged value sets only the registers and mask the
+	 * guest's own thread resumes with, or reports it a signal it could
+	 * send itself.
 	 */
 	struct stub_fast {
+		uint64_t ret;
 		uint64_t regs[17];	/* r8..r15, rdi, rsi, rbp, rbx, rdx, rax, rcx, eflags, rsp */
 		uint64_t mask;
+		uint64_t pending;
 		uint64_t armed;
 	} fast;
-	char pad_end[STUB_FAST_SIZE - 19 * 8];
+	char pad_end[STUB_FAST_SIZE - 21 * 8];
 };
 #define STUB_SHARED_TOTAL ((size_t)STUB_SHARED_SIZE * STUB_MAX_THREADS)
 
@@ -247,6 +251,7 @@ _Static_assert(offsetof(struct stub_shared, state) == 0, "futex word first");
 _Static_assert(offsetof(struct stub_shared, sys_nr) == 48 && offsetof(struct stub_shared, sys_ret) == 104,
 	       "offsets of old");
 _Static_assert(offsetof(struct stub_shared, regs) % 8 == 0, "regs aligned");
+_Static_assert(offsetof(struct stub_shared, ucontext) == 136, "where tests/guest/sec_stub_fastret.c reads it");
 _Static_assert(offsetof(struct stub_shared, out_buf) + STUB_OUT_MAX <= STUB_ALTSTACK_OFF, "bounce buffers below the altstack");
 _Static_assert(offsetof(struct stub_shared, pf_addr) == 472 && offsetof(struct stub_shared, pf_len) == 480 &&
 		       offsetof(struct stub_shared, pf_buf) == 488,
@@ -257,6 +262,9 @@ _Static_assert(offsetof(struct stub_shared, out_addr) == 2536 && offsetof(struct
 _Static_assert(offsetof(struct stub_shared, altstack) == STUB_ALTSTACK_OFF, "altstack where sites.S puts sp");
 _Static_assert(sizeof(struct stub_shared) == STUB_SHARED_SIZE, "one region");
 _Static_assert(offsetof(struct stub_shared, fast) == STUB_ALTSTACK_OFF + STUB_ALTSTACK_SIZE, "fast block above the altstack");
+_Static_assert(offsetof(struct stub_fast, regs) == 8 && offsetof(struct stub_fast, mask) == 144 &&
+		       offsetof(struct stub_fast, pending) == 152,
+	       "where stub.c's stub_fast_jump finds them");
 _Static_assert(sizeof(struct pvx_regs) == 216, "pvx_regs layout");
 
 #endif
