@@ -38,7 +38,7 @@ enum {
 	NR_madvise = 28, NR_recvmsg = 47, NR_dup3 = 292, NR_close_range = 436,
 	MADV_DONTFORK_ = 10, PR_SET_PDEATHSIG_ = 1, MSG_DONTWAIT_ = 0x40, MSG_CTRUNC_ = 8,
 	MSG_CMSG_CLOEXEC_ = 0x40000000,
-	SIGSYS_ = 31, SIGSEGV_ = 11, SIGBUS_ = 7, SIGURG_ = 23, SYS_SECCOMP_ = 1, FUTEX_WAIT_ = 0, FUTEX_WAKE_ = 1,
+	SIGSYS_ = 31, SIGSEGV_ = 11, SIGBUS_ = 7, SIGURG_ = 23, SIGILL_ = 4, SYS_SECCOMP_ = 1, FUTEX_WAIT_ = 0, FUTEX_WAKE_ = 1,
 	ARCH_SET_GS_ = 0x1001, ARCH_SET_FS_ = 0x1002, PR_SET_DUMPABLE_ = 4, PR_SET_NO_NEW_PRIVS_ = 38,
 };
 
@@ -344,7 +344,8 @@ static int fast_landed(struct stub_shared *sh, struct k_sigcontext *c)
 {
 	uint64_t f0 = (uint64_t)&sh->fast, rip = c->rip;
 	int in_jump = rip - (uint64_t)stub_fast_start < (uint64_t)(stub_fast_end - stub_fast_start);
-	int at_mask = rip == STUB_SITE_IP(STUB_OFF_SITE_GENERIC);
+	/* the generic site, where its jmp goes: before the syscall (an interrupt's signal) or after it */
+	int at_mask = rip == STUB_SITE_IP(STUB_OFF_SITE_GENERIC) || rip == STUB_SITE_IP(STUB_OFF_SITE_GENERIC) - 2;
 
 	if (!__atomic_load_n(&sh->fast.armed, __ATOMIC_RELAXED))
 		return 0;
@@ -559,6 +560,8 @@ static void trap_handler(int sig, struct k_siginfo *si, struct k_ucontext *uc)
 	if (code <= 0)
 		si->kill.pid = 0, si->kill.uid = 0;
 	if (fast_landed(sh, c)) {	/* the window's ud2: a signal that came in before */
+		if (sig != SIGILL_ || code <= 0)	/* one that lands on the ud2 itself: told too */
+			__atomic_or_fetch(&sh->fast.pending, 1UL << (sig - 1), __ATOMIC_RELAXED);
 		sig = take_pending(sh);
 		if (!sig)
 			sig = SIGURG_;	/* taken meanwhile (the word is guest-writable): an interruption */
