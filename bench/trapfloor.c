@@ -15,8 +15,13 @@
  * handler answers itself by a pread of FILE into the caller's buffer, with
  * no hand-off: the floor of a stub that served reads of regular files on its
  * own (seccomp_passthrough.md); "native-read FILE" is the same loop of
- * plain preads, with no filter. Run natively only.
- *   trapfloor [N] [handoff|patched|read FILE|native-read FILE]  ->  "trapfloor N ns_per_call"
+ * plain preads, with no filter. With "selfret", the handler returns by
+ * itself instead of by rt_sigreturn (xrstor of the frame's FPU state,
+ * rt_sigprocmask of its mask, the registers, a jump through rcx); with
+ * "open", it also runs with the mask it interrupted (SA_NODEFER, an empty
+ * sa_mask), so it sets no mask at all: the stub's way since 2026-12-07
+ * (stub/stub.c fast_return; seccomp_patch.md section 6). Run natively only.
+ *   trapfloor [N] [handoff|patched|selfret|open|read FILE|native-read FILE]  ->  "trapfloor N ns_per_call"
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -92,6 +97,43 @@ __asm__(".text\n"
 	"	mov 104(%rcx), %r15\n	pushq 128(%rcx)\n	popfq\n"
 	"	ret\n");
 
+/* "selfret" and "open": the registers a syscall's return gives, loaded in this order, rsp last, then jmp *%rcx. */
+static int selfret, open_mask;
+static uint64_t jump_regs[17];	/* r8..r15, rdi, rsi, rbp, rbx, rdx, rax, rcx, eflags, rsp */
+void floor_jump(const uint64_t *regs);
+__asm__(".text\n"
+	".globl floor_jump\n"
+	"floor_jump:\n"
+	"	mov %rdi, %rsp\n"
+	"	pop %r8\n	pop %r9\n	pop %r10\n	pop %r11\n	pop %r12\n	pop %r13\n	pop %r14\n	pop %r15\n"
+	"	pop %rdi\n	pop %rsi\n	pop %rbp\n	pop %rbx\n	pop %rdx\n	pop %rax\n	pop %rcx\n"
+	"	popfq\n"
+	"	pop %rsp\n"
+	"	jmp *%rcx\n");
+
+/* Return from the handler without rt_sigreturn (the frame is ours: no checks, unlike the stub's). */
+static void self_return(ucontext_t *uc)
+{
+	greg_t *g = uc->uc_mcontext.gregs;
+	char *fp = (char *)uc->uc_mcontext.fpregs;
+	uint32_t magic1;
+
+	memcpy(&magic1, fp + 464, 4);
+	if (magic1 == 0x46505853U)	/* FP_XSTATE_MAGIC1: an XSAVE frame */
+		__asm__ volatile("xrstor64 (%0)" : : "r"(fp), "a"(-1), "d"(-1) : "memory");
+	else
+		__asm__ volatile("fxrstor64 (%0)" : : "r"(fp) : "memory");
+	if (!open_mask)
+		syscall(SYS_rt_sigprocmask, SIG_SETMASK, &uc->uc_sigmask, NULL, 8);
+	const int order[] = { REG_R8, REG_R9, REG_R10, REG_R11, REG_R12, REG_R13, REG_R14, REG_R15, REG_RDI,
+			      REG_RSI, REG_RBP, REG_RBX, REG_RDX, REG_RAX, REG_RCX };
+	for (int i = 0; i < 15; i++)
+		jump_regs[i] = (uint64_t)g[order[i]];
+	jump_regs[15] = ((uint64_t)g[REG_EFL] & 0x40cd5) | 0x202;
+	jump_regs[16] = (uint64_t)g[REG_RSP];
+	floor_jump(jump_regs);
+}
+
 static void on_sigsys(int sig, siginfo_t *si, void *ucv)
 {
 	ucontext_t *uc = ucv;
@@ -113,6 +155,8 @@ static void on_sigsys(int sig, siginfo_t *si, void *ucv)
 		__atomic_store_n(&reply, 0, __ATOMIC_RELAXED);
 	}
 	uc->uc_mcontext.gregs[REG_RAX] = 1;
+	if (selfret || open_mask)
+		self_return(uc);	/* rcx holds rip: a syscall's return */
 }
 
 static int pin(int cpu);
@@ -209,7 +253,13 @@ int main(int argc, char **argv)
 		printf("trapfloor %ld %.1f\n", n, (now_ns() - t0) / n);
 		return 0;
 	}
+	selfret = argc > 2 && !strcmp(argv[2], "selfret");
+	open_mask = argc > 2 && !strcmp(argv[2], "open");
 	sigfillset(&sa.sa_mask);
+	if (open_mask) {
+		sigemptyset(&sa.sa_mask);
+		sa.sa_flags |= SA_NODEFER;
+	}
 	if (sigaltstack(&ss, NULL) || sigaction(SIGSYS, &sa, NULL) || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
 	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER_, &prog)) {
 		perror("trapfloor: seccomp");
