@@ -189,7 +189,7 @@ __asm__(".text\n"
  */
 __attribute__((noreturn)) void stub_fast_jump(struct stub_fast *f, int set_mask);
 extern char stub_boot_trap[];
-extern char stub_fast_start[], stub_fast_window[], stub_fast_rekick[], stub_fast_end[];
+extern char stub_fast_start[], stub_fast_window[], stub_fast_last[], stub_fast_rekick[], stub_fast_end[];
 __asm__(".text\n"
 	".globl stub_fast_jump, stub_fast_start\n"
 	"stub_fast_jump:\n"
@@ -212,6 +212,8 @@ __asm__(".text\n"
 	"	pop %rdi\n	pop %rsi\n	pop %rbp\n	pop %rbx\n	pop %rdx\n	pop %rax\n	pop %rcx\n"
 	"	popfq\n"
 	"	pop %rsp\n"
+	".globl stub_fast_last\n"
+	"stub_fast_last:\n"			/* every register the guest's but rip */
 	"	jmp *%rcx\n"
 	".globl stub_fast_rekick\n"
 	"stub_fast_rekick:\n"
@@ -350,6 +352,10 @@ static int fast_landed(struct stub_shared *sh, struct k_sigcontext *c)
 	if (!__atomic_load_n(&sh->fast.armed, __ATOMIC_RELAXED))
 		return 0;
 	sh->fast.armed = 0;
+	if (rip == (uint64_t)stub_fast_last) {	/* rsp loaded already: only rip is not the guest's yet */
+		c->rip = c->rcx;
+		return 0;
+	}
 	if ((!in_jump && !at_mask) || c->rsp - f0 > sizeof(sh->fast))
 		return 0;
 	const uint64_t *f = sh->fast.regs;
