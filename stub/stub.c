@@ -178,9 +178,10 @@ __asm__(".text\n"
  *
  * A signal that lands in stub_fast_jump (a kick for a guest signal) has
  * its frame at the top of the altstack, since rsp is not on it, and
- * trap_handler (fast_landed) sees armed and a rip in stub_fast_jump or at
- * the generic site's return: the trap is the guest's, at the registers the
- * jump was loading; the FPU state, restored already, is the one its frame
+ * trap_handler (fast_landed) sees armed and a rip in stub_fast_jump or on
+ * the generic site (before or after its syscall): the trap is the guest's,
+ * at the registers the jump was loading (at stub_fast_last, all loaded but
+ * rip, which is rcx); the FPU state, restored already, is the one its frame
  * holds. So is the ud2 at stub_fast_rekick, which the window reaches when
  * a signal came in while the SIGSYS handler ran (fast.pending): that one
  * is reported then. Guest code jumping into stub_fast_jump with a forged
