@@ -189,6 +189,19 @@ __asm__(".text\n"
  * itself (the generic site allows rt_sigprocmask).
  */
 __attribute__((noreturn)) void stub_fast_jump(struct stub_fast *f, int set_mask);
+/*
+ * The fast block's registers (struct stub_fast regs[]), in the order the
+ * window pops them: this list, then eflags (popfq) and rsp. The pops, the
+ * handler's fill (fast_return) and its read back (fast_landed) are all
+ * made from it.
+ */
+#define FAST_POPS(X) X(r8) X(r9) X(r10) X(r11) X(r12) X(r13) X(r14) X(r15) X(rdi) X(rsi) X(rbp) X(rbx) X(rdx) X(rax) X(rcx)
+#define FAST_INDEX(r) FAST_##r,
+enum { FAST_POPS(FAST_INDEX) FAST_EFLAGS, FAST_RSP, FAST_NREGS };
+_Static_assert(FAST_NREGS == sizeof(((struct stub_fast *)0)->regs) / 8, "every slot of the fast block, once");
+#define FAST_POP(r) "	pop %" #r "\n"
+#define FAST_SET(r) f[FAST_##r] = c->r;
+#define FAST_GET(r) c->r = f[FAST_##r];
 extern char stub_boot_trap[];
 extern char stub_fast_start[], stub_fast_window[], stub_fast_last[], stub_fast_rekick[], stub_fast_end[];
 __asm__(".text\n"
@@ -209,8 +222,7 @@ __asm__(".text\n"
 	"stub_fast_window:\n"			/* rsp = f->regs */
 	"	cmpq $0, 144(%rsp)\n"		/* f->pending */
 	"	jne stub_fast_rekick\n"
-	"	pop %r8\n	pop %r9\n	pop %r10\n	pop %r11\n	pop %r12\n	pop %r13\n	pop %r14\n	pop %r15\n"
-	"	pop %rdi\n	pop %rsi\n	pop %rbp\n	pop %rbx\n	pop %rdx\n	pop %rax\n	pop %rcx\n"
+	FAST_POPS(FAST_POP)
 	"	popfq\n"
 	"	pop %rsp\n"
 	".globl stub_fast_last\n"
@@ -360,9 +372,8 @@ static int fast_landed(struct stub_shared *sh, struct k_sigcontext *c)
 	if ((!in_jump && !at_mask) || c->rsp - f0 > sizeof(sh->fast))
 		return 0;
 	const uint64_t *f = sh->fast.regs;
-	c->r8 = f[0], c->r9 = f[1], c->r10 = f[2], c->r11 = f[3], c->r12 = f[4], c->r13 = f[5], c->r14 = f[6];
-	c->r15 = f[7], c->rdi = f[8], c->rsi = f[9], c->rbp = f[10], c->rbx = f[11], c->rdx = f[12], c->rax = f[13];
-	c->rcx = f[14], c->eflags = f[15], c->rsp = f[16], c->rip = f[14];
+	FAST_POPS(FAST_GET)
+	c->eflags = f[FAST_EFLAGS], c->rsp = f[FAST_RSP], c->rip = f[FAST_rcx];
 	return rip == (uint64_t)stub_fast_rekick;
 }
 
@@ -402,9 +413,8 @@ static void fast_return(struct stub_shared *sh, struct k_ucontext *uc, int set_m
 	if (magic2 != K_FP_XSTATE_MAGIC2 || ((xfeat = xcr0()) & ~sw->xfeatures))
 		return;
 	uint64_t *f = sh->fast.regs;
-	f[0] = c->r8, f[1] = c->r9, f[2] = c->r10, f[3] = c->r11, f[4] = c->r12, f[5] = c->r13, f[6] = c->r14;
-	f[7] = c->r15, f[8] = c->rdi, f[9] = c->rsi, f[10] = c->rbp, f[11] = c->rbx, f[12] = c->rdx, f[13] = c->rax;
-	f[14] = c->rip, f[15] = (c->eflags & FAST_FLAGS) | 0x202, f[16] = c->rsp;
+	FAST_POPS(FAST_SET)	/* rcx is rip (checked above): where the window's last jmp goes */
+	f[FAST_EFLAGS] = (c->eflags & FAST_FLAGS) | 0x202, f[FAST_RSP] = c->rsp;
 	sh->fast.mask = uc->sigmask;
 	sh->fast.ret = (uint64_t)stub_fast_window;
 	if (stub_xrstor((const void *)fp, xfeat))
