@@ -27,6 +27,11 @@
  * happened). Nothing pending means no such change completed before the
  * lookup, so its answer is the one a walk of the path at that moment gives.
  * Anything pending empties the cache and the caller walks the path as before.
+ * (On a VM where a getppid costs 1.0 us that call costs 1.1 us, 1.3 us of an
+ * lstat's 8.2 in pvx, measured 2026-12-07. No cheaper check keeps the
+ * guarantee: an io_uring poll's completion is posted by task work of the
+ * thread that armed it, and a watcher thread's flag lags the event by a
+ * wake-up; either could answer a lookup after a rename had returned.)
  * (fanotify rather than inotify: an inotify watch is added by path, here
  * /proc/self/fd/N, 10 us a directory on the development VM against 3 us for
  * a mark on the fd; and inotify's IN_ATTRIB also reports every child's.)
