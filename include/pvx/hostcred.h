@@ -32,6 +32,12 @@ long hostcred_drop_files(void) __must_check;
 void hostcred_raise(void);
 void hostcred_lower(void);
 
+/*
+ * In a child about to exec a stub: root's file access back (see
+ * hostcred.c). Raw syscalls only, no write to memory: safe in a vfork child.
+ */
+void hostcred_spawn_child(void);
+
 /* open(2) of a sentry-internal host path with root's file access. */
 int open_privileged(const char *path, int flags);
 

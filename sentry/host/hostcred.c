@@ -6,8 +6,9 @@
  * on the main thread before the first pthread_create reaches every sentry
  * thread.
  *
- * A stub is not the guest's file access: the child of every fork() (the
- * sentry forks only to make stubs) takes root's back at once. Its execve
+ * A stub is not the guest's file access: the child that becomes a stub
+ * (stub_start, a vfork) and the child of any fork() take root's back at
+ * once (hostcred_spawn_child). Its execve
  * would set fsuid to its euid anyway, and that change of credentials would
  * clear the PR_SET_PDEATHSIG the stub sets before exec: a stub would then
  * outlive a killed pvx.
@@ -34,11 +35,18 @@ static unsigned fsgid_now(void)
 	return (unsigned)syscall(SYS_setfsgid, -1);
 }
 
-/* pthread_atfork child handler: async-signal-safe, raw syscalls only. */
-static void stub_child(void)
+void hostcred_spawn_child(void)
 {
+	if (!dropped)
+		return;
 	syscall(SYS_setfsgid, 0);
 	syscall(SYS_setfsuid, 0);
+}
+
+/* pthread_atfork child handler (a fork's child has a copy of our TLS): async-signal-safe, raw syscalls only. */
+static void stub_child(void)
+{
+	hostcred_spawn_child();
 	raised = 0;
 }
 

@@ -7,7 +7,7 @@
  * CLONE_VM: mmget, and mmput at exec_mmap or exit). struct mm counts the
  * processes in it; the last one out releases the stub.
  *
- * A stub dies with the sentry thread that made it (stub_exec's parent-death
+ * A stub dies with the sentry thread that made it (stub_start's parent-death
  * signal, and ptrace's PTRACE_O_EXITKILL for its main thread): that thread
  * stays, once its task is done, until no process runs in the stub any more
  * (mm_linger); so does the thread that made a stub whose fork by the host

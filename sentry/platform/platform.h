@@ -275,10 +275,15 @@ void place_pair_inherit(struct place_pair *child, const struct place_pair *paren
 long thread_schedstat(pid_t pid, pid_t tid, uint64_t *run, uint64_t *delay);
 void place_pair_leave(struct place_pair *pp, pid_t tid);
 
-/* Create the stub process image (a memfd) once; returns its fd or -errno. Call before any fork. */
+/* Create the stub process image (a memfd) once; returns its fd or -errno. Call before any stub_start. */
 long stub_memfd(void);
-/* In a forked child: exec the stub in mode (argv[1]) with fds[] as fds 3, 4, ... */
-__attribute__((noreturn)) void stub_exec(int memfd, const char *mode, const int *fds, int n);
+/*
+ * Start a stub: a child of the calling thread that execs the stub image in
+ * mode (argv[1]) with fds[] as its fds 3, 4, ..., after PTRACE_TRACEME if
+ * traceme (then it stops at its exec). Returns once it has exec'd (or
+ * died): its pid, or -errno.
+ */
+pid_t stub_start(int memfd, const char *mode, const int *fds, int n, bool traceme);
 /* Stubs make themselves undumpable (PR_SET_DUMPABLE 0): only when the sentry can still trace them. */
 bool stub_nodump(void);
 /*

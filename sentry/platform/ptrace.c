@@ -155,16 +155,11 @@ static long ptrace_as_new(struct addr_space **out)
 	pas->as.creator = pthread_self();
 	pas->sentry_pidfd = -1;
 	ctx_link(&pas->as, &first->ctx, true);
-	pid_t pid = fork();
+	pid_t pid = stub_start((int)memfd, "ptrace", NULL, 0, true);	/* stops at exec: _start never runs */
 	if (pid < 0) {
 		free(pas);
 		free(first);
-		return neg_errno();
-	}
-	if (pid == 0) {
-		if (ptrace(PTRACE_TRACEME, 0, 0, 0) < 0)
-			_exit(126);
-		stub_exec((int)memfd, "ptrace", NULL, 0);	/* stops at exec: _start never runs */
+		return pid;
 	}
 	pas->as.pid = pid;
 	stub_register(pid);

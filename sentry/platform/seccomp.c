@@ -485,11 +485,9 @@ static long seccomp_as_new(struct addr_space **out)
 		goto fail;
 	struct seccomp_ctx *first = to_sctx(sas->as.ctxs);
 	stub_spawn_ask(sas, 0);	/* K makes it right after "ready" */
-	pid_t pid = fork();
-	if (pid == 0)
-		stub_exec((int)memfd, "seccomp", fds, 4);
+	pid_t pid = stub_start((int)memfd, "seccomp", fds, 4, false);
 	if (pid < 0) {
-		r = neg_errno();
+		r = pid;
 		goto fail;
 	}
 	sas->as.pid = pid;

@@ -171,13 +171,11 @@ static long vmexec_as_new(struct addr_space **out)
 	as->creator = pthread_self();
 	first->ctx.first = true;
 	ctx_link(as, &first->ctx, true);
-	pid_t pid = fork();
+	pid_t pid = stub_start((int)memfd, "vmexec", NULL, 0, false);
 	if (pid < 0) {
 		vmexec_as_release(as, NULL);
-		return neg_errno();
+		return pid;
 	}
-	if (pid == 0)
-		stub_exec((int)memfd, "vmexec", NULL, 0);
 	as->pid = pid;
 	stub_register(pid);
 	/*
