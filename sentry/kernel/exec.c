@@ -175,7 +175,7 @@ static long open_interp(struct task *t, const struct elf_info *ei, struct elf_in
 static void fpu_reset(struct task *t)
 {
 	const struct platform_ops *ops = t->proc->as->ops;
-	static __thread char buf[K_FPSTATE_MAX] __attribute__((aligned(64)));
+	char buf[K_FPSTATE_MAX] __attribute__((aligned(64)));	/* on the stack, not TLS: see signal.c push_frame */
 
 	if (!ops->fpu_get || !ops->fpu_set)
 		return;

@@ -247,7 +247,12 @@ static long push_frame(struct task *t, int sig, const struct sig_info *si, const
 {
 	struct pvx_regs *r = &t->regs;
 	const struct platform_ops *ops = t->proc->as->ops;
-	static __thread char fpbuf[K_FPSTATE_MAX] __attribute__((aligned(64)));
+	/*
+	 * FPU images are on the stack, not in TLS: a thread's TLS is zeroed
+	 * when it is made, and 4 buffers of K_FPSTATE_MAX there cost every
+	 * sentry thread (one per guest task) 16 page faults at its birth.
+	 */
+	char fpbuf[K_FPSTATE_MAX] __attribute__((aligned(64)));
 	struct rt_sigframe f;
 	uint64_t sp = r->rsp - 128;	/* the red zone */
 	uint64_t fpstate = 0;
@@ -416,7 +421,7 @@ void signal_deliver(struct task *t, long *ret)
 static bool restore_fpstate(struct task *t, uint64_t fpstate)
 {
 	const struct platform_ops *ops = t->proc->as->ops;
-	static __thread char buf[K_FPSTATE_MAX] __attribute__((aligned(64)));
+	char buf[K_FPSTATE_MAX] __attribute__((aligned(64)));	/* on the stack, not TLS: see push_frame */
 	size_t n;
 
 	if (!fpstate || !ops->fpu_set)
@@ -429,7 +434,7 @@ static bool restore_fpstate(struct task *t, uint64_t fpstate)
 	    !copy_from_guest(t->mm, buf + n, fpstate + n, sw->extended_size - n))
 		n = k_fpstate_size(buf, sw->extended_size);
 	if (n == K_FXSAVE_SIZE) {
-		static __thread char cur[K_FPSTATE_MAX] __attribute__((aligned(64)));
+		char cur[K_FPSTATE_MAX] __attribute__((aligned(64)));
 		long m = ops->fpu_get(t->ctx, cur, sizeof(cur));
 		if (m > K_FXSAVE_SIZE) {
 			memcpy(cur, buf, K_FPX_SW_BYTES_OFFSET);	/* keep its software bytes */
