@@ -9,8 +9,15 @@
  * same kernel, the same bytes) has at the same offset (a CI run once failed at pid 1006 on such a word).
  * A word of the vvar pages before the vDSO is reported as "vvar": the kernel writes only its clocks and
  * getrandom's state there (a ptrace run once "found" 19007 at 0x7ffff7ffb00c, a clock word), never a pid.
- * usage: sec_stub_scan IDS_FILE STUB_FILE [VDSO_FILE]   prints "found ID at ADDR" lines, then "scanned N pages"
- *        sec_stub_scan dump-vdso VDSO_FILE               (natively) writes this process's vDSO there */
+ * So is a word of the seccomp stub's control page (its filters, filled by the sentry at run time) that
+ * another pvx run's control page (CTL_FILE, written by dump-ctl under pvx: other pids) has at the same
+ * offset: a CI run once "found" 12288 at 0x7ff00008052c, the filters' constant 0x3000, when a stub's pid
+ * was 12288. An id the sentry wrote there would differ between the two runs and still be "found".
+ * usage: sec_stub_scan IDS_FILE STUB_FILE [VDSO_FILE [CTL_FILE]]   prints "found ID at ADDR" lines, then
+ *                                                                  "scanned N pages"
+ *        sec_stub_scan dump-vdso VDSO_FILE               (natively) writes this process's vDSO there
+ *        sec_stub_scan dump-ctl                          (under pvx) writes the stub's control page to stdout,
+ *                                                        nothing where there is none */
 #define _GNU_SOURCE
 #include <elf.h>
 #include <pthread.h>
@@ -99,6 +106,40 @@ static int dump_vdso(const char *path)
 	return fclose(out) != 0;
 }
 
+#define CTL_LO (STUB_BASE + 0x80000)	/* the seccomp stub's control page (include/pvx/stub_layout.h STUB_CTL_ADDR) */
+#define CTL_PAGES 3			/* STUB_CTL_SIZE */
+
+static unsigned char *ctl;	/* CTL_FILE's bytes: another run's control page */
+static size_t ctl_len;
+
+/* Is the 32-bit word at addr one another run's control page has at the same offset? */
+static int in_ctl(uintptr_t addr, uint32_t v)
+{
+	uint32_t w;
+
+	if (!ctl || addr < CTL_LO || addr - CTL_LO + 4 > ctl_len)
+		return 0;
+	memcpy(&w, ctl + (addr - CTL_LO), 4);
+	return w == v;
+}
+
+/*
+ * dump-ctl: the readable pages of the control page, from its start, to stdout (through a copy of our
+ * own: the sentry reads a write's buffer from guest memory only, never from the stub's range).
+ */
+static int dump_ctl(void)
+{
+	static unsigned char page[PG];
+
+	probe_init();
+	for (unsigned i = 0; i < CTL_PAGES && readable(CTL_LO + i * PG); i++) {
+		memcpy(page, (void *)(CTL_LO + i * PG), PG);
+		if (fwrite(page, 1, PG, stdout) != PG)
+			return 1;
+	}
+	return fflush(stdout) != 0;
+}
+
 static void on_usr1(int sig)
 {
 	(void)sig;
@@ -148,7 +189,8 @@ static void scan(uintptr_t from, uintptr_t to, long *pages)
 				if (v == masked[k])
 					say("%s %u at %#lx\n",
 					    vvar ? "vvar"
-					    : in_image(pg + 4 * i, w[i]) || in_vdso(pg + 4 * i, w[i]) ? "static" : "found",
+					    : in_image(pg + 4 * i, w[i]) || in_vdso(pg + 4 * i, w[i]) ||
+							  in_ctl(pg + 4 * i, w[i]) ? "static" : "found",
 					    w[i], (unsigned long)(pg + 4 * i));
 		}
 	}
@@ -158,11 +200,15 @@ int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "dump-vdso"))
 		return dump_vdso(argv[2]);
+	if (argc == 2 && !strcmp(argv[1], "dump-ctl"))
+		return dump_ctl();
 	if (argc < 3)
 		return 2;
 	image = load_file(argv[2], &image_len);
 	if (argc > 3)
 		vdso = load_file(argv[3], &vdso_len);
+	if (argc > 4)
+		ctl = load_file(argv[4], &ctl_len);
 	probe_init();
 	signal(SIGUSR1, on_usr1);
 	pthread_t t[3];
