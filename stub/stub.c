@@ -57,13 +57,6 @@ static __attribute__((noreturn)) void die(int code)
 		sys(NR_exit_group, code, 0, 0);
 }
 
-struct k_sigaction {
-	void *handler;
-	uint64_t flags;
-	void *restorer;
-	uint64_t mask;
-};
-
 static inline uint64_t rdfsbase(void)
 {
 	uint64_t v;

@@ -27,6 +27,14 @@ struct k_ucontext {
 	uint64_t sigmask;
 };
 
+/* rt_sigaction(2)'s struct (asm/signal.h's kernel sigaction on x86-64), its mask 8 bytes. */
+struct k_sigaction {
+	void *handler;
+	uint64_t flags;
+	void *restorer;
+	uint64_t mask;
+};
+
 struct k_siginfo {
 	int32_t signo, errno_, code, pad;
 	union {

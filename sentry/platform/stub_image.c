@@ -27,6 +27,7 @@
 #include "pvx/guest_layout.h"
 #include "pvx/hostcred.h"
 #include "pvx/log.h"
+#include "pvx/sigframe.h"
 #include "platform.h"
 
 extern const char pvx_stub_blob[], pvx_stub_blob_end[];
@@ -149,14 +150,6 @@ struct spawn {
 	const uint64_t *mask;	/* the parent's signal mask, for the stub */
 };
 
-/* The kernel's struct sigaction for rt_sigaction(2). */
-struct ksigaction {
-	void *handler;
-	unsigned long flags;
-	void *restorer;
-	uint64_t mask;
-};
-
 static int spawn_child(void *arg)
 {
 	const struct spawn *sp = arg;
@@ -168,12 +161,12 @@ static int spawn_child(void *arg)
 	 * parent's mask is back. execve would reset them anyway.
 	 */
 	for (int sig = 1; sig <= 64; sig++) {
-		struct ksigaction ka;
+		struct k_sigaction ka;
 		if (sig == SIGKILL || sig == SIGSTOP ||
 		    syscall(SYS_rt_sigaction, sig, NULL, &ka, sizeof(ka.mask)) < 0 ||
 		    ka.handler == (void *)SIG_DFL || ka.handler == (void *)SIG_IGN)
 			continue;
-		ka = (struct ksigaction){ .handler = (void *)SIG_DFL };
+		ka = (struct k_sigaction){ .handler = (void *)SIG_DFL };
 		syscall(SYS_rt_sigaction, sig, &ka, NULL, sizeof(ka.mask));
 	}
 	syscall(SYS_rt_sigprocmask, SIG_SETMASK, sp->mask, NULL, sizeof(*sp->mask));

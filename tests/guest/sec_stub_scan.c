@@ -80,14 +80,14 @@ static unsigned char *vdso;	/* VDSO_FILE's bytes, the host's vDSO */
 static size_t vdso_len;
 static uintptr_t vdso_base;	/* where the stub's vDSO image starts (its ELF header), 0: not seen */
 
-/* Is the 32-bit word at addr one the host's vDSO has at the same offset? */
-static int in_vdso(uintptr_t addr, uint32_t v)
+/* Is the 32-bit word at addr v in a dump (buf, len) of the memory that starts at base (0: none seen)? */
+static int in_dump(const unsigned char *buf, size_t len, uintptr_t base, uintptr_t addr, uint32_t v)
 {
 	uint32_t w;
 
-	if (!vdso || !vdso_base || addr < vdso_base || addr - vdso_base + 4 > vdso_len)
+	if (!buf || !base || addr < base || addr - base + 4 > len)
 		return 0;
-	memcpy(&w, vdso + (addr - vdso_base), 4);
+	memcpy(&w, buf + (addr - base), 4);
 	return w == v;
 }
 
@@ -111,17 +111,6 @@ static int dump_vdso(const char *path)
 
 static unsigned char *ctl;	/* CTL_FILE's bytes: another run's control page */
 static size_t ctl_len;
-
-/* Is the 32-bit word at addr one another run's control page has at the same offset? */
-static int in_ctl(uintptr_t addr, uint32_t v)
-{
-	uint32_t w;
-
-	if (!ctl || addr < CTL_LO || addr - CTL_LO + 4 > ctl_len)
-		return 0;
-	memcpy(&w, ctl + (addr - CTL_LO), 4);
-	return w == v;
-}
 
 /*
  * dump-ctl: the readable pages of the control page, from its start, to stdout (through a copy of our
@@ -189,8 +178,9 @@ static void scan(uintptr_t from, uintptr_t to, long *pages)
 				if (v == masked[k])
 					say("%s %u at %#lx\n",
 					    vvar ? "vvar"
-					    : in_image(pg + 4 * i, w[i]) || in_vdso(pg + 4 * i, w[i]) ||
-							  in_ctl(pg + 4 * i, w[i]) ? "static" : "found",
+					    : in_image(pg + 4 * i, w[i]) ||
+							  in_dump(vdso, vdso_len, vdso_base, pg + 4 * i, w[i]) ||
+							  in_dump(ctl, ctl_len, CTL_LO, pg + 4 * i, w[i]) ? "static" : "found",
 					    w[i], (unsigned long)(pg + 4 * i));
 		}
 	}
