@@ -429,33 +429,51 @@ static int take_pending(struct stub_shared *sh)
 }
 
 /*
- * Path prefetch (stub_abi.h): the path argument the control page names
- * for this syscall, copied page by page up to its NUL, as the kernel's
- * getname() would at the start of the call.
+ * One string of the guest's at src into buf (room bytes at most, its NUL
+ * included), page by page up to its NUL, as the kernel's getname() would
+ * at the start of the call: its length, or -1 (a fault, or too long).
+ */
+static int32_t prefetch_one(char *buf, uint64_t room, uint64_t src)
+{
+	for (uint64_t done = 0; done < room;) {
+		uint64_t at = src + done, chunk = 4096 - (at & 4095);
+		if (chunk > room - done)
+			chunk = room - done;
+		if (at >= PVX_GUEST_TASK_SIZE || chunk > PVX_GUEST_TASK_SIZE - at || stub_copy(buf + done, (const void *)at, chunk))
+			return -1;
+		for (uint64_t i = done; i < done + chunk; i++)
+			if (!buf[i])
+				return (int32_t)i;
+		done += chunk;
+	}
+	return -1;
+}
+
+/*
+ * Path prefetch (stub_abi.h): the string arguments the control page names
+ * for this syscall, the first two of them: the first at the start of
+ * pf_buf, the second right after the first's NUL (only when the first was
+ * copied).
  */
 static void prefetch(struct stub_shared *sh, int sig, const struct k_siginfo *si, const struct k_sigcontext *c)
 {
-	uint32_t nr = (uint32_t)si->sys.syscall, k;
+	uint32_t nr = (uint32_t)si->sys.syscall, bits;
 
 	sh->pf_len = -1;
-	if (sig != SIGSYS_ || si->code != SYS_SECCOMP_ || nr >= STUB_PF_NRS || !(k = CTL->pf_arg[nr]) || k > 2)
+	sh->pf_len2 = -1;
+	if (sig != SIGSYS_ || si->code != SYS_SECCOMP_ || nr >= STUB_PF_NRS || !(bits = CTL->pf_arg[nr] & 63))
 		return;
-	uint64_t src = k == 1 ? c->rdi : c->rsi;
-	sh->pf_addr = src;
-	for (uint64_t done = 0; done < STUB_PF_MAX;) {
-		uint64_t at = src + done, chunk = 4096 - (at & 4095);
-		if (chunk > STUB_PF_MAX - done)
-			chunk = STUB_PF_MAX - done;
-		if (at >= PVX_GUEST_TASK_SIZE || chunk > PVX_GUEST_TASK_SIZE - at ||
-		    stub_copy(sh->pf_buf + done, (const void *)at, chunk))
-			return;
-		for (uint64_t i = done; i < done + chunk; i++)
-			if (!sh->pf_buf[i]) {
-				sh->pf_len = (int32_t)i;
-				return;
-			}
-		done += chunk;
-	}
+	const uint64_t args[6] = { c->rdi, c->rsi, c->rdx, c->r10, c->r8, c->r9 };
+	int i = __builtin_ctz(bits);
+	int32_t n = prefetch_one(sh->pf_buf, STUB_PF_MAX, args[i]);
+	sh->pf_addr = args[i];
+	sh->pf_len = n;
+	bits &= bits - 1;
+	if (n < 0 || !bits || (uint64_t)n + 2 >= STUB_PF_MAX)
+		return;
+	i = __builtin_ctz(bits);
+	sh->pf_addr2 = args[i];
+	sh->pf_len2 = prefetch_one(sh->pf_buf + n + 1, STUB_PF_MAX - (uint64_t)n - 1, args[i]);
 }
 
 /*
@@ -585,7 +603,7 @@ static void trap_handler(int sig, struct k_siginfo *si, struct k_ucontext *uc)
 			if (open)
 				prefetch(sh, sig, si, c);
 			else
-				sh->pf_len = -1;
+				sh->pf_len = sh->pf_len2 = -1;
 			serve(sh);
 			resume_regs(sh, c);
 		}

@@ -251,7 +251,7 @@ errno_tree() {
 	((lookups < n / 4))
 }
 
-@test "paths at the edges of guest memory (NULL, page ends, PROT_NONE, unmapped, past the stub's copy, past PATH_MAX) fail or succeed as natively" {
+@test "paths and xattr names at the edges of guest memory (NULL, page ends, PROT_NONE, unmapped, past the stub's copy, past PATH_MAX) fail or succeed as natively" {
 	# On seccomp the stub copies a path call's path in the guest's own context first (the path prefetch);
 	# a fault there must end as the sentry's own read would. Both builds, each against its own native run.
 	mkdir w && chmod 777 w
@@ -284,7 +284,8 @@ few_host_calls() {
 
 @test "a guest path call's path is read by the stub: no process_vm_readv of the sentry per call" {
 	[[ $PVX_PLATFORM == seccomp ]] || skip "the path prefetch is the seccomp stub's"
-	few_host_calls process_vm_readv stat lstat statx access faccessat2 open fstatat
+	# getxattr and lgetxattr have two strings (the path and the name): the stub copies both
+	few_host_calls process_vm_readv stat lstat statx access faccessat2 open fstatat getxattr lgetxattr
 }
 
 @test "a stat's result lands as natively: bad buffers, untouched stack pages, signals in between, a tracer at the exit stop" {

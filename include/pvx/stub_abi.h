@@ -135,9 +135,10 @@ struct stub_ctl {
 	uint64_t c_filter[STUB_FILTER_MAX];
 	uint64_t g_filter[STUB_FILTER2_MAX];
 	/*
-	 * Path prefetch: for a trapped syscall nr < STUB_PF_NRS, pf_arg[nr] is
-	 * 1 + the index of its path argument (0: none, or past the first two);
-	 * the trap handler copies that string into the region (pf_buf).
+	 * Path prefetch: for a trapped syscall nr < STUB_PF_NRS, bit i of
+	 * pf_arg[nr] is set when argument i is a string the sentry reads at
+	 * once (a path, an xattr name); the trap handler copies the first two
+	 * into the region (pf_buf).
 	 */
 	uint8_t pf_arg[STUB_PF_NRS];
 	/*
@@ -192,20 +193,25 @@ struct stub_shared {
 	char byte;
 
 	/*
-	 * Path prefetch (stub.c prefetch): at a trapped syscall whose path
-	 * argument the control page names, the handler copies the string at
-	 * that guest address, pf_addr, into pf_buf, in the guest thread's own
-	 * context (a fault there ends the copy); pf_len is its length without
-	 * the NUL, or -1 (no prefetch: not such a syscall, a fault, too long).
-	 * Saves the sentry a process_vm_readv per path call. Guest-writable
-	 * like the rest: the sentry takes it as what the guest had at pf_addr
-	 * (which another guest thread could have written there just as well),
-	 * once per trap, and checks the length and the NUL on its own copy.
+	 * Path prefetch (stub.c prefetch): at a trapped syscall whose string
+	 * arguments the control page names, the handler copies the string at
+	 * the first one's guest address, pf_addr, into pf_buf, in the guest
+	 * thread's own context (a fault there ends the copy); pf_len is its
+	 * length without the NUL, or -1 (no prefetch: not such a syscall, a
+	 * fault, too long). A second one (pf_addr2, pf_len2) follows the first's
+	 * NUL in pf_buf, only when the first was copied. Saves the sentry a
+	 * process_vm_readv per string. Guest-writable like the rest: the
+	 * sentry takes each as what the guest had at its address (which another
+	 * guest thread could have written there just as well), once per trap,
+	 * and checks the lengths against the buffer and the NUL on its own copy.
 	 */
 	uint64_t pf_addr;
 	int32_t pf_len;
 	uint32_t pad2;
 	char pf_buf[STUB_PF_MAX];
+	uint64_t pf_addr2;
+	int32_t pf_len2;
+	uint32_t pad3;
 
 	/*
 	 * Copy-out on the way back (stub.c serve): with STUB_CMD_RUN, out_len
@@ -254,7 +260,8 @@ _Static_assert(offsetof(struct stub_shared, regs) % 8 == 0, "regs aligned");
 _Static_assert(offsetof(struct stub_shared, ucontext) == 136, "where tests/guest/sec_stub_fastret.c reads it");
 _Static_assert(offsetof(struct stub_shared, out_buf) + STUB_OUT_MAX <= STUB_ALTSTACK_OFF, "bounce buffers below the altstack");
 _Static_assert(offsetof(struct stub_shared, pf_addr) == 472 && offsetof(struct stub_shared, pf_len) == 480 &&
-		       offsetof(struct stub_shared, pf_buf) == 488,
+		       offsetof(struct stub_shared, pf_buf) == 488 && offsetof(struct stub_shared, pf_addr2) == 2520 &&
+		       offsetof(struct stub_shared, pf_len2) == 2528,
 	       "where tests/guest/sec_stub_prefetch.c forges them");
 _Static_assert(offsetof(struct stub_shared, out_addr) == 2536 && offsetof(struct stub_shared, out_len) == 2544 &&
 		       offsetof(struct stub_shared, out_fault) == 2548,

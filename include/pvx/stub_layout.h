@@ -66,7 +66,7 @@
 #define STUB_PT_BASE 800		/* seccomp: the stub's dup of guest fd g (g < STUB_PT_MAX) is fd 800 + g */
 #define STUB_PT_MAX 128
 #define STUB_PF_NRS 512			/* seccomp: syscall numbers the path prefetch table covers */
-#define STUB_PF_MAX 2048		/* ... and the longest path it copies, NUL included */
+#define STUB_PF_MAX 2032		/* ... and the most it copies, the NULs included */
 #define STUB_OUT_MAX 1536		/* seccomp: the largest syscall result the stub copies out on its way back */
 #define STUB_FORK_CLONE_FLAGS 0x8011	/* CLONE_PARENT | SIGCHLD: the sentry's child, as every stub */
 #define STUB_THREAD_CLONE_FLAGS 0x50f00	/* VM|FS|FILES|SIGHAND|THREAD|SYSVSEM */

@@ -335,26 +335,36 @@ static void seccomp_as_close_fd(struct addr_space *as, long as_fd);
 static void drop_held_fd(struct seccomp_ctx *sc);
 
 /*
- * The path prefetch's table (stub_abi.h): the syscalls whose path (the
- * first one, if two) the sentry reads with strncpy_from_guest at once, by
- * argument. A syscall missing here costs a process_vm_readv, no more.
+ * The path prefetch's table (stub_abi.h): the syscalls whose string
+ * arguments (paths, xattr names) the sentry reads with strncpy_from_guest
+ * at once, by argument (the stub copies the first two). A syscall missing
+ * here costs a process_vm_readv per string, no more.
  */
 static void fill_prefetch(struct stub_ctl *ctl)
 {
-	static const short arg0[] = { SYS_open, SYS_stat, SYS_lstat, SYS_access, SYS_execve, SYS_truncate,
-				      SYS_chdir, SYS_rename, SYS_mkdir, SYS_rmdir, SYS_creat, SYS_link, SYS_unlink,
-				      SYS_symlink, SYS_readlink, SYS_chmod, SYS_chown, SYS_lchown, SYS_statfs,
-				      SYS_symlinkat };
-	static const short arg1[] = { SYS_openat, SYS_mkdirat, SYS_fchownat, SYS_newfstatat, SYS_unlinkat,
-				      SYS_renameat, SYS_linkat, SYS_readlinkat, SYS_fchmodat, SYS_faccessat,
-				      SYS_utimensat, SYS_renameat2, SYS_execveat, SYS_statx, SYS_openat2,
-				      SYS_faccessat2 };
+	static const struct {
+		short nr;
+		uint8_t args;	/* bit i: argument i */
+	} table[] = {
+		{ SYS_open, 1 }, { SYS_stat, 1 }, { SYS_lstat, 1 }, { SYS_access, 1 }, { SYS_execve, 1 },
+		{ SYS_truncate, 1 }, { SYS_chdir, 1 }, { SYS_mkdir, 1 }, { SYS_rmdir, 1 }, { SYS_creat, 1 },
+		{ SYS_unlink, 1 }, { SYS_readlink, 1 }, { SYS_chmod, 1 }, { SYS_chown, 1 }, { SYS_lchown, 1 },
+		{ SYS_statfs, 1 }, { SYS_utime, 1 }, { SYS_utimes, 1 }, { SYS_mknod, 1 }, { SYS_chroot, 1 },
+		{ SYS_listxattr, 1 }, { SYS_llistxattr, 1 },
+		{ SYS_rename, 3 }, { SYS_link, 3 }, { SYS_symlink, 3 },
+		{ SYS_setxattr, 3 }, { SYS_lsetxattr, 3 }, { SYS_getxattr, 3 }, { SYS_lgetxattr, 3 },
+		{ SYS_removexattr, 3 }, { SYS_lremovexattr, 3 },
+		{ SYS_fsetxattr, 2 }, { SYS_fgetxattr, 2 }, { SYS_fremovexattr, 2 },
+		{ SYS_openat, 2 }, { SYS_mkdirat, 2 }, { SYS_fchownat, 2 }, { SYS_newfstatat, 2 }, { SYS_unlinkat, 2 },
+		{ SYS_readlinkat, 2 }, { SYS_fchmodat, 2 }, { SYS_faccessat, 2 }, { SYS_utimensat, 2 },
+		{ SYS_execveat, 2 }, { SYS_statx, 2 }, { SYS_openat2, 2 }, { SYS_faccessat2, 2 }, { SYS_mknodat, 2 },
+		{ SYS_futimesat, 2 }, { SYS_inotify_add_watch, 2 }, { SYS_name_to_handle_at, 2 }, { 452 /* fchmodat2 */, 2 },
+		{ SYS_renameat, 10 }, { SYS_renameat2, 10 }, { SYS_linkat, 10 }, { SYS_symlinkat, 5 },
+	};
 
-	_Static_assert(SYS_faccessat2 < STUB_PF_NRS, "the table covers them");
-	for (size_t i = 0; i < sizeof(arg0) / sizeof(arg0[0]); i++)
-		ctl->pf_arg[arg0[i]] = 1;
-	for (size_t i = 0; i < sizeof(arg1) / sizeof(arg1[0]); i++)
-		ctl->pf_arg[arg1[i]] = 2;
+	_Static_assert(452 < STUB_PF_NRS, "the table covers them");
+	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++)
+		ctl->pf_arg[table[i].nr] = table[i].args;
 }
 
 /* The control page of a new stub: filled, mapped writable here, sealed against any other writable mapping. */
@@ -1101,7 +1111,7 @@ static long run_wait(struct platform_ctx *ctx, struct pvx_regs *regs, struct pvx
 	}
 	if (r)
 		return r;
-	sc->pf_valid = false;
+	sc->pf_valid = sc->pf_valid2 = false;
 	if (out && __atomic_load_n(&sh->out_fault, __ATOMIC_RELAXED)) {
 		trap->kind = TRAP_OUT_FAULT;	/* the guest did not run: *regs stand as given */
 		return 0;
@@ -1116,6 +1126,10 @@ static long run_wait(struct platform_ctx *ctx, struct pvx_regs *regs, struct pvx
 		sc->pf_len = __atomic_load_n(&sh->pf_len, __ATOMIC_RELAXED);
 		sc->pf_addr = __atomic_load_n(&sh->pf_addr, __ATOMIC_RELAXED);
 		sc->pf_valid = sc->pf_len >= 0 && sc->pf_len < STUB_PF_MAX;
+		sc->pf_len2 = __atomic_load_n(&sh->pf_len2, __ATOMIC_RELAXED);
+		sc->pf_addr2 = __atomic_load_n(&sh->pf_addr2, __ATOMIC_RELAXED);
+		sc->pf_valid2 = sc->pf_valid && sc->pf_len2 >= 0 &&
+				(int64_t)sc->pf_len + 1 + sc->pf_len2 < STUB_PF_MAX;	/* it follows the first's NUL */
 	} else {
 		trap->kind = TRAP_SIGNAL;
 	}
@@ -1160,20 +1174,32 @@ static long seccomp_as_cmpxchg32(struct addr_space *as, uint64_t uaddr, uint32_t
 }
 
 /*
- * The string the stub prefetched at this thread's trap (stub_abi.h), once:
- * a second read of it reads the guest's memory, as the kernel would. The
- * buffer is guest-writable: copied once, then its NUL checked on our copy.
+ * A string the stub prefetched at this thread's trap (stub_abi.h), each
+ * once: a second read of one reads the guest's memory, as the kernel
+ * would. The buffer is guest-writable: copied once, then its NUL checked
+ * on our copy. The first string is at the start of pf_buf, the second
+ * after the first's NUL (the lengths were bounded at the trap).
  */
 static long seccomp_as_prefetched(struct addr_space *as, uint64_t src, char *dst, size_t max)
 {
 	struct platform_ctx *c = ctx_self(as);
 	struct seccomp_ctx *sc = c ? to_sctx(c) : NULL;
+	size_t n, off;
 
-	if (!sc || !sc->pf_valid || src != sc->pf_addr || (size_t)sc->pf_len >= max)
+	if (!sc)
 		return -ENOENT;
-	size_t n = (size_t)sc->pf_len;
-	sc->pf_valid = false;
-	memcpy(dst, sc->sh->pf_buf, n + 1);
+	if (sc->pf_valid && src == sc->pf_addr && (size_t)sc->pf_len < max) {
+		n = (size_t)sc->pf_len;
+		off = 0;
+		sc->pf_valid = false;
+	} else if (sc->pf_valid2 && src == sc->pf_addr2 && (size_t)sc->pf_len2 < max) {
+		n = (size_t)sc->pf_len2;
+		off = (size_t)sc->pf_len + 1;
+		sc->pf_valid2 = false;
+	} else {
+		return -ENOENT;
+	}
+	memcpy(dst, sc->sh->pf_buf + off, n + 1);
 	return memchr(dst, 0, n + 1) == dst + n ? (long)n : -ENOENT;
 }
 

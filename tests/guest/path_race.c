@@ -14,7 +14,7 @@
  *                       results as "P: ok" or the errno name
  *   path_race statloop P N  stat P N times (host calls per stat are counted outside)
  *   path_race callloop CALL P N  CALL on P N times: stat, lstat, statx, access, faccessat2, readlink,
- *                       open (and close), opendir (O_DIRECTORY open and close), getdents (of the
+ *                       getxattr, lgetxattr (of a name P has not: ENODATA counts), open (and close), opendir (O_DIRECTORY open and close), getdents (of the
  *                       open directory P, rewound), and the relative forms fstatat, statxat, openat,
  *                       faccessatat, readlinkat of P's last name from an fd of its directory;
  *                       prints how many succeeded
@@ -32,6 +32,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 static atomic_int stop;
@@ -186,6 +187,10 @@ static int call_once(const char *call, const char *path, const char *rel, int di
 		return syscall(SYS_faccessat2, AT_FDCWD, path, R_OK, AT_EACCESS) == 0;
 	if (!strcmp(call, "readlink"))
 		return readlink(path, buf, sizeof(buf)) >= 0;
+	if (!strcmp(call, "getxattr") || !strcmp(call, "lgetxattr")) {	/* answered: a value, or none of that name */
+		long r = call[0] == 'l' ? lgetxattr(path, "user.pvx_none", buf, 64) : getxattr(path, "user.pvx_none", buf, 64);
+		return r >= 0 || errno == ENODATA || errno == EOPNOTSUPP;
+	}
 	if (!strcmp(call, "open") || !strcmp(call, "opendir")) {
 		int fd = open(path, O_RDONLY | O_CLOEXEC | (call[4] ? O_DIRECTORY | O_NONBLOCK : 0));
 		return fd >= 0 && close(fd) == 0;

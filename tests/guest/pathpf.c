@@ -6,7 +6,10 @@
  * - a path whose NUL is the last byte of a page followed by an unmapped page, and one that runs into it;
  * - a path in a PROT_NONE page and in an unmapped page (not in a write-only one: x86 reads it natively and
  *   in the stub, but the sentry's process_vm_readv, without VM_READ, does not);
- * - a path split across two pages, one longer than the stub's copy (2048) and one longer than PATH_MAX;
+ * - a path split across two pages, one longer than the stub's copy (2032) and one longer than PATH_MAX;
+ * - calls with two strings (the stub copies the second after the first's NUL): an xattr name and a second
+ *   path that are NULL, end at a page's end, run into an unmapped page, or do not fit after a long first
+ *   path (the sentry reads those itself);
  * - the same pointer for both paths of rename, link and symlink, and a path written by another thread
  *   between two calls (each call sees the path of its own time), in the directory argv[1]. */
 #define _GNU_SOURCE
@@ -19,6 +22,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #define PG 4096
@@ -61,6 +65,30 @@ static long calls(const char *what, const char *p)
 	if (fd >= 0)
 		close((int)fd);
 	return 0;
+}
+
+/* The calls with a second string: an xattr name, a second path (link's new name, in the cwd: argv[1]). */
+static void seconds(const char *what, const char *path, const char *second, int paths)
+{
+	char b[64], name[128];
+
+	snprintf(name, sizeof(name), "%s getxattr", what);
+	show(name, getxattr(path, second, b, sizeof(b)));
+	snprintf(name, sizeof(name), "%s lgetxattr", what);
+	show(name, lgetxattr(path, second, b, sizeof(b)));
+	snprintf(name, sizeof(name), "%s lremovexattr", what);
+	show(name, lremovexattr(path, second));
+	if (!paths)
+		return;
+	snprintf(name, sizeof(name), "%s link", what);
+	long r = syscall(SYS_link, path, second);
+	show(name, r);
+	if (!r)
+		unlink(second);
+	snprintf(name, sizeof(name), "%s renameat", what);
+	show(name, syscall(SYS_renameat, AT_FDCWD, path, AT_FDCWD, second));
+	if (!r || !access(second, F_OK))
+		(void)(syscall(SYS_rename, second, path) == 0);
 }
 
 static char *shared;
@@ -111,16 +139,42 @@ int main(int argc, char **argv)
 	memset(longp, '/', 5000);
 	strcpy(longp + 5000, "etc/passwd");
 	calls("5010 bytes", longp);
-	memset(longp, '/', 2036);
-	strcpy(longp + 2036, "etc/passwd");	/* 2046 + NUL: the stub's buffer's last bytes */
-	calls("2046 bytes", longp);
-	memset(longp, '/', 2037);
-	strcpy(longp + 2037, "etc/passwd");	/* 2047 + NUL: one past */
-	calls("2047 bytes", longp);
+	memset(longp, '/', 2021);
+	strcpy(longp + 2021, "etc/passwd");	/* 2031 + NUL: the stub's buffer's last bytes */
+	calls("2031 bytes", longp);
+	memset(longp, '/', 2022);
+	strcpy(longp + 2022, "etc/passwd");	/* 2032 + NUL: one past */
+	calls("2032 bytes", longp);
 
-	/* the same pointer twice; then each call sees the path of its own time */
+	/* second strings, in argv[1]: a file "a" to name first */
 	if (argc < 2 || chdir(argv[1]))
 		return 1;
+	close(open("a", O_CREAT | O_WRONLY, 0600));
+	seconds("second NULL", "a", NULL, 1);
+	seconds("second one", "a", (const char *)1, 1);
+	const char *nm = "user.none";
+	char *nedge = m + 2 * PG - (strlen(nm) + 1);
+	memcpy(nedge, nm, strlen(nm) + 1);
+	seconds("second at page end", "a", nedge, 1);
+	char *nover = m + 2 * PG - strlen(nm);
+	memcpy(nover, nm, strlen(nm));
+	seconds("second runs into unmapped", "a", nover, 1);
+	seconds("second split across pages", "a", split, 0);	/* "/etc/passwd" as an xattr name: EOPNOTSUPP */
+	/* first paths ("./" ... "a") that leave the second ("user.none" + NUL) room in the stub's buffer, just
+	 * enough (2021 + NUL + 10 = 2032), and one byte short */
+	static const int firsts[] = { 2007, 2021, 2022 };
+	for (int i = 0; i < 3; i++) {
+		char what[64];
+		for (int j = 0; j < firsts[i] - 1; j++)
+			longp[j] = j % 2 ? '/' : '.';
+		longp[firsts[i] - 2] = '/';	/* "././" ... "/a" or ... ".//a" */
+		strcpy(longp + firsts[i] - 1, "a");
+		snprintf(what, sizeof(what), "first %zu bytes", strlen(longp));
+		seconds(what, longp, nm, 1);
+	}
+	unlink("a");
+
+	/* the same pointer twice; then each call sees the path of its own time */
 	char same[] = "a";
 	close(open(same, O_CREAT | O_WRONLY, 0600));
 	show("rename same", syscall(SYS_rename, same, same));

@@ -3,9 +3,11 @@
  * region, which every guest thread can write, and copies with stub_copy, whose faults the handler fixes up.
  *
  *   forge SECRET INO N  FORGERS threads keep writing into the main thread's region: pf_len (negative,
- *                       past the buffer, huge), pf_addr (the main thread's path, NULL, the stub's range)
- *                       and pf_buf (no NUL at all, or SECRET, the host path of a file outside the root
- *                       whose inode is INO), while the main thread stats "/marker" N times. A forged
+ *                       past the buffer, huge), pf_addr (the main thread's path, NULL, the stub's range),
+ *                       the second string's pf_len2 and pf_addr2 the same way, and pf_buf (no NUL at all,
+ *                       or SECRET, the host path of a file outside the root whose inode is INO, at the
+ *                       start and where a second string would follow the forged first), while the main
+ *                       thread stats "/marker" N times. A forged
  *                       string may be taken for the guest's own path (the guest could have written it
  *                       there itself), but it is still a path inside the root: no stat may answer with
  *                       INO. Prints "taken N" (stats that saw a forged path: informative) and exits 7
@@ -42,6 +44,8 @@
 
 /* struct stub_shared (include/pvx/stub_abi.h): found by the layout's own numbers below */
 #define PF_ADDR_OFF 472
+#define PF_BUF_LEN 2032		/* pf_buf at +16; then pf_addr2, pf_len2 (the second string, after the first's NUL) */
+#define PF_ADDR2_OFF 2520
 #define OUT_ADDR_OFF 2536	/* out_addr; out_len +8, out_fault +12 */
 #define FORGERS 3
 
@@ -57,13 +61,20 @@ static void *forger(void *arg)
 		seed = seed * 1103515245 + 12345;
 		uint64_t addrs[] = { (uint64_t)path, 0, STUB_SHARED, STUB_BASE - 8, (uint64_t)path + 1 };
 		int32_t lens[] = { -5, 0, (int32_t)strlen(secret), 2047, 2048, 100000, INT32_MAX, (int32_t)strlen(path) };
+		int32_t len1 = lens[(seed >> 12) % 8];
 		*(volatile uint64_t *)(r + PF_ADDR_OFF) = addrs[(seed >> 8) % 5];
-		*(volatile int32_t *)(r + PF_ADDR_OFF + 8) = lens[(seed >> 12) % 8];
+		*(volatile int32_t *)(r + PF_ADDR_OFF + 8) = len1;
 		char *buf = r + PF_ADDR_OFF + 16;
 		if ((seed >> 16) & 1)
-			memset(buf, 'x', 2048);	/* no NUL anywhere */
+			memset(buf, 'x', PF_BUF_LEN);	/* no NUL anywhere */
 		else
 			strcpy(buf, secret);
+		/* the second string: at the main thread's path too, its length past the buffer, negative, huge,
+		 * and the secret where a second string would be after the forged first */
+		*(volatile uint64_t *)(r + PF_ADDR2_OFF) = addrs[(seed >> 18) % 5];
+		*(volatile int32_t *)(r + PF_ADDR2_OFF + 8) = lens[(seed >> 22) % 8];
+		if (((seed >> 26) & 1) && len1 >= 0 && (size_t)len1 + 1 + strlen(secret) < PF_BUF_LEN)
+			strcpy(buf + len1 + 1, secret);
 	}
 	return NULL;
 }
