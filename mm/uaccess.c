@@ -102,8 +102,13 @@ long copy_from_guest(struct mm *mm, void *dst, uint64_t src, size_t n)
 	out_flush();
 	if (n == 0)
 		return 0;
-	if (!mm->as || bad_range(src, n) || batch_settle(mm))
+	if (!mm->as || bad_range(src, n))
 		return -EFAULT;	/* no address space: a process that has exited */
+	/* Copied by the stub at the trap (seccomp), unless a host call queued since could have changed it. */
+	if (!mm->as->batched && mm->as->ops->as_prefetched_in && !mm->as->ops->as_prefetched_in(mm->as, src, dst, n))
+		return 0;
+	if (batch_settle(mm))
+		return -EFAULT;
 	if (process_vm_readv(mm->as->pid, &l, 1, &r, 1, 0) == (ssize_t)n)
 		return 0;
 	return mm_grow_stack(mm, src) && process_vm_readv(mm->as->pid, &l, 1, &r, 1, 0) == (ssize_t)n ? 0 : -EFAULT;

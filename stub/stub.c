@@ -477,6 +477,34 @@ static void prefetch(struct stub_shared *sh, int sig, const struct k_siginfo *si
 }
 
 /*
+ * Input prefetch (stub_abi.h): the buffer the control page names for this
+ * syscall, all of it or nothing (a fault anywhere leaves in_len 0: the
+ * sentry's own read then fails or succeeds as the kernel's would).
+ */
+static void prefetch_in(struct stub_shared *sh, int sig, const struct k_siginfo *si, const struct k_sigcontext *c)
+{
+	uint32_t nr = (uint32_t)si->sys.syscall;
+	struct stub_in_arg a;
+
+	sh->in_len = 0;
+	if (sig != SIGSYS_ || si->code != SYS_SECCOMP_ || nr >= STUB_PF_NRS || !(a = CTL->pf_in[nr]).ptr || a.ptr > 6 ||
+	    a.len > 6)
+		return;
+	const uint64_t args[6] = { c->rdi, c->rsi, c->rdx, c->r10, c->r8, c->r9 };
+	uint64_t src = args[a.ptr - 1], n = a.size;
+	if (a.len) {
+		if (args[a.len - 1] > STUB_IN_MAX)
+			return;
+		n *= args[a.len - 1];
+	}
+	if (!n || n > STUB_IN_MAX || src < PVX_GUEST_MIN || src >= PVX_GUEST_TASK_SIZE || n > PVX_GUEST_TASK_SIZE - src ||
+	    stub_copy(sh->in_buf, (const void *)src, n))
+		return;
+	sh->in_addr = src;
+	sh->in_len = (uint32_t)n;
+}
+
+/*
  * Passthrough (sentry/platform/seccomp_passthrough.md): a read(2) or
  * pread64(2) of guest fd g whose bit the sentry set in the control page
  * (read-only here) is made on the stub's dup of g's host file, at the one
@@ -600,10 +628,13 @@ static void trap_handler(int sig, struct k_siginfo *si, struct k_ucontext *uc)
 	for (;;) {
 		if (serving) {
 			report(sh, uc, sig, code, addr, nr);
-			if (open)
+			if (open) {
 				prefetch(sh, sig, si, c);
-			else
+				prefetch_in(sh, sig, si, c);
+			} else {
 				sh->pf_len = sh->pf_len2 = -1;
+				sh->in_len = 0;
+			}
 			serve(sh);
 			resume_regs(sh, c);
 		}

@@ -308,6 +308,38 @@ few_host_calls() {
 	few_host_calls process_vm_writev stat lstat statx fstatat
 }
 
+@test "input buffers at the edges of guest memory (write data, sigsets, sigactions, pollfds, timespecs, iovecs) fail or succeed as natively" {
+	# On seccomp the stub copies a syscall's input buffer at the trap (the input prefetch); a fault there must
+	# end as the sentry's own read would, a count past the stub's copy must still be read whole, and the input
+	# of a call that writes its output over it is the one before. Both builds, each against its own native run.
+	mkdir w && chmod 777 w
+	PVX_OPTS=(--rw)
+	local f
+	for f in "" .glibc; do
+		compare_native "$(guest inpf$f)" edges "$PWD/w" || return 1
+		[[ $native_status == 0 ]]
+		grep -q '^NULL poll: Bad address$' "$native_out"
+		grep -q '^ends at page end sigaction: ok$' "$native_out"
+		grep -q '^big 12273: 12273$' "$native_out"
+	done
+}
+
+@test "a guest's small write, sigprocmask, sigaction, poll, epoll_ctl and nanosleep are read by the stub: no process_vm_readv of the sentry per call" {
+	[[ $PVX_PLATFORM == seccomp ]] || skip "the input prefetch is the seccomp stub's"
+	command -v strace >/dev/null || skip "strace not installed"
+	local n=300 call count
+	for call in write pwrite sigprocmask sigaction poll epoll_ctl nanosleep writev; do
+		run timeout -k 5 120 strace -f -qq -e trace=process_vm_readv -o "$T/trace.$call" \
+			"$PVX" run --platform=seccomp -- "$(guest inpf)" loop "$call" "$n"
+		assert_status 0
+		assert_contains "$output" "$n"
+		count=$(grep -c "process_vm_readv(" "$T/trace.$call" || true)
+		echo "$call: $count process_vm_readv for $n calls" >&2
+		# writev: its iovec array is the stub's copy, the data it names the sentry's read
+		if [[ $call == writev ]]; then ((count < n + n / 4)); else ((count < n / 4)); fi
+	done
+}
+
 # The directory cache (sentry/fs/dcache.c): a stat of /a/b/name is one statx of name in a kept fd of /a/b,
 # answered only if no kept directory (or one above it) was renamed, removed or changed meanwhile, and no mount.
 # It starts after PVX_DCACHE_AFTER lookups it could serve (4096): these tests start it at once.

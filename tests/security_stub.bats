@@ -301,6 +301,19 @@ core_pattern_local() {
 	[[ $output == *"escaped 0 odd 0"* ]]
 }
 
+@test "4: an input prefetch forged in the shared memory (address, length, bytes) gives the sentry only the guest's own bytes, and pvx lives" {
+	only_seccomp "only the seccomp stub prefetches input buffers into shared memory"
+	# The guest's threads forge the main thread's prefetched input (an address inside or around its buffer,
+	# NULL, the stub's; lengths past the region's buffer, huge) while it writes a buffer of 'R's to a file:
+	# the file may get the forged 'F's (the guest's own memory), never a byte from outside the region.
+	mkdir w && chmod 777 w
+	PVX_OPTS=(--rw)
+	run_bounded "$(guest sec_stub_prefetch)" forgein "$PWD/w/f" 20000
+	[[ $status == 7 ]]
+	[[ $output == *"odd 0"* ]]
+	[[ $PVX_STDERR_TEXT != *"pvx:"* ]]
+}
+
 @test "4: the stub's fault-fixed copy, called by guest code, faults as the guest's own access" {
 	only_seccomp "stub_copy is the seccomp stub's"
 	run_bounded "$(guest sec_stub_prefetch)" jump

@@ -142,6 +142,17 @@ struct stub_ctl {
 	 */
 	uint8_t pf_arg[STUB_PF_NRS];
 	/*
+	 * Input prefetch: for a trapped syscall nr < STUB_PF_NRS whose
+	 * pf_in[nr].ptr is set, the trap handler copies the buffer at argument
+	 * ptr - 1 into the region (in_buf): size bytes, or, when len is set,
+	 * argument len - 1 times size bytes; nothing when that is 0 or more
+	 * than STUB_IN_MAX, or the pointer is below the guest's range.
+	 */
+	struct stub_in_arg {
+		uint8_t ptr, len;
+		uint16_t size;
+	} pf_in[STUB_PF_NRS];
+	/*
 	 * Passthrough of writes: bit g set while stub fd STUB_PT_BASE + g is a
 	 * non-blocking open of the write end of guest fd g's pipe; the trap
 	 * handler serves a write(2) of g of at most PIPE_BUF bytes (atomic:
@@ -229,6 +240,23 @@ struct stub_shared {
 	uint32_t out_fault;
 	char out_buf[STUB_OUT_MAX];
 
+	/*
+	 * Input prefetch (stub.c prefetch_in): at a trapped syscall the control
+	 * page names (pf_in), the handler copies in_len bytes of the guest's at
+	 * in_addr into in_buf, in the guest thread's own context; in_len is 0
+	 * when nothing was copied (not such a syscall, a NULL or bad pointer, a
+	 * fault anywhere in the range, too long). Saves the sentry a
+	 * process_vm_readv for a sigprocmask's set, a poll's array, a small
+	 * write's data... Guest-writable like the rest: the sentry bounds the
+	 * range at the trap, takes the bytes as what the guest had there (which
+	 * another guest thread could have written just as well), once per trap,
+	 * and only for a read that lies inside the range.
+	 */
+	uint64_t in_addr __attribute__((aligned(4096)));
+	uint32_t in_len;
+	uint32_t pad4;
+	char in_buf[STUB_IN_MAX];
+
 	char altstack[STUB_ALTSTACK_SIZE] __attribute__((aligned(4096)));
 
 	/*
@@ -258,7 +286,10 @@ _Static_assert(offsetof(struct stub_shared, sys_nr) == 48 && offsetof(struct stu
 	       "offsets of old");
 _Static_assert(offsetof(struct stub_shared, regs) % 8 == 0, "regs aligned");
 _Static_assert(offsetof(struct stub_shared, ucontext) == 136, "where tests/guest/sec_stub_fastret.c reads it");
-_Static_assert(offsetof(struct stub_shared, out_buf) + STUB_OUT_MAX <= STUB_ALTSTACK_OFF, "bounce buffers below the altstack");
+_Static_assert(offsetof(struct stub_shared, out_buf) + STUB_OUT_MAX <= STUB_IN_OFF, "bounce buffers below the input prefetch");
+_Static_assert(offsetof(struct stub_shared, in_addr) == STUB_IN_OFF && offsetof(struct stub_shared, in_len) == STUB_IN_OFF + 8 &&
+		       offsetof(struct stub_shared, in_buf) == STUB_IN_OFF + 16,
+	       "where tests/guest/sec_stub_prefetch.c forges them");
 _Static_assert(offsetof(struct stub_shared, pf_addr) == 472 && offsetof(struct stub_shared, pf_len) == 480 &&
 		       offsetof(struct stub_shared, pf_buf) == 488 && offsetof(struct stub_shared, pf_addr2) == 2520 &&
 		       offsetof(struct stub_shared, pf_len2) == 2528,

@@ -53,8 +53,11 @@
 /* The shared regions: one per stub thread, read and written by guest code too. */
 #define STUB_SHARED_ADDR (STUB_BASE_ADDR + 0x100000)
 #define STUB_SHARED_SIZE 0x41000
-#define STUB_ALTSTACK_OFF 0x1000	/* the signal stack of the region's thread */
-#define STUB_ALTSTACK_SIZE (0x40000 - STUB_FAST_SIZE)
+#define STUB_IN_OFF 0x1000		/* seccomp: the input prefetch (in_addr, in_len, in_buf) */
+#define STUB_IN_SIZE 0x3000
+#define STUB_IN_MAX (STUB_IN_SIZE - 16)	/* ... and the most it copies */
+#define STUB_ALTSTACK_OFF (STUB_IN_OFF + STUB_IN_SIZE)	/* the signal stack of the region's thread */
+#define STUB_ALTSTACK_SIZE (0x41000 - STUB_ALTSTACK_OFF - STUB_FAST_SIZE)
 #define STUB_FAST_SIZE 0x100		/* above it: the fast return's registers (stub.c fast_return) */
 #define STUB_MAX_THREADS 256
 

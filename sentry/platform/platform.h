@@ -144,6 +144,12 @@ struct platform_ops {
 	 */
 	long (*as_prefetched)(struct addr_space *as, uint64_t src, char *dst, size_t max);
 	/*
+	 * Input prefetch (seccomp; NULL elsewhere): the n bytes at src, if the
+	 * stub copied a range holding them at this thread's trap (unused so
+	 * far): 0, and the range is used up; -ENOENT: read the guest's memory.
+	 */
+	long (*as_prefetched_in)(struct addr_space *as, uint64_t src, void *dst, size_t n);
+	/*
 	 * Copy-out on the way back (seccomp; NULL elsewhere): the n bytes of
 	 * buf go to guest address dst as the guest thread's context resumes
 	 * on its next run, in its own context; 0, or -errno when the

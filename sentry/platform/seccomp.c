@@ -362,9 +362,34 @@ static void fill_prefetch(struct stub_ctl *ctl)
 		{ SYS_renameat, 10 }, { SYS_renameat2, 10 }, { SYS_linkat, 10 }, { SYS_symlinkat, 5 },
 	};
 
+	/*
+	 * The input prefetch's (stub_abi.h): syscalls that read one buffer of
+	 * the guest's at their start, before they write anything back, and
+	 * read it whole (a read not inside the range copied, or a second one,
+	 * goes to the guest's memory): { nr, 1 + the pointer's argument, 1 +
+	 * the count's argument (0: none), bytes (per count) }.
+	 */
+	static const struct {
+		short nr;
+		struct stub_in_arg in;
+	} in[] = {
+		{ SYS_write, { 2, 3, 1 } }, { SYS_pwrite64, { 2, 3, 1 } }, { SYS_writev, { 2, 3, 16 } },
+		{ SYS_sendto, { 2, 3, 1 } }, { SYS_sendmsg, { 2, 0, 56 } },
+		{ SYS_rt_sigaction, { 2, 0, 32 } }, { SYS_rt_sigprocmask, { 2, 4, 1 } },
+		{ SYS_rt_sigsuspend, { 1, 2, 1 } }, { SYS_rt_sigtimedwait, { 1, 4, 1 } }, { SYS_sigaltstack, { 1, 0, 24 } },
+		{ SYS_poll, { 1, 2, 8 } }, { SYS_ppoll, { 1, 2, 8 } }, { SYS_epoll_ctl, { 4, 0, 12 } },
+		{ SYS_nanosleep, { 1, 0, 16 } }, { SYS_clock_nanosleep, { 3, 0, 16 } },
+		{ SYS_setitimer, { 2, 0, 32 } }, { SYS_timer_settime, { 3, 0, 32 } }, { SYS_timerfd_settime, { 3, 0, 32 } },
+		{ SYS_setrlimit, { 2, 0, 16 } }, { SYS_prlimit64, { 3, 0, 16 } },
+		{ SYS_connect, { 2, 3, 1 } }, { SYS_bind, { 2, 3, 1 } }, { SYS_setsockopt, { 4, 5, 1 } },
+		{ SYS_utimensat, { 3, 0, 32 } },
+	};
+
 	_Static_assert(452 < STUB_PF_NRS, "the table covers them");
 	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++)
 		ctl->pf_arg[table[i].nr] = table[i].args;
+	for (size_t i = 0; i < sizeof(in) / sizeof(in[0]); i++)
+		ctl->pf_in[in[i].nr] = in[i].in;
 }
 
 /* The control page of a new stub: filled, mapped writable here, sealed against any other writable mapping. */
@@ -1112,6 +1137,7 @@ static long run_wait(struct platform_ctx *ctx, struct pvx_regs *regs, struct pvx
 	if (r)
 		return r;
 	sc->pf_valid = sc->pf_valid2 = false;
+	sc->in_len = 0;
 	if (out && __atomic_load_n(&sh->out_fault, __ATOMIC_RELAXED)) {
 		trap->kind = TRAP_OUT_FAULT;	/* the guest did not run: *regs stand as given */
 		return 0;
@@ -1130,6 +1156,11 @@ static long run_wait(struct platform_ctx *ctx, struct pvx_regs *regs, struct pvx
 		sc->pf_addr2 = __atomic_load_n(&sh->pf_addr2, __ATOMIC_RELAXED);
 		sc->pf_valid2 = sc->pf_valid && sc->pf_len2 >= 0 &&
 				(int64_t)sc->pf_len + 1 + sc->pf_len2 < STUB_PF_MAX;	/* it follows the first's NUL */
+		sc->in_addr = __atomic_load_n(&sh->in_addr, __ATOMIC_RELAXED);
+		sc->in_len = __atomic_load_n(&sh->in_len, __ATOMIC_RELAXED);
+		if (sc->in_len > STUB_IN_MAX || sc->in_addr >= PVX_GUEST_TASK_SIZE ||
+		    sc->in_len > PVX_GUEST_TASK_SIZE - sc->in_addr)
+			sc->in_len = 0;
 	} else {
 		trap->kind = TRAP_SIGNAL;
 	}
@@ -1201,6 +1232,25 @@ static long seccomp_as_prefetched(struct addr_space *as, uint64_t src, char *dst
 	}
 	memcpy(dst, sc->sh->pf_buf + off, n + 1);
 	return memchr(dst, 0, n + 1) == dst + n ? (long)n : -ENOENT;
+}
+
+/*
+ * The input the stub prefetched at this thread's trap (stub_abi.h), once:
+ * a read inside the range bounded at the trap is served from the region
+ * (guest-writable: what the guest had there, or wrote since), and the
+ * range is used up; anything else reads the guest's memory.
+ */
+static long seccomp_as_prefetched_in(struct addr_space *as, uint64_t src, void *dst, size_t n)
+{
+	struct platform_ctx *c = ctx_self(as);
+	struct seccomp_ctx *sc = c ? to_sctx(c) : NULL;
+
+	if (!sc || !sc->in_len || src < sc->in_addr || n > sc->in_len || src - sc->in_addr > sc->in_len - n)
+		return -ENOENT;
+	size_t off = (size_t)(src - sc->in_addr);
+	sc->in_len = 0;
+	memcpy(dst, sc->sh->in_buf + off, n);
+	return 0;
 }
 
 /*
@@ -1294,5 +1344,6 @@ const struct platform_ops platform_seccomp = {
 	.as_pt_install = seccomp_as_pt_install,
 	.as_pt_drop = seccomp_as_pt_drop,
 	.as_prefetched = seccomp_as_prefetched,
+	.as_prefetched_in = seccomp_as_prefetched_in,
 	.ctx_out = seccomp_ctx_out,
 };

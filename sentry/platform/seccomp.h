@@ -55,6 +55,8 @@ struct seccomp_ctx {
 	bool pf_valid2;			/* ... and its second string: pf_len2 bytes from pf_addr2, after the first */
 	int32_t pf_len, pf_len2;
 	uint64_t pf_addr, pf_addr2;
+	uint32_t in_len;		/* the last trap's input prefetch, unused: in_len bytes from in_addr (0: none) */
+	uint64_t in_addr;
 	uint32_t out_len;		/* a copy-out for the next WAIT_RUN (ctx_out, in the region): out_len bytes to out_addr; 0: none */
 	uint64_t out_addr;
 	int held_fd1;			/* the stub's fd of the last file mapped (as_put_fd) + 1, kept for the next; 0: none */

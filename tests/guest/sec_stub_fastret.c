@@ -25,7 +25,7 @@
 #include "stubgadget.h"
 
 #define REGION 0x41000UL		/* STUB_SHARED_SIZE */
-#define ALTSTACK_END (0x1000UL + 0x40000UL - 0x100UL)	/* STUB_ALTSTACK_OFF + STUB_ALTSTACK_SIZE */
+#define ALTSTACK_END (0x41000UL - 0x100UL)	/* STUB_ALTSTACK_OFF + STUB_ALTSTACK_SIZE: the region less the fast block */
 #define MAGIC1 0x46505853U
 #define UCONTEXT_OFF 136		/* struct stub_shared: ucontext, the last trap's frame */
 #define FPSTATE_IN_UC (40 + 184)	/* struct k_ucontext: mc, then struct k_sigcontext: fpstate */
@@ -97,7 +97,7 @@ static volatile int stop;
  */
 static void *corrupter(void *arg)
 {
-	uintptr_t lo = STUB_SHARED + 0x1000, hi = STUB_SHARED + ALTSTACK_END;
+	uintptr_t lo = STUB_SHARED + 0x4000 /* STUB_ALTSTACK_OFF */, hi = STUB_SHARED + ALTSTACK_END;
 	long round = 0;
 	(void)arg;
 	while (!stop) {

@@ -18,6 +18,12 @@
  *                       fault makes pvx answer the previous trap again, as a forged trap would) but pvx
  *                       must neither crash nor hang, and no stub range is written. Prints "wrong N" and
  *                       exits 7.
+ *   forgein FILE N      FORGERS threads keep writing the main thread's input prefetch (in_addr: its buffer,
+ *                       inside it, NULL, the stub's range, huge; in_len: 0, past the buffer, huge; in_buf: 'F's)
+ *                       while it writes 64 bytes of 'R' to FILE, reads them back and blocks an empty signal
+ *                       set, N times. Forged bytes may be taken for the guest's own (they are in its own
+ *                       memory), but every byte the file gets is one of the guest's: 'R', 'F' or the region's
+ *                       zeros, never one from elsewhere. Prints "forged N odd M" and exits 7 when M is 0.
  *   jump                call stub_copy (found by its bytes in the stub's text) from guest code with an
  *                       unmapped source: the guest's own fault, so a SIGSEGV at that address, not a
  *                       silent "1" from the handler's fixup. Exits 7 when so; 3 when stub_copy is not
@@ -29,8 +35,10 @@
  * Natively the regions are not there: "no shared region", status 2. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +55,8 @@
 #define PF_BUF_LEN 2032		/* pf_buf at +16; then pf_addr2, pf_len2 (the second string, after the first's NUL) */
 #define PF_ADDR2_OFF 2520
 #define OUT_ADDR_OFF 2536	/* out_addr; out_len +8, out_fault +12 */
+#define IN_ADDR_OFF 0x1000	/* in_addr; in_len +8, in_buf +16 (STUB_IN_OFF) */
+#define IN_MAX (0x3000 - 16)	/* STUB_IN_MAX */
 #define FORGERS 3
 
 static const char *secret;
@@ -90,6 +100,25 @@ static void *out_forger(void *arg)
 		*(volatile uint64_t *)(r + OUT_ADDR_OFF) = addrs[(seed >> 8) % 5];
 		*(volatile uint32_t *)(r + OUT_ADDR_OFF + 8) = lens[(seed >> 12) % 5];
 		*(volatile uint32_t *)(r + OUT_ADDR_OFF + 12) = 1;
+	}
+	return NULL;
+}
+
+static char data[256] __attribute__((aligned(64)));
+
+static void *in_forger(void *arg)
+{
+	unsigned seed = (unsigned)(uintptr_t)arg;
+	char *r = (char *)STUB_SHARED;
+	while (!stop) {
+		seed = seed * 1103515245 + 12345;
+		/* ... and one that puts the buffer's bytes at the top of the altstack (the trap's signal frame) */
+		uint64_t addrs[] = { (uint64_t)data, (uint64_t)data - 10, (uint64_t)data + 100, 0, STUB_SHARED,
+				     STUB_BASE - 8, 1UL << 63, (uint64_t)data - (0x40f00 - 0x800 - IN_ADDR_OFF - 16) };
+		uint32_t lens[] = { 0, 1, 64, 100, IN_MAX, IN_MAX + 1, 0x80000000u, UINT32_MAX };
+		*(volatile uint64_t *)(r + IN_ADDR_OFF) = addrs[(seed >> 8) % 8];
+		*(volatile uint32_t *)(r + IN_ADDR_OFF + 8) = lens[(seed >> 12) % 8];
+		memset(r + IN_ADDR_OFF + 16 + ((seed >> 16) % 64), 'F', 128);
 	}
 	return NULL;
 }
@@ -172,6 +201,39 @@ int main(int argc, char **argv)
 			pthread_join(t[i], NULL);
 		printf("wrong %d\n", wrong);
 		return 7;
+	}
+	if (argc == 4 && !strcmp(argv[1], "forgein")) {
+		/* pwrite 64 bytes of 'R' (and sigprocmask an empty set) N times; read what the file got back */
+		pthread_t t[FORGERS];
+		int n = atoi(argv[3]), forged = 0, odd = 0;
+		int fd = open(argv[2], O_RDWR | O_CREAT | O_TRUNC, 0600);
+		sigset_t none;
+		if (fd < 0)
+			return 1;
+		sigemptyset(&none);
+		memset(data, 'R', sizeof(data));
+		for (int i = 0; i < FORGERS; i++)
+			pthread_create(&t[i], NULL, in_forger, (void *)(uintptr_t)(i + 1));
+		for (int i = 0; i < n; i++) {
+			char got[64];
+			if (pwrite(fd, data, 64, 0) != 64 || pread(fd, got, 64, 0) != 64) {
+				odd++;
+				printf("pwrite or pread: %s\n", strerror(errno));
+				continue;
+			}
+			int f = 0;
+			for (int j = 0; j < 64; j++) {
+				f |= got[j] == 'F';
+				odd += got[j] != 'R' && got[j] != 'F' && got[j] != 0;
+			}
+			forged += f;
+			sigprocmask(SIG_BLOCK, &none, NULL);
+		}
+		stop = 1;
+		for (int i = 0; i < FORGERS; i++)
+			pthread_join(t[i], NULL);
+		printf("forged %d odd %d\n", forged, odd);
+		return odd ? 1 : 7;
 	}
 	if (argc != 5 || strcmp(argv[1], "forge"))
 		return 2;
