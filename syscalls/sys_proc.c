@@ -201,7 +201,7 @@ long sys_uname(struct task *t, const long a[6])
 	snprintf(u.domainname, sizeof(u.domainname), "%s", uts_domainname());
 	if ((t->proc->personality & PER_MASK) == PER_LINUX32)
 		strcpy(u.machine, "i686");
-	return copy_to_guest(t->mm, (uint64_t)a[0], &u, sizeof(u));
+	return copy_to_guest_ret(t->mm, (uint64_t)a[0], &u, sizeof(u), 0);
 }
 
 /*
@@ -266,7 +266,7 @@ long sys_sysinfo(struct task *t, const long a[6])
 	if (sysinfo(&si) < 0)
 		return neg_errno();
 	si.procs = 1;
-	return copy_to_guest(t->mm, (uint64_t)a[0], &si, sizeof(si));
+	return copy_to_guest_ret(t->mm, (uint64_t)a[0], &si, sizeof(si), 0);
 }
 
 long sys_sched_yield(struct task *t __unused, const long a[6] __unused)

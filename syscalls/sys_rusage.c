@@ -32,7 +32,7 @@ long sys_getrusage(struct task *t, const long a[6])
 		return -EINVAL;
 	}
 	usage_to_rusage(&u, &ru);
-	return copy_to_guest(t->mm, (uint64_t)a[1], &ru, sizeof(ru));
+	return copy_to_guest_ret(t->mm, (uint64_t)a[1], &ru, sizeof(ru), 0);
 }
 
 /*

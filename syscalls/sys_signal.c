@@ -30,15 +30,15 @@ long sys_rt_sigaction(struct task *t, const long a[6])
 		return -EINVAL;
 	if (a[1] && (r = copy_from_guest(t->mm, &act, (uint64_t)a[1], sizeof(act))))
 		return r;
-	if (a[2] && (r = copy_to_guest(t->mm, (uint64_t)a[2], &t->proc->sigactions[sig - 1], sizeof(act))))
-		return r;
+	struct sigaction_rec old = t->proc->sigactions[sig - 1];
 	if (a[1]) {
 		act.mask &= ~UNBLOCKABLE;
 		t->proc->sigactions[sig - 1] = act;
 		/* "Setting a signal's disposition to SIG_IGN discards a pending signal." */
 		signal_action_changed(t->proc, sig);
 	}
-	return 0;
+	/* As Linux: the old action is copied out last, an EFAULT after the new one took (kernel/signal.c). */
+	return a[2] ? copy_to_guest_ret(t->mm, (uint64_t)a[2], &old, sizeof(old), 0) : 0;
 }
 
 long sys_rt_sigprocmask(struct task *t, const long a[6])
@@ -54,8 +54,7 @@ long sys_rt_sigprocmask(struct task *t, const long a[6])
 		if (a[0] != SIG_BLOCK && a[0] != SIG_UNBLOCK && a[0] != SIG_SETMASK)
 			return -EINVAL;
 	}
-	if (a[2] && (r = copy_to_guest(t->mm, (uint64_t)a[2], &t->sigmask, sizeof(t->sigmask))))
-		return r;
+	uint64_t old = t->sigmask;
 	if (a[1]) {
 		if (a[0] == SIG_BLOCK)
 			t->sigmask |= set;
@@ -65,7 +64,8 @@ long sys_rt_sigprocmask(struct task *t, const long a[6])
 			t->sigmask = set;
 		t->sigmask &= ~UNBLOCKABLE;	/* newly unblocked pending signals go at syscall exit */
 	}
-	return 0;
+	/* As Linux: the old mask is copied out last, an EFAULT after the new one took (kernel/signal.c). */
+	return a[2] ? copy_to_guest_ret(t->mm, (uint64_t)a[2], &old, sizeof(old), 0) : 0;
 }
 
 long sys_rt_sigpending(struct task *t, const long a[6])

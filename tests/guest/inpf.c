@@ -6,7 +6,8 @@
  *                    before an unmapped page, one that runs into it, one in a PROT_NONE page; counts past
  *                    the stub's copy (12272 bytes) and at it; a buffer another thread rewrites between two
  *                    calls (each call sees the bytes of its own time); the same buffer for the input and the
- *                    output of sigprocmask and sigaction (the input is read first, as Linux does). Known
+ *                    output of sigprocmask and sigaction (the input is read first, as Linux does), and an
+ *                    output to a bad address (EFAULT, after the new mask or action took, as Linux). Known
  *                    difference, not the prefetch's: a file write whose buffer runs into an unmapped page
  *                    writes its readable head on Linux, and is EFAULT in pvx (printed as "short or EFAULT").
  *   inpf loop CALL N CALL N times (write of 64 bytes to /dev/null, pwrite, writev, sigprocmask, sigaction,
@@ -164,6 +165,17 @@ static int edges(const char *dir)
 	printf("old action default: %d\n", ksa[0] == (unsigned long)SIG_DFL);
 	sigaction(SIGUSR2, NULL, &sa);
 	printf("action ignore: %d\n", sa.sa_handler == SIG_IGN);
+	/* the old mask or action to a bad address: EFAULT, after the new one took (as Linux) */
+	sigemptyset(&s);
+	sigaddset(&s, SIGUSR1);
+	sigprocmask(SIG_UNBLOCK, &s, NULL);
+	show("sigprocmask old to a bad address", syscall(SYS_rt_sigprocmask, SIG_BLOCK, &s, (void *)1, 8));
+	sigprocmask(SIG_BLOCK, NULL, &s);
+	printf("mask has SIGUSR1: %d\n", sigismember(&s, SIGUSR1));
+	unsigned long dfl[4] = { (unsigned long)SIG_DFL, 0, 0, 0 };
+	show("sigaction old to a bad address", syscall(SYS_rt_sigaction, SIGUSR2, dfl, (void *)1, 8));
+	sigaction(SIGUSR2, NULL, &sa);
+	printf("action default: %d\n", sa.sa_handler == SIG_DFL);
 	/* a sigset size other than 8 is EINVAL, before the set is read */
 	show("sigprocmask size 16", syscall(SYS_rt_sigprocmask, SIG_BLOCK, &s, NULL, 16));
 	show("poll nfds past the limit", poll((struct pollfd *)big, 1 << 30, 0));
