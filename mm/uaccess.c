@@ -153,6 +153,25 @@ long guest_cmpxchg32(struct mm *mm, uint64_t uaddr, uint32_t old, uint32_t new, 
 }
 
 /*
+ * As much of the guest's src as can be read before its first page that
+ * cannot be, into dst: the bytes copied. For a caller whose whole read
+ * failed already, so page by page from the start (a stack grows as a
+ * fault would).
+ */
+size_t copy_from_guest_partial(struct mm *mm, void *dst, uint64_t src, size_t n)
+{
+	size_t done = 0;
+
+	while (done < n) {
+		size_t chunk = MIN(n - done, PAGE_SIZE - ((src + done) & ~PAGE_MASK));
+		if (copy_from_guest(mm, (char *)dst + done, src + done, chunk))
+			break;
+		done += chunk;
+	}
+	return done;
+}
+
+/*
  * As much of src as fits before the first guest page that cannot be
  * written. One host call for the whole buffer first: process_vm_writev pins
  * the remote pages in turn and reports how far it got when one fails

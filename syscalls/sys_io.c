@@ -258,8 +258,21 @@ static long do_write(struct task *t, int fd, uint64_t ubuf, size_t count, off_t 
 	while (done < count || count == 0) {
 		size_t chunk = MIN(count - done, IO_CHUNK);
 		long r = copy_from_guest(t->mm, buf, ubuf + done, chunk);
-		if (r)
-			return done ? (long)done : r;
+		if (r) {
+			/*
+			 * A regular file takes the buffer's head up to its first
+			 * page that faults, as generic_perform_write copies it; a
+			 * pipe, a socket, a device: EFAULT (or what came before).
+			 */
+			struct stat st;
+			size_t head = r == -EFAULT && !f->ops->stat(f, &st) && S_ISREG(st.st_mode)
+					      ? copy_from_guest_partial(t->mm, buf, ubuf + done, chunk)
+					      : 0;
+			if (!head)
+				return done ? (long)done : r;
+			chunk = head;
+			count = done + head;	/* the last chunk */
+		}
 		ssize_t n = f->ops->write(t, f, buf, chunk, off + (off_t)done, positional);
 		if (n < 0)
 			return done ? (long)done : io_error(t, n);

@@ -239,6 +239,8 @@ long clear_guest(struct mm *mm, uint64_t dst, size_t n) __must_check;
 /* Atomic 32-bit compare-and-exchange on a guest word: 0 (*prev = the old value) or -EFAULT. */
 long guest_cmpxchg32(struct mm *mm, uint64_t uaddr, uint32_t old, uint32_t new, uint32_t *prev) __must_check;
 size_t copy_to_guest_partial(struct mm *mm, uint64_t dst, const void *src, size_t n);
+/* Copy as much as can be read before the first unreadable guest page; returns the bytes copied. */
+size_t copy_from_guest_partial(struct mm *mm, void *dst, uint64_t src, size_t n);
 /*
  * One host call between buf and cnt guest ranges laid end to end (their
  * lengths add up to n): 0, or -EFAULT when not all of it moved (the caller
