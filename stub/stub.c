@@ -459,10 +459,10 @@ static void prefetch(struct stub_shared *sh, int sig, const struct k_siginfo *si
 {
 	uint32_t nr = (uint32_t)si->sys.syscall, bits;
 
-	sh->pf_len = -1;
-	sh->pf_len2 = -1;
+	/* The sentry reads these only for a syscall the table names: other traps leave their lines alone. */
 	if (sig != SIGSYS_ || si->code != SYS_SECCOMP_ || nr >= STUB_PF_NRS || !(bits = CTL->pf_arg[nr] & 63))
 		return;
+	sh->pf_len2 = -1;
 	const uint64_t args[6] = { c->rdi, c->rsi, c->rdx, c->r10, c->r8, c->r9 };
 	int i = __builtin_ctz(bits);
 	int32_t n = prefetch_one(sh->pf_buf, STUB_PF_MAX, args[i]);
@@ -486,9 +486,12 @@ static void prefetch_in(struct stub_shared *sh, int sig, const struct k_siginfo 
 	uint32_t nr = (uint32_t)si->sys.syscall;
 	struct stub_in_arg a;
 
+	/* As prefetch: in_len is written (0 or the length) only for a syscall the table names. */
+	if (sig != SIGSYS_ || si->code != SYS_SECCOMP_ || nr >= STUB_PF_NRS || !(CTL->pf_arg[nr] & STUB_PF_IN) ||
+	    !(a = CTL->pf_in[nr]).ptr)
+		return;
 	sh->in_len = 0;
-	if (sig != SIGSYS_ || si->code != SYS_SECCOMP_ || nr >= STUB_PF_NRS || !(a = CTL->pf_in[nr]).ptr || a.ptr > 6 ||
-	    a.len > 6)
+	if (a.ptr > 6 || a.len > 6)
 		return;
 	const uint64_t args[6] = { c->rdi, c->rsi, c->rdx, c->r10, c->r8, c->r9 };
 	uint64_t src = args[a.ptr - 1], n = a.size;

@@ -138,8 +138,11 @@ struct stub_ctl {
 	 * Path prefetch: for a trapped syscall nr < STUB_PF_NRS, bit i of
 	 * pf_arg[nr] is set when argument i is a string the sentry reads at
 	 * once (a path, an xattr name); the trap handler copies the first two
-	 * into the region (pf_buf).
+	 * into the region (pf_buf). STUB_PF_IN: pf_in[nr] names an input
+	 * buffer (one byte tells a trap of any other syscall it has nothing
+	 * to copy).
 	 */
+#define STUB_PF_IN 0x80
 	uint8_t pf_arg[STUB_PF_NRS];
 	/*
 	 * Input prefetch: for a trapped syscall nr < STUB_PF_NRS whose

@@ -388,8 +388,10 @@ static void fill_prefetch(struct stub_ctl *ctl)
 	_Static_assert(452 < STUB_PF_NRS, "the table covers them");
 	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++)
 		ctl->pf_arg[table[i].nr] = table[i].args;
-	for (size_t i = 0; i < sizeof(in) / sizeof(in[0]); i++)
+	for (size_t i = 0; i < sizeof(in) / sizeof(in[0]); i++) {
 		ctl->pf_in[in[i].nr] = in[i].in;
+		ctl->pf_arg[in[i].nr] |= STUB_PF_IN;
+	}
 }
 
 /* The control page of a new stub: filled, mapped writable here, sealed against any other writable mapping. */
@@ -1105,6 +1107,38 @@ static long seccomp_as_pt_install(struct addr_space *as, int g, int host_fd, boo
 	return 0;
 }
 
+/*
+ * The prefetches of this trap (stub_abi.h), read only for a syscall our own
+ * table names: the stub writes them only then, so that a trap of any other
+ * syscall moves no more cache lines between the two than it did before.
+ * Guest-writable: bounded here, once. (A guest that forged the syscall's
+ * number gets an older trap's values for it: bytes of its own memory.)
+ */
+static void prefetched(struct seccomp_as *sas, struct seccomp_ctx *sc, uint32_t nr)
+{
+	struct stub_shared *sh = sc->sh;
+	uint8_t bits = nr < STUB_PF_NRS ? sas->ctl->pf_arg[nr] & 63 : 0;
+
+	if (bits) {
+		sc->pf_len = __atomic_load_n(&sh->pf_len, __ATOMIC_RELAXED);
+		sc->pf_addr = __atomic_load_n(&sh->pf_addr, __ATOMIC_RELAXED);
+		sc->pf_valid = sc->pf_len >= 0 && sc->pf_len < STUB_PF_MAX;
+	}
+	if (bits & (bits - 1)) {
+		sc->pf_len2 = __atomic_load_n(&sh->pf_len2, __ATOMIC_RELAXED);
+		sc->pf_addr2 = __atomic_load_n(&sh->pf_addr2, __ATOMIC_RELAXED);
+		sc->pf_valid2 = sc->pf_valid && sc->pf_len2 >= 0 &&
+				(int64_t)sc->pf_len + 1 + sc->pf_len2 < STUB_PF_MAX;	/* it follows the first's NUL */
+	}
+	if (nr < STUB_PF_NRS && (sas->ctl->pf_arg[nr] & STUB_PF_IN)) {
+		sc->in_addr = __atomic_load_n(&sh->in_addr, __ATOMIC_RELAXED);
+		sc->in_len = __atomic_load_n(&sh->in_len, __ATOMIC_RELAXED);
+		if (sc->in_len > STUB_IN_MAX || sc->in_addr >= PVX_GUEST_TASK_SIZE ||
+		    sc->in_len > PVX_GUEST_TASK_SIZE - sc->in_addr)
+			sc->in_len = 0;
+	}
+}
+
 /* Run guest code until it traps: how says how long the stub may take (WAIT_RUN: unbounded, no lock held). */
 static long run_wait(struct platform_ctx *ctx, struct pvx_regs *regs, struct pvx_trap *trap, enum stub_wait how)
 {
@@ -1149,18 +1183,7 @@ static long run_wait(struct platform_ctx *ctx, struct pvx_regs *regs, struct pvx
 	if (trap->signo == SIGSYS && trap->code == 1 /* SYS_SECCOMP */) {
 		trap->kind = TRAP_SYSCALL;
 		regs->orig_rax = (uint64_t)(int64_t)sh->trap_syscall;
-		sc->pf_len = __atomic_load_n(&sh->pf_len, __ATOMIC_RELAXED);
-		sc->pf_addr = __atomic_load_n(&sh->pf_addr, __ATOMIC_RELAXED);
-		sc->pf_valid = sc->pf_len >= 0 && sc->pf_len < STUB_PF_MAX;
-		sc->pf_len2 = __atomic_load_n(&sh->pf_len2, __ATOMIC_RELAXED);
-		sc->pf_addr2 = __atomic_load_n(&sh->pf_addr2, __ATOMIC_RELAXED);
-		sc->pf_valid2 = sc->pf_valid && sc->pf_len2 >= 0 &&
-				(int64_t)sc->pf_len + 1 + sc->pf_len2 < STUB_PF_MAX;	/* it follows the first's NUL */
-		sc->in_addr = __atomic_load_n(&sh->in_addr, __ATOMIC_RELAXED);
-		sc->in_len = __atomic_load_n(&sh->in_len, __ATOMIC_RELAXED);
-		if (sc->in_len > STUB_IN_MAX || sc->in_addr >= PVX_GUEST_TASK_SIZE ||
-		    sc->in_len > PVX_GUEST_TASK_SIZE - sc->in_addr)
-			sc->in_len = 0;
+		prefetched(sas, sc, (uint32_t)regs->orig_rax);
 	} else {
 		trap->kind = TRAP_SIGNAL;
 	}
