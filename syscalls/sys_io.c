@@ -87,12 +87,16 @@ static bool user_range(uint64_t buf, size_t count)
  * of file, so a read there into NULL or a read-only page is 0, not EFAULT.
  * read_chunk's copy then fails as copy_to_user would, and seeks back.
  */
-static bool read_undoable(struct file *f)
+static bool is_regular(struct file *f)
 {
 	struct stat st;
 
-	return (f->ops == &host_file_ops || f->ops == &memfd_file_ops) && f->ops->stat(f, &st) == 0 &&
-	       S_ISREG(st.st_mode);
+	return f->ops->stat(f, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static bool read_undoable(struct file *f)
+{
+	return (f->ops == &host_file_ops || f->ops == &memfd_file_ops) && is_regular(f);
 }
 
 /*
@@ -125,9 +129,7 @@ static long io_in_guest_mm(struct task *t, bool write, struct file *f, uint64_t 
  */
 static bool more_io(struct task *t, struct file *f, size_t done, size_t count)
 {
-	struct stat st;
-
-	return done < count && !signal_pending(t) && f->ops->stat(f, &st) == 0 && S_ISREG(st.st_mode);
+	return done < count && !signal_pending(t) && is_regular(f);
 }
 
 /* One host read of at most IO_CHUNK into the guest's ubuf; returns the bytes it got there or -errno. */
@@ -264,10 +266,7 @@ static long do_write(struct task *t, int fd, uint64_t ubuf, size_t count, off_t 
 			 * page that faults, as generic_perform_write copies it; a
 			 * pipe, a socket, a device: EFAULT (or what came before).
 			 */
-			struct stat st;
-			size_t head = r == -EFAULT && !f->ops->stat(f, &st) && S_ISREG(st.st_mode)
-					      ? copy_from_guest_partial(t->mm, buf, ubuf + done, chunk)
-					      : 0;
+			size_t head = r == -EFAULT && is_regular(f) ? copy_from_guest_partial(t->mm, buf, ubuf + done, chunk) : 0;
 			if (!head)
 				return done ? (long)done : r;
 			chunk = head;
