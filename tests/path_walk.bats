@@ -342,7 +342,8 @@ few_host_calls() {
 
 # The directory cache (sentry/fs/dcache.c): a stat of /a/b/name is one statx of name in a kept fd of /a/b,
 # answered only if no kept directory (or one above it) was renamed, removed or changed meanwhile, and no mount.
-# It starts after PVX_DCACHE_AFTER lookups it could serve (4096): these tests start it at once.
+# It starts after PVX_DCACHE_AFTER lookups it could serve (4096): these tests start it at once. A sentry thread asks
+# its own io_uring instead of an epoll_wait after PVX_DCACHE_RING_AFTER (256) lookups; RING_AFTER=0 sets that to 0.
 
 # stepped_run GUEST HOST [WRAPPER...]: a sandbox in R (--rw, under WRAPPER, e.g. unshare -m) runs the busybox sh
 # commands GUEST, with p PATH... (path_race probe) and w N (touch /readyN, wait for /goN), while a bash runs the
@@ -361,19 +362,22 @@ stepped_run() {
 		$host
 		wait
 	EOF
-	PVX_DCACHE_AFTER=0 run timeout -k 5 120 "$@" bash "$T/steps.sh" "$R" "$T" "$PVX" run --platform="$PVX_PLATFORM" --root "$R" --rw --
+	PVX_DCACHE_AFTER=0 PVX_DCACHE_RING_AFTER="${RING_AFTER-}" run timeout -k 5 120 "$@" bash "$T/steps.sh" "$R" "$T" "$PVX" run --platform="$PVX_PLATFORM" --root "$R" --rw --
 	echo "status=$status"$'\n'"$output" >&2
 	assert_status 0
 }
 
-# cached_probes: the guest probes R/c between the host's (and its own) changes; one "PATH: stat=... lstat=..."
-# line per probe, in order, in $T/probes.
+# cached_probes [one]: the guest probes R/c between the host's (and its own) changes; one "PATH: stat=... lstat=..."
+# line per probe, in order, in $T/probes. A probe process each time, or with "one" one process for all the host's
+# changes (its sentry thread keeps its ring across them).
 cached_probes() {
+	local guest='p /c/d/one /c/d/two; w 1; p /c/d/one /c/d/two; w 2; p /c/d/two /c/d/three; w 3
+		p /c/d/three /c/d/four; w 4; p /c/d/four; w 5; p /c/d/five'
+	[[ ${1-} == one ]] && guest='p /c/d/one /c/d/two @1 /c/d/one /c/d/two @2 /c/d/two /c/d/three @3 /c/d/three /c/d/four @4 /c/d/four @5 /c/d/five'
 	mkdir -p "$R/c/d" "$R/c/e" "$T/out"
 	touch "$R/c/d/one" "$R/c/e/two"
 	chmod -R a+rwX "$R"
-	stepped_run 'p /c/d/one /c/d/two; w 1; p /c/d/one /c/d/two; w 2; p /c/d/two /c/d/three; w 3
-		p /c/d/three /c/d/four; w 4; p /c/d/four; w 5; p /c/d/five; mv /c/d /c/g; mkdir /c/d; p /c/d/five /c/g/five' '
+	stepped_run "$guest"'; mv /c/d /c/g; mkdir /c/d; p /c/d/five /c/g/five' '
 		# the kept directory renamed and another put under its name
 		wait_for ready1; mv "$R/c/d" "$R/c/old"; mv "$R/c/e" "$R/c/d"; touch "$R/go1"
 		# the directory above it renamed, and a new tree made under the old names
@@ -389,6 +393,24 @@ cached_probes() {
 
 @test "a directory a stat kept, renamed, replaced, removed or moved out of the root by the host or the guest, is looked up anew" {
 	cached_probes
+	diff -u - "$T/probes" <<-'EOF'
+		/c/d/one: stat=ok lstat=ok
+		/c/d/two: stat=ENOENT lstat=ENOENT
+		/c/d/one: stat=ENOENT lstat=ENOENT
+		/c/d/two: stat=ok lstat=ok
+		/c/d/two: stat=ENOENT lstat=ENOENT
+		/c/d/three: stat=ok lstat=ok
+		/c/d/three: stat=ENOENT lstat=ENOENT
+		/c/d/four: stat=ok lstat=ok
+		/c/d/four: stat=ENOENT lstat=ENOENT
+		/c/d/five: stat=ok lstat=ok
+		/c/d/five: stat=ENOENT lstat=ENOENT
+		/c/g/five: stat=ok lstat=ok
+	EOF
+}
+
+@test "the same, seen by one process whose sentry thread asks its own io_uring from its first lookup" {
+	RING_AFTER=0 cached_probes one
 	diff -u - "$T/probes" <<-'EOF'
 		/c/d/one: stat=ok lstat=ok
 		/c/d/two: stat=ENOENT lstat=ENOENT
@@ -457,19 +479,24 @@ cached_probes() {
 	mkdir -p "$R/k/d"
 	touch "$R/k/d/under"
 	chmod -R a+rwX "$R"
-	# unshare -m: the mounts are the test's own (private propagation, unshare's default, said again)
-	stepped_run 'p /k/d/under /k/d/over; w 1; p /k/d/under /k/d/over; w 2; p /k/d/under /k/d/over' '
-		wait_for ready1; mount -t tmpfs -o mode=0777 tmpfs "$R/k/d"; touch "$R/k/d/over"; touch "$R/go1"
-		wait_for ready2; umount "$R/k/d"; touch "$R/go2"' unshare -m --propagation private
-	grep -o '^/k/d/[a-z]*: stat=[A-Z]*[a-z]* lstat=[A-Z]*[a-z]*' <<<"$output" | diff -u - <(cat <<-'EOF'
-		/k/d/under: stat=ok lstat=ok
-		/k/d/over: stat=ENOENT lstat=ENOENT
-		/k/d/under: stat=ENOENT lstat=ENOENT
-		/k/d/over: stat=ok lstat=ok
-		/k/d/under: stat=ok lstat=ok
-		/k/d/over: stat=ENOENT lstat=ENOENT
-	EOF
-	)
+	# unshare -m: the mounts are the test's own (private propagation, unshare's default, said again). One probe
+	# process throughout; twice: its sentry thread asking the epoll, then its own io_uring.
+	local RING_AFTER
+	for RING_AFTER in "" 0; do
+		rm -f "$R"/ready* "$R"/go*
+		stepped_run 'p /k/d/under /k/d/over @1 /k/d/under /k/d/over @2 /k/d/under /k/d/over' '
+			wait_for ready1; mount -t tmpfs -o mode=0777 tmpfs "$R/k/d"; touch "$R/k/d/over"; touch "$R/go1"
+			wait_for ready2; umount "$R/k/d"; touch "$R/go2"' unshare -m --propagation private
+		grep -o '^/k/d/[a-z]*: stat=[A-Z]*[a-z]* lstat=[A-Z]*[a-z]*' <<<"$output" | diff -u - <(cat <<-'EOF'
+			/k/d/under: stat=ok lstat=ok
+			/k/d/over: stat=ENOENT lstat=ENOENT
+			/k/d/under: stat=ENOENT lstat=ENOENT
+			/k/d/over: stat=ok lstat=ok
+			/k/d/under: stat=ok lstat=ok
+			/k/d/over: stat=ENOENT lstat=ENOENT
+		EOF
+		)
+	done
 }
 
 @test "the directory cache starts only after thousands of lookups: a short run makes no fanotify group (its teardown at exit waits for an SRCU grace period)" {
@@ -484,4 +511,33 @@ cached_probes() {
 	assert_status 0
 	grep -q 'fanotify_init(' "$T/long"
 	grep -q 'statx([0-9]*, "env", ' "$T/long"
+}
+
+@test "a sentry thread that looks up often asks its own io_uring, not an epoll_wait per lookup; rings go with their threads" {
+	[[ $PVX_PLATFORM == seccomp ]] || skip "strace -f of the sandbox: the ptrace platform's stubs are pvx's to trace"
+	command -v strace >/dev/null || skip "strace not installed"
+	PVX_DCACHE_AFTER=0 run timeout -k 5 60 strace -f -qq -e trace=epoll_wait,io_uring_setup -o "$T/ring" "$PVX" run -- \
+		"$G" statloop /usr/bin/env 2000
+	assert_status 0
+	local waits
+	waits=$(grep -c 'epoll_wait(' "$T/ring")
+	echo "epoll_wait: $waits" >&2
+	((waits < 400))
+	grep -q 'io_uring_setup(' "$T/ring"
+	# without the ring, one a lookup: the count above is the ring's doing
+	PVX_DCACHE_AFTER=0 PVX_DCACHE_RING_AFTER=1000000 run timeout -k 5 60 strace -f -qq -e trace=epoll_wait,io_uring_setup \
+		-o "$T/noring" "$PVX" run -- "$G" statloop /usr/bin/env 2000
+	assert_status 0
+	waits=$(grep -c 'epoll_wait(' "$T/noring")
+	((waits >= 2000))
+	! grep -q 'io_uring_setup(' "$T/noring"
+	# 24 tasks one after another, each with a ring from its first lookup: at most 16 live at once, so the later
+	# ones get theirs only if the earlier ones' were freed at their end
+	PVX_DCACHE_AFTER=0 PVX_DCACHE_RING_AFTER=0 run timeout -k 5 120 strace -f -qq -e trace=io_uring_setup -o "$T/many" \
+		"$PVX" run -- /bin/busybox sh -c 'for i in $(/bin/busybox seq 24); do '"$G"' statloop /usr/bin/env 20 || exit 1; done'
+	assert_status 0
+	local made
+	made=$(grep -c 'io_uring_setup(.*= [0-9]' "$T/many")
+	echo "rings made: $made" >&2
+	((made >= 24))
 }

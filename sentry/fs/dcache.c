@@ -28,10 +28,9 @@
  * lookup, so its answer is the one a walk of the path at that moment gives.
  * Anything pending empties the cache and the caller walks the path as before.
  * (On a VM where a getppid costs 1.0 us that call costs 1.1 us, 1.3 us of an
- * lstat's 8.2 in pvx, measured 2026-12-07. No cheaper check keeps the
- * guarantee: an io_uring poll's completion is posted by task work of the
- * thread that armed it, and a watcher thread's flag lags the event by a
- * wake-up; either could answer a lookup after a rename had returned.)
+ * lstat's 8.2 in pvx, measured 2026-12-07.) So a sentry thread that looks
+ * up often asks a ring of its own first, in memory, with no host call: see
+ * "The per-thread ring" below.
  * (fanotify rather than inotify: an inotify watch is added by path, here
  * /proc/self/fd/N, 10 us a directory on the development VM against 3 us for
  * a mark on the fd; and inotify's IN_ATTRIB also reports every child's.)
@@ -57,13 +56,16 @@
  * without file handles) is not cached.
  */
 #include <fcntl.h>
+#include <linux/io_uring.h>
 #include <linux/openat2.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/fanotify.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -150,6 +152,199 @@ static void flush(void)
 		;
 }
 
+/*
+ * The per-thread ring. The epoll_wait of changed() is a host call per
+ * lookup; a thread that made RING_AFTER lookups (PVX_DCACHE_RING_AFTER)
+ * gets an io_uring of its own instead, with two multishot polls: the
+ * fanotify group's queue (POLLIN) and the ring's own open of
+ * /proc/self/mountinfo (POLLPRI, each open file keeps its own "seen" mark).
+ * Why an empty completion queue, read from memory after the lookup, says
+ * what the epoll_wait said (Linux 6.12, io_uring/poll.c, kernel/task_work.c):
+ *  - the renaming, removing, chmod-ing or mounting call queues its event
+ *    and wakes the file's wait queue before it returns; io_poll_wake then
+ *    queues task work on the thread that armed the poll, this one, and sets
+ *    its TIF_NOTIFY_SIGNAL (IORING_SETUP_COOP_TASKRUN: without an IPI);
+ *  - the lookup is a host call (statx) of this thread, and its return to
+ *    user space runs pending task work first: the poll's vfs_poll, and a
+ *    completion posted to the ring.
+ * So a change that completed before the lookup began has its completion
+ * in the ring when the lookup returns. The ring is trusted only while both
+ * polls are armed: a completion without IORING_CQE_F_MORE (the poll ended)
+ * or a completion queue that overflowed sends the thread to the epoll_wait,
+ * after the ring is emptied and the poll armed again; the check then covers
+ * what the ring missed. Another thread's flush can take an event before this
+ * one's task work polls (nothing is posted then): that flush came first,
+ * under the lock, and the lookup was made after it.
+ * Not for every thread: a ring costs two fds (the sentry's fds are the
+ * guests' too) and ~4 host calls to make, so at most RING_MAX live at once,
+ * each freed when its thread ends; without one, or if io_uring is not
+ * there (kernel.io_uring_disabled, a kernel before 5.19), the epoll_wait.
+ * A side effect to know: the task work of a posting wakes this thread from
+ * a blocked host call (restarted by the kernel, or EINTR that task_block
+ * takes as a kick with nothing to deliver); only changes to cached
+ * directories and mounts post.
+ */
+#define RING_AFTER 256
+#define RING_MAX 16
+#define RING_CQ 16
+enum { POLL_NOTIFY, POLL_MOUNTS, POLLS };
+
+struct ring {
+	int fd, mounts;
+	unsigned armed;	/* bit per poll */
+	unsigned *sq_tail, *sq_flags, *sq_array, sq_mask, *cq_head, *cq_tail, cq_mask;
+	struct io_uring_sqe *sqes;
+	struct io_uring_cqe *cqes;
+	void *rings_map, *sqes_map;
+	size_t rings_len, sqes_len;
+};
+
+static pthread_key_t ring_key;
+static bool ring_key_made;
+static int rings_live;	/* atomic */
+static __thread struct ring *my_ring;
+static __thread unsigned long my_lookups;
+static __thread bool my_ring_failed;
+
+static unsigned long ring_after(void)
+{
+	static long n = -1;
+
+	if (n < 0) {
+		const char *env = getenv("PVX_DCACHE_RING_AFTER");
+		char *end;
+		n = env && *env ? strtol(env, &end, 10) : RING_AFTER;
+		if (n < 0 || (env && *env && *end))
+			n = RING_AFTER;
+	}
+	return (unsigned long)n;
+}
+
+static int ring_enter(int fd, unsigned submit, unsigned flags)
+{
+	return (int)syscall(SYS_io_uring_enter, fd, submit, 0, flags, NULL, 0);
+}
+
+/* Arm the polls that are not: true if both are. */
+static bool ring_arm(struct ring *r)
+{
+	unsigned tail = *r->sq_tail, n = 0;
+
+	for (unsigned which = 0; which < POLLS; which++) {
+		if (r->armed & (1u << which))
+			continue;
+		unsigned i = tail & r->sq_mask;
+		struct io_uring_sqe *e = &r->sqes[i];
+		memset(e, 0, sizeof(*e));
+		e->opcode = IORING_OP_POLL_ADD;
+		e->fd = which == POLL_NOTIFY ? notify_fd : r->mounts;
+		e->poll32_events = which == POLL_NOTIFY ? POLLIN : POLLPRI | POLLERR;
+		e->len = IORING_POLL_ADD_MULTI;
+		e->user_data = which;
+		r->sq_array[i] = i;
+		tail++, n++;
+	}
+	if (!n)
+		return true;
+	__atomic_store_n(r->sq_tail, tail, __ATOMIC_RELEASE);
+	if (ring_enter(r->fd, n, 0) != (int)n)
+		return false;
+	r->armed = (1u << POLLS) - 1;
+	return true;
+}
+
+static void ring_free(void *p)
+{
+	struct ring *r = p;
+
+	if (!r)
+		return;
+	if (r->rings_map)
+		munmap(r->rings_map, r->rings_len);
+	if (r->sqes_map)
+		munmap(r->sqes_map, r->sqes_len);
+	if (r->fd >= 0)
+		close(r->fd);
+	if (r->mounts >= 0)
+		close(r->mounts);
+	free(r);
+	__atomic_fetch_sub(&rings_live, 1, __ATOMIC_RELAXED);
+}
+
+/* A ring for this thread, armed; NULL: none. */
+static struct ring *ring_make(void)
+{
+	struct io_uring_params p = { .flags = IORING_SETUP_COOP_TASKRUN | IORING_SETUP_CQSIZE, .cq_entries = RING_CQ };
+	struct ring *r = calloc(1, sizeof(*r));
+
+	if (!r || !ring_key_made || __atomic_fetch_add(&rings_live, 1, __ATOMIC_RELAXED) >= RING_MAX) {
+		if (r)
+			__atomic_fetch_sub(&rings_live, 1, __ATOMIC_RELAXED);
+		free(r);
+		return NULL;
+	}
+	r->fd = r->mounts = -1;
+	r->fd = (int)syscall(SYS_io_uring_setup, POLLS, &p);
+	r->mounts = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+	if (r->fd < 0 || r->mounts < 0 || !(p.features & IORING_FEAT_SINGLE_MMAP) || !(p.features & IORING_FEAT_NODROP))
+		goto fail;
+	size_t sq_len = p.sq_off.array + p.sq_entries * sizeof(unsigned);
+	size_t cq_len = p.cq_off.cqes + p.cq_entries * sizeof(struct io_uring_cqe);
+	r->rings_len = sq_len > cq_len ? sq_len : cq_len;
+	r->sqes_len = p.sq_entries * sizeof(struct io_uring_sqe);
+	r->rings_map = mmap(NULL, r->rings_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, r->fd, IORING_OFF_SQ_RING);
+	r->sqes_map = mmap(NULL, r->sqes_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, r->fd, IORING_OFF_SQES);
+	if (r->rings_map == MAP_FAILED || r->sqes_map == MAP_FAILED) {
+		r->rings_map = r->rings_map == MAP_FAILED ? NULL : r->rings_map;
+		r->sqes_map = r->sqes_map == MAP_FAILED ? NULL : r->sqes_map;
+		goto fail;
+	}
+	char *m = r->rings_map;
+	r->sq_tail = (unsigned *)(m + p.sq_off.tail);
+	r->sq_flags = (unsigned *)(m + p.sq_off.flags);
+	r->sq_array = (unsigned *)(m + p.sq_off.array);
+	r->sq_mask = *(unsigned *)(m + p.sq_off.ring_mask);
+	r->cq_head = (unsigned *)(m + p.cq_off.head);
+	r->cq_tail = (unsigned *)(m + p.cq_off.tail);
+	r->cq_mask = *(unsigned *)(m + p.cq_off.ring_mask);
+	r->cqes = (struct io_uring_cqe *)(m + p.cq_off.cqes);
+	r->sqes = r->sqes_map;
+	if (!ring_arm(r) || pthread_setspecific(ring_key, r))	/* freed when the thread ends */
+		goto fail;
+	return r;
+fail:
+	ring_free(r);
+	return NULL;
+}
+
+/*
+ * Nothing posted, both polls armed, no overflow: no change before this
+ * thread's last host call. Else the ring is emptied and armed again, and
+ * false: the caller asks the epoll.
+ */
+static bool ring_quiet(struct ring *r)
+{
+	unsigned head = *r->cq_head;
+
+	if (r->armed == (1u << POLLS) - 1 && __atomic_load_n(r->cq_tail, __ATOMIC_ACQUIRE) == head &&
+	    !(__atomic_load_n(r->sq_flags, __ATOMIC_ACQUIRE) & IORING_SQ_CQ_OVERFLOW))
+		return true;
+	for (int round = 0; round < 2; round++) {
+		for (unsigned tail = __atomic_load_n(r->cq_tail, __ATOMIC_ACQUIRE); head != tail; head++) {
+			const struct io_uring_cqe *c = &r->cqes[head & r->cq_mask];
+			if (c->user_data < POLLS && !(c->flags & IORING_CQE_F_MORE))
+				r->armed &= ~(1u << c->user_data);
+		}
+		__atomic_store_n(r->cq_head, head, __ATOMIC_RELEASE);
+		if (!(__atomic_load_n(r->sq_flags, __ATOMIC_ACQUIRE) & IORING_SQ_CQ_OVERFLOW))
+			break;
+		ring_enter(r->fd, 0, IORING_ENTER_GETEVENTS);	/* moves the overflowed completions into the ring */
+	}
+	if (!ring_arm(r))
+		r->armed = 0;	/* changed() gives it up */
+	return false;
+}
+
 static void init(void)
 {
 	struct epoll_event in = { .events = EPOLLIN }, pri = { .events = EPOLLPRI };
@@ -167,6 +362,7 @@ static void init(void)
 	pri.data.fd = mounts_fd;
 	state = notify_fd >= 0 && mounts_fd >= 0 && epoll_fd >= 0 && !epoll_ctl(epoll_fd, EPOLL_CTL_ADD, notify_fd, &in) &&
 			!epoll_ctl(epoll_fd, EPOLL_CTL_ADD, mounts_fd, &pri) ? ON : OFF;
+	ring_key_made = state == ON && !pthread_key_create(&ring_key, ring_free);
 	if (state == OFF)
 		for (int *fd = (int[]){ notify_fd, mounts_fd, epoll_fd }, i = 0; i < 3; i++)
 			if (fd[i] >= 0)
@@ -174,15 +370,26 @@ static void init(void)
 }
 
 /*
- * Did a cached directory (or one above it) change, or a mount, since the
- * last look? Every event counts: the marks report only their directory's
- * own (moved, removed, attributes), and a lost queue is FAN_Q_OVERFLOW. A
- * change empties the cache.
+ * Did a cached directory (or one above it) change, or a mount, before now
+ * (this thread's lookup)? Every event counts: the marks report only their
+ * directory's own (moved, removed, attributes), and a lost queue is
+ * FAN_Q_OVERFLOW. A change empties the cache. This thread's ring answers
+ * when it can; one made now cannot vouch for the lookup made before it.
  */
 static bool changed(void)
 {
 	struct epoll_event ev[2];
 
+	if (my_ring && ring_quiet(my_ring))
+		return false;
+	if (my_ring && !my_ring->armed) {
+		pthread_setspecific(ring_key, NULL);
+		ring_free(my_ring);
+		my_ring = NULL;
+		my_ring_failed = true;
+	}
+	if (!my_ring && !my_ring_failed && ++my_lookups > ring_after())
+		my_ring_failed = !(my_ring = ring_make());
 	if (epoll_wait(epoll_fd, ev, 2, 0) == 0)	/* a look at the ready list: no file is polled when nothing happened */
 		return false;
 	flush();

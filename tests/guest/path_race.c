@@ -11,7 +11,8 @@
  *                       found "secret" (only outside the root: must be 0)
  *                       and whether both shapes of d were seen.
  *   path_race probe P...  for each path: stat, lstat, access, open, readlink
- *                       results as "P: ok" or the errno name
+ *                       results as "P: ok" or the errno name; an argument @N instead
+ *                       makes /readyN and waits for /goN (tests/path_walk.bats, w N)
  *   path_race statloop P N  stat P N times (host calls per stat are counted outside)
  *   path_race callloop CALL P N  CALL on P N times: stat, lstat, statx, access, faccessat2, readlink,
  *                       getxattr, lgetxattr (of a name P has not: ENODATA counts), open (and close), opendir (O_DIRECTORY open and close), getdents (of the
@@ -302,8 +303,20 @@ int main(int argc, char **argv)
 	if (argc == 3 && !strcmp(argv[1], "swap"))
 		return swap(atoi(argv[2]));
 	if (argc >= 2 && !strcmp(argv[1], "probe")) {
-		for (int i = 2; i < argc; i++)
-			probe(argv[i]);
+		for (int i = 2; i < argc; i++) {
+			char ready[64], go[64];
+			struct stat st;
+			if (argv[i][0] != '@') {
+				probe(argv[i]);
+				continue;
+			}
+			snprintf(ready, sizeof(ready), "/ready%s", argv[i] + 1);
+			snprintf(go, sizeof(go), "/go%s", argv[i] + 1);
+			fflush(stdout);
+			close(open(ready, O_WRONLY | O_CREAT, 0666));
+			while (stat(go, &st) < 0)
+				nanosleep(&(struct timespec){ 0, 50000000 }, NULL);
+		}
 		return 0;
 	}
 	if (argc == 4 && !strcmp(argv[1], "leakloop")) {
