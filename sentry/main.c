@@ -330,6 +330,8 @@ static int cmd_run(int argc, char **argv)
 	sandbox.platform = platform_select(platform);
 	if (!sandbox.platform)
 		return 2;
+	if (sandbox.platform->as_prestart)
+		sandbox.platform->as_prestart();	/* its boot overlaps what follows */
 
 	/* execve(2) keeps ignored dispositions: the first guest inherits pvx's. */
 	uint64_t ignored = 0;

@@ -180,6 +180,38 @@ _syscall_elf() {
 	run -127 "$BATS_TEST_TMPDIR/does-not-exist"
 }
 
+@test "a run that ends before its first exec (no such program) leaves no stub behind, not even a zombie for init" {
+	command -v python3 >/dev/null || skip "no python3"
+	# pvx under a child subreaper: whatever pvx leaves is this script's child once pvx is gone
+	run timeout -k 5 60 python3 -c '
+import ctypes, os, subprocess, sys, time
+ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)	# PR_SET_CHILD_SUBREAPER
+for _ in range(3):
+    r = subprocess.run(sys.argv[1:], stderr=subprocess.DEVNULL)
+    if r.returncode != 127:
+        sys.exit("pvx: %d" % r.returncode)
+time.sleep(0.5)
+left = 0
+while True:
+    try:
+        pid, _ = os.waitpid(-1, os.WNOHANG)
+    except ChildProcessError:
+        break
+    if not pid:
+        left += 1
+        time.sleep(0.1)
+        if left > 20:
+            print("left behind: a child still running")
+            break
+        continue
+    print("left behind: pid", pid)
+print("done")
+' "$PVX" run --platform="$PVX_PLATFORM" -- "$BATS_TEST_TMPDIR/does-not-exist"
+	echo "$output" >&2
+	assert_status 0
+	[[ $output == done ]]
+}
+
 @test "a text file with the x bit: 126, not an ELF" {
 	printf 'hello world\nthis is not a program\n' >notelf
 	chmod +x notelf

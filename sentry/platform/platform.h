@@ -37,6 +37,14 @@ struct platform_ops {
 	 */
 	long (*as_new)(struct addr_space **out);
 	/*
+	 * Optional: start the stub the next as_new returns, now, from the main
+	 * thread before any task thread exists, so that its exec and boot
+	 * overlap the sentry's own start-up. The stub then dies with the main
+	 * thread (its creator), which outlives every task. Failing is silent:
+	 * as_new then starts one as usual.
+	 */
+	void (*as_prestart)(void);
+	/*
 	 * fork(2) by the host (NULL: the platform cannot): the stub of parent
 	 * forks itself, so the child's private memory is the parent's,
 	 * copy-on-write, and its shared mappings stay shared; nothing is

@@ -504,12 +504,8 @@ static long sas_open_tasks(struct seccomp_as *sas)
 	return sas->taskdir < 0 ? neg_errno() : 0;
 }
 
-/*
- * A stub process: fork and exec it with the shared regions, the control
- * page and the sockets; wait for K to report "ready"; have it make the
- * first stub thread on region 0 and wait for that thread's boot trap.
- */
-static long seccomp_as_new(struct addr_space **out)
+/* A stub process: exec it with the shared regions, the control page and the sockets (as_finish waits for it). */
+static long as_start(struct seccomp_as **out)
 {
 	long memfd = stub_memfd(), r;
 	struct seccomp_as *sas = NULL;
@@ -520,7 +516,6 @@ static long seccomp_as_new(struct addr_space **out)
 	r = sas_make(&sas, fds);
 	if (r < 0)
 		goto fail;
-	struct seccomp_ctx *first = to_sctx(sas->as.ctxs);
 	stub_spawn_ask(sas, 0);	/* K makes it right after "ready" */
 	pid_t pid = stub_start((int)memfd, "seccomp", fds, 4, false);
 	if (pid < 0) {
@@ -530,6 +525,21 @@ static long seccomp_as_new(struct addr_space **out)
 	sas->as.pid = pid;
 	stub_register(pid);
 	close_fds(fds);
+	*out = sas;
+	return 0;
+fail:
+	close_fds(fds);
+	seccomp_as_release(sas ? &sas->as : NULL, NULL);
+	return r;
+}
+
+/* Wait for K to report "ready"; it makes the first stub thread on region 0: wait for that thread's boot trap. */
+static long as_finish(struct seccomp_as *sas, struct addr_space **out)
+{
+	struct seccomp_ctx *first = to_sctx(sas->as.ctxs);
+	pid_t pid = sas->as.pid;
+	long r;
+
 	policy_init();
 	r = stub_wait_report(sas);
 	if (r != 1) {
@@ -558,9 +568,49 @@ static long seccomp_as_new(struct addr_space **out)
 	*out = &sas->as;
 	return 0;
 fail:
-	close_fds(fds);
-	seccomp_as_release(sas ? &sas->as : NULL, NULL);
+	seccomp_as_release(&sas->as, NULL);
 	return r;
+}
+
+/*
+ * The first stub, started by the main thread (seccomp_as_prestart) right
+ * after the platform is chosen: its exec and boot, 1-3 ms on the development
+ * VM, then run while the sentry opens the program, starts the first task's
+ * thread and reads the ELF. The first as_new takes it, and its first
+ * context becomes the caller's.
+ */
+static struct seccomp_as *prestarted;
+
+/* pvx ends before the first exec took it (no such program...): the stub is reaped here, not left to init. */
+static void prestarted_release(void)
+{
+	struct seccomp_as *sas = __atomic_exchange_n(&prestarted, NULL, __ATOMIC_ACQ_REL);
+
+	if (sas)
+		seccomp_as_release(&sas->as, NULL);
+}
+
+static void seccomp_as_prestart(void)
+{
+	struct seccomp_as *sas;
+
+	if (!prestarted && !as_start(&sas)) {
+		prestarted = sas;
+		atexit(prestarted_release);
+	}
+}
+
+static long seccomp_as_new(struct addr_space **out)
+{
+	struct seccomp_as *sas = __atomic_exchange_n(&prestarted, NULL, __ATOMIC_ACQ_REL);
+	long r;
+
+	if (sas) {
+		sas->as.ctxs->owner = pthread_self();
+	} else if ((r = as_start(&sas)) < 0) {
+		return r;
+	}
+	return as_finish(sas, out);
 }
 
 /* Send fds[] over sock in one message (SCM_RIGHTS), without blocking. */
@@ -1350,6 +1400,7 @@ const struct platform_ops platform_seccomp = {
 	.name = "seccomp",
 	.probe = seccomp_probe,
 	.as_new = seccomp_as_new,
+	.as_prestart = seccomp_as_prestart,
 	.as_fork = seccomp_as_fork,
 	.as_release = seccomp_as_release,
 	.as_exec = seccomp_as_exec,
