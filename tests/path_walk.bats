@@ -368,7 +368,7 @@ stepped_run() {
 }
 
 # cached_probes [one]: the guest probes R/c between the host's (and its own) changes; one "PATH: stat=... lstat=..."
-# line per probe, in order, in $T/probes. A probe process each time, or with "one" one process for all the host's
+# line per probe, in order, in $T/probes, which must be what a walk of each path at that moment finds. A probe process each time, or with "one" one process for all the host's
 # changes (its sentry thread keeps its ring across them).
 cached_probes() {
 	local guest='p /c/d/one /c/d/two; w 1; p /c/d/one /c/d/two; w 2; p /c/d/two /c/d/three; w 3
@@ -389,42 +389,28 @@ cached_probes() {
 		# then the guest'"'"'s own rename (through the sentry) of the kept directory
 		wait_for ready5; touch "$R/c/d/five"; touch "$R/go5"'
 	grep -o '^/c/[a-z]/[a-z]*: stat=[A-Z]*[a-z]* lstat=[A-Z]*[a-z]*' <<<"$output" >"$T/probes"
+	diff -u - "$T/probes" <<-'EOF'
+		/c/d/one: stat=ok lstat=ok
+		/c/d/two: stat=ENOENT lstat=ENOENT
+		/c/d/one: stat=ENOENT lstat=ENOENT
+		/c/d/two: stat=ok lstat=ok
+		/c/d/two: stat=ENOENT lstat=ENOENT
+		/c/d/three: stat=ok lstat=ok
+		/c/d/three: stat=ENOENT lstat=ENOENT
+		/c/d/four: stat=ok lstat=ok
+		/c/d/four: stat=ENOENT lstat=ENOENT
+		/c/d/five: stat=ok lstat=ok
+		/c/d/five: stat=ENOENT lstat=ENOENT
+		/c/g/five: stat=ok lstat=ok
+	EOF
 }
 
 @test "a directory a stat kept, renamed, replaced, removed or moved out of the root by the host or the guest, is looked up anew" {
 	cached_probes
-	diff -u - "$T/probes" <<-'EOF'
-		/c/d/one: stat=ok lstat=ok
-		/c/d/two: stat=ENOENT lstat=ENOENT
-		/c/d/one: stat=ENOENT lstat=ENOENT
-		/c/d/two: stat=ok lstat=ok
-		/c/d/two: stat=ENOENT lstat=ENOENT
-		/c/d/three: stat=ok lstat=ok
-		/c/d/three: stat=ENOENT lstat=ENOENT
-		/c/d/four: stat=ok lstat=ok
-		/c/d/four: stat=ENOENT lstat=ENOENT
-		/c/d/five: stat=ok lstat=ok
-		/c/d/five: stat=ENOENT lstat=ENOENT
-		/c/g/five: stat=ok lstat=ok
-	EOF
 }
 
 @test "the same, seen by one process whose sentry thread asks its own io_uring from its first lookup" {
 	RING_AFTER=0 cached_probes one
-	diff -u - "$T/probes" <<-'EOF'
-		/c/d/one: stat=ok lstat=ok
-		/c/d/two: stat=ENOENT lstat=ENOENT
-		/c/d/one: stat=ENOENT lstat=ENOENT
-		/c/d/two: stat=ok lstat=ok
-		/c/d/two: stat=ENOENT lstat=ENOENT
-		/c/d/three: stat=ok lstat=ok
-		/c/d/three: stat=ENOENT lstat=ENOENT
-		/c/d/four: stat=ok lstat=ok
-		/c/d/four: stat=ENOENT lstat=ENOENT
-		/c/d/five: stat=ok lstat=ok
-		/c/d/five: stat=ENOENT lstat=ENOENT
-		/c/g/five: stat=ok lstat=ok
-	EOF
 }
 
 @test "a kept directory moved out of the root and back by the host, again and again, never shows the guest what was put in it outside" {

@@ -206,17 +206,22 @@ static __thread struct ring *my_ring;
 static __thread unsigned long my_lookups;
 static __thread bool my_ring_failed;
 
+/* The count in environment variable name, or dflt when unset, empty or not a count. */
+static unsigned long env_count(const char *name, long dflt)
+{
+	const char *env = getenv(name);
+	char *end;
+	long n = env && *env ? strtol(env, &end, 10) : dflt;
+
+	return (unsigned long)(n < 0 || (env && *env && *end) ? dflt : n);
+}
+
 static unsigned long ring_after(void)
 {
 	static long n = -1;
 
-	if (n < 0) {
-		const char *env = getenv("PVX_DCACHE_RING_AFTER");
-		char *end;
-		n = env && *env ? strtol(env, &end, 10) : RING_AFTER;
-		if (n < 0 || (env && *env && *end))
-			n = RING_AFTER;
-	}
+	if (n < 0)
+		n = (long)env_count("PVX_DCACHE_RING_AFTER", RING_AFTER);
 	return (unsigned long)n;
 }
 
@@ -450,13 +455,8 @@ static unsigned long start_after(void)
 {
 	static long n = -1;
 
-	if (n < 0) {
-		const char *env = getenv("PVX_DCACHE_AFTER");
-		char *end;
-		n = env && *env ? strtol(env, &end, 10) : START_AFTER;
-		if (n < 0 || (env && *env && *end))
-			n = START_AFTER;
-	}
+	if (n < 0)
+		n = (long)env_count("PVX_DCACHE_AFTER", START_AFTER);
 	return (unsigned long)n;
 }
 
