@@ -282,13 +282,12 @@ static struct ring *ring_make(void)
 	struct io_uring_params p = { .flags = IORING_SETUP_COOP_TASKRUN | IORING_SETUP_CQSIZE, .cq_entries = RING_CQ };
 	struct ring *r = calloc(1, sizeof(*r));
 
-	if (!r || !ring_key_made || __atomic_fetch_add(&rings_live, 1, __ATOMIC_RELAXED) >= RING_MAX) {
-		if (r)
-			__atomic_fetch_sub(&rings_live, 1, __ATOMIC_RELAXED);
-		free(r);
-		return NULL;
+	if (!r || !ring_key_made)
+		goto none;
+	if (__atomic_fetch_add(&rings_live, 1, __ATOMIC_RELAXED) >= RING_MAX) {
+		__atomic_fetch_sub(&rings_live, 1, __ATOMIC_RELAXED);
+		goto none;
 	}
-	r->fd = r->mounts = -1;
 	r->fd = (int)syscall(SYS_io_uring_setup, POLLS, &p);
 	r->mounts = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
 	if (r->fd < 0 || r->mounts < 0 || !(p.features & IORING_FEAT_SINGLE_MMAP) || !(p.features & IORING_FEAT_NODROP))
@@ -319,6 +318,9 @@ static struct ring *ring_make(void)
 	return r;
 fail:
 	ring_free(r);
+	return NULL;
+none:
+	free(r);
 	return NULL;
 }
 
