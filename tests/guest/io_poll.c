@@ -236,19 +236,33 @@ static int mask_mode(int use_pselect)
 	sigprocmask(SIG_UNBLOCK, &usr1, NULL);
 	say("after unblocking: handler ran %d\n", (int)hits);
 
-	/* a mask that blocks: the signal waits for the end of the call */
+	/*
+	 * A mask that blocks: the signal waits for the end of the call. The sender ends the call by writing
+	 * the pipe after its kill, so no timeout races the sender's start (a fork under QEMU's software CPU
+	 * took longer than the 80 ms timeout this once had).
+	 */
 	hits = 0;
 	sigprocmask(SIG_UNBLOCK, &usr1, NULL);
-	pid_t c = signal_when_asleep(SIGUSR1);
-	ts = (struct timespec){ 0, 80000000 };
-	FD_ZERO(&rd);
-	FD_SET(p[0], &rd);
 	char buf[8];
 	if (read(p[0], buf, sizeof buf) != 1)
 		return 92;
+	pid_t parent = getpid(), c = fork();
+	if (c == 0) {
+		for (int i = 0; i < 10000 && !proc_asleep(parent); i++)
+			usleep(1000);
+		kill(parent, SIGUSR1);
+		usleep(20000);
+		_exit(write(p[1], "y", 1) == 1 ? 0 : 1);
+	}
+	ts = (struct timespec){ 20, 0 };
+	FD_ZERO(&rd);
+	FD_SET(p[0], &rd);
+	errno = 0;
 	r = use_pselect ? pselect(p[0] + 1, &rd, NULL, NULL, &ts, &usr1) : ppoll(&pf, 1, &ts, &usr1);
-	say("%s with a mask blocking SIGUSR1 sent during the wait: %d (timed out), handler ran %d by then\n", name, r,
-	    (int)hits);
+	e = errno;
+	say("%s with a mask blocking SIGUSR1 sent during the wait: %d %s (the fd the sender wrote after it), "
+	    "handler ran %d by then\n",
+	    name, r, errname(e), (int)hits);
 	wait_child(c);
 	say("after the call: handler ran %d\n", (int)hits);
 	return 0;
