@@ -653,14 +653,19 @@ static long wait_common(struct task *t, long pid, int options, bool nowait, stru
 				any = true;
 				w->code = ptrace_wait_report(c, nowait, &w->status, &w->child_sig);
 				if (w->code) {
+					int tid = c->tid;
 					usage_reap(t->proc, c->proc, true, ru);
-					return c->tid;
+					if (w->code != CLD_TRAPPED && !nowait)
+						task_zombie_untraced(c);	/* its exit, reaped: the parent's turn (may free c) */
+					return tid;
 				}
 			}
 			if (!wait_match(t, c, pid))
 				continue;
 			/* A zombie without WEXITED is not something to wait for: ECHILD if alone (wait_task_zombie). */
 			any |= c->state != TASK_ZOMBIE || (options & WEXITED);
+			if (c->state == TASK_ZOMBIE && (c->ptrace_exit_report || c->proc->zombie_threads))
+				continue;	/* its tracer's to reap first, or its traced threads (task_exit): wait on */
 			int cpid = c->pid;
 			if (c->state != TASK_ZOMBIE) {
 				if (traced)

@@ -374,7 +374,7 @@ static long request(struct task *t, struct task *c, long req, uint64_t addr, uin
 		ptrace_detach(c, (int)data);
 		return 0;
 	}
-	/* SINGLESTEP, SYSEMU, LISTEN, PEEKSIGINFO, ARCH_PRCTL...: not here (see table.def). */
+	/* SINGLESTEP, SYSEMU, PEEKSIGINFO, ARCH_PRCTL...: not here (see table.def). */
 	return -EIO;
 }
 
@@ -410,5 +410,7 @@ long sys_ptrace(struct task *t, const long a[6])
 		ptrace_interrupt(c);
 		return 0;
 	}
+	if (req == PTRACE_LISTEN)
+		return ptrace_listen(c);
 	return request(t, c, req, addr, data);
 }

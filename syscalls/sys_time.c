@@ -153,10 +153,59 @@ static long cpu_nanosleep(struct task *t, const long a[6], const struct cpuclock
 	return r;
 }
 
+static long nanosleep_until(struct task *t, clockid_t c, const struct timespec *until, uint64_t rmtp);
+
+/* restart_syscall(2) of a relative sleep: on to the same deadline (hrtimer_nanosleep_restart). */
+static long nanosleep_restart(struct task *t)
+{
+	struct timespec until = t->restart.until;
+
+	return nanosleep_until(t, t->restart.clock, &until, t->restart.rmtp);
+}
+
+/*
+ * A relative sleep until *until (absolute on clock c), as do_nanosleep:
+ * cut short by a signal it writes the time left to rmtp (when given and
+ * some is left) and returns -ERESTART_RESTARTBLOCK with the restart block
+ * set, so that a stop, an ignored signal or a tracer that drops the
+ * signal lets it sleep on through restart_syscall, and a handler makes it
+ * EINTR (signal_deliver).
+ */
+static long nanosleep_until(struct task *t, clockid_t c, const struct timespec *until, uint64_t rmtp)
+{
+	const long b[6] = { c, TIMER_ABSTIME, (long)until };
+	long r = task_block(t, NULL, SYS_clock_nanosleep, b, false);
+
+	if (r != -EINTR)
+		return r;
+	if (rmtp) {
+		struct timespec now;
+		clock_gettime(c, &now);
+		long long ns = (until->tv_sec - now.tv_sec) * 1000000000LL + (until->tv_nsec - now.tv_nsec);
+		if (ns <= 0)
+			return 0;
+		struct timespec rem = { (time_t)(ns / 1000000000LL), (long)(ns % 1000000000LL) };
+		if (copy_to_guest(t->mm, rmtp, &rem, sizeof(rem)))
+			return -EFAULT;
+	}
+	t->restart.fn = nanosleep_restart;
+	t->restart.clock = c;
+	t->restart.until = *until;
+	t->restart.rmtp = rmtp;
+	return -ERESTART_RESTARTBLOCK;
+}
+
+/* restart_syscall(2): what the restart block says, or EINTR without one (do_no_restart_syscall). */
+long sys_restart_syscall(struct task *t, const long a[6])
+{
+	(void)a;
+	return t->restart.fn ? t->restart.fn(t) : -EINTR;
+}
+
 /* clock_nanosleep(2): only this task's thread sleeps, without the sentry lock. */
 long sys_clock_nanosleep(struct task *t, const long a[6])
 {
-	struct timespec req, rem = { 0, 0 };
+	struct timespec req;
 	struct cpuclock cc;
 	clockid_t c;
 	long r = host_clock(t, a[0], &c, &cc);
@@ -179,18 +228,13 @@ long sys_clock_nanosleep(struct task *t, const long a[6])
 			return neg_errno();
 		ts_add(&until, req.tv_sec, req.tv_nsec);
 	}
+	t->restart.fn = NULL;	/* do_no_restart_syscall, until this sleep sets its own */
+	if (relative)
+		return nanosleep_until(t, c, &until, (uint64_t)a[3]);
+	/* An absolute sleep restarts as it was, with no restart block and no time left written (hrtimer_nanosleep). */
 	const long b[6] = { c, TIMER_ABSTIME, (long)&until };
 	r = task_block(t, NULL, SYS_clock_nanosleep, b, false);
-	if (r == -EINTR && relative && a[3]) {
-		struct timespec now;
-		clock_gettime(c, &now);
-		long long ns = (until.tv_sec - now.tv_sec) * 1000000000LL + (until.tv_nsec - now.tv_nsec);
-		if (ns > 0)
-			rem = (struct timespec){ (time_t)(ns / 1000000000LL), (long)(ns % 1000000000LL) };
-		if (copy_to_guest(t->mm, (uint64_t)a[3], &rem, sizeof(rem)))
-			return -EFAULT;
-	}
-	return r;
+	return r == -EINTR ? -ERESTARTNOHAND : r;
 }
 
 long sys_nanosleep(struct task *t, const long a[6])

@@ -51,6 +51,43 @@ setup() {
 		'attach stop: stopped sig 19 event 0' 'end: exited 0'
 }
 
+@test "ptrace: LISTEN at a seized child's group stop; INTERRUPT and SIGCONT re-trap it; EIO unless seized and in an event stop" {
+	compare_flavours 0 ptrace_guest listen
+	has 'seize trap: stopped sig 19 event 128' 'seize trap GETSIGINFO 0 signo 19 code 0x8013 pid ok 1' 'LISTEN 0' \
+		'while listening: GETREGS ESRCH, LISTEN ESRCH, CONT ESRCH' 'wait while listening 0' \
+		'interrupt re-trap: stopped sig 19 event 128' 'SIGCONT re-trap: stopped sig 5 event 128' \
+		'wait before LISTEN 0' 're-trap at LISTEN: stopped sig 5 event 128' 'next: stopped sig 18 event 0' \
+		'LISTEN in a signal-delivery stop EIO' 'LISTEN not seized EIO'
+}
+
+@test "ptrace: a tracee's exit is its tracer's to reap before its parent's wait returns; a traced thread's exit too" {
+	compare_flavours 0 ptrace_guest reap
+	has 'tracer: exited 7' "parent's waitpid: ok, the exit code 7, not before the tracer's wait yes" 'leader: exited 8' \
+		"threads made 1, their exits seen 1, the leader's after 1"
+}
+
+# Debian's strace, a dynamic program, as the tracer (PTRACE_SEIZE, LISTEN, GET_SYSCALL_INFO, process_vm_readv).
+@test "strace runs in the sandbox: -f over a pipeline and over threads, -p of a sleeper stopped and continued" {
+	command -v strace >/dev/null || skip "no strace (apt-get install strace)"
+	run "$PVX" run -- strace -f -e trace=write,exit_group /bin/sh -c 'echo hi | cat >/dev/null'
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	assert_contains "$output" 'write(1, "hi\n", 3)'
+	assert_not_contains "$output" 'No child processes'
+	[ "$(grep -c '+++ exited with 0 +++' <<<"$output")" -ge 3 ] || { echo "$output"; false; }
+	run "$PVX" run -- strace -f -qq -e trace=exit python3 -c \
+		'import threading; t = [threading.Thread(target=int) for i in range(3)]; [x.start() for x in t]; [x.join() for x in t]'
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	[ "$(grep -c 'exit(0)' <<<"$output")" -eq 3 ] || { echo "$output"; false; }
+	run "$PVX" run -- /bin/bash -c 'sleep 3 & p=$!; sleep 0.5; strace -p $p & s=$!; sleep 0.5; kill -STOP $p; sleep 0.3
+		kill -CONT $p; wait $p; echo "sleep $?"; wait $s; echo "strace $?"'
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	assert_contains "$output" 'ERESTART_RESTARTBLOCK'
+	assert_contains "$output" '--- stopped by SIGSTOP ---'
+	assert_contains "$output" 'restart_syscall(<... resuming interrupted clock_nanosleep ...>) = 0'
+	assert_contains "$output" 'sleep 0'
+	assert_contains "$output" 'strace 0'
+}
+
 @test "ptrace: GETFPREGS/SETFPREGS and NT_PRFPREG read and change a stopped child's xmm0; a bad MXCSR is EINVAL" {
 	compare_flavours 0 ptrace_guest fpregs
 	has 'GETFPREGS 0 xmm0 0x1122334455667788 cwd 0x37f mxcsr 0x1f80' 'GETREGSET NT_PRFPREG 0 len 512 same xmm0 1' \

@@ -61,6 +61,8 @@ int sentry_live_tasks(void);
 long task_start(struct task *t, void *(*fn)(void *)) __must_check;
 /* The task is done with guest code: zombie, parent notified, resources freed. */
 void task_exit(struct task *t);
+/* A zombie's tracer (not its parent) reaped it or left: its parent hears of the exit now (SIGCHLD, wait). */
+void task_zombie_untraced(struct task *t);
 /* Free a reaped zombie. */
 void task_free(struct task *t);
 /* Make t notice a signal: kick its thread out of guest code or a blocking call. */
@@ -113,6 +115,8 @@ void jobctl_stop_wait(struct task *t);
 void jobctl_attach(struct task *t);
 /* p's link to parent (its parent, now gone or exiting) is gone: an orphaned pgrp with a stopped member gets SIGHUP, SIGCONT. */
 void jobctl_orphan_kick(const struct process *p, const struct process *parent);
+/* A traced thread asked to join a group stop traps for its tracer instead (ptrace's re-trap): it has joined. */
+void jobctl_participate(struct task *t);
 /* A thread ends: it no longer holds up its group's stop. */
 void jobctl_exit(struct task *t);
 /* wait's report of child process c's stop (WUNTRACED) or continue (WCONTINUED): CLD_STOPPED/CLD_CONTINUED or 0. */

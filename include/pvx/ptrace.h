@@ -29,8 +29,16 @@ void ptrace_detach(struct task *t, int sig);
  * it leaves the stop first.
  */
 long ptrace_fpu(struct task *t, void *buf, size_t len, bool write);
-/* PTRACE_INTERRUPT (SEIZE only): a running tracee stops with PTRACE_EVENT_STOP. */
+/* PTRACE_INTERRUPT (SEIZE only): a running tracee stops with PTRACE_EVENT_STOP; a listening one re-traps. */
 void ptrace_interrupt(struct task *t);
+/* PTRACE_LISTEN of tracee t, stopped for its tracer: 0, or -EIO (not seized, not a PTRACE_EVENT_STOP stop). */
+long ptrace_listen(struct task *t) __must_check;
+/*
+ * ptrace_trap_notify() for each seized tracee of process p, when a SIGCONT
+ * ends or cancels its group stop: a PTRACE_EVENT_STOP trap follows (at once
+ * for a listening one).
+ */
+void ptrace_notify_continue(struct process *p);
 
 /* Stops, taken by the tracee itself (sentry lock held). */
 /* Signal-delivery stop for sig (dequeued, info *si): returns the signal to act on, 0 to drop it. */

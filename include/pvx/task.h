@@ -100,6 +100,7 @@ struct process {
 	int ppid, pgid, sid;
 	struct task *leader;
 	int nr_threads;		/* threads that have not exited yet */
+	int zombie_threads;	/* exited threads a tracer has still to reap (the leader's zombie waits for them) */
 	bool group_exit;	/* exit_group or a fatal signal: every thread ends */
 	int exit_status;	/* wait status of the process, once group_exit */
 	struct addr_space *as;	/* = mm->as */
@@ -206,7 +207,9 @@ struct task {
 	int ptrace_code;	/* the stop's exit_code for the tracer's wait (0: reported) */
 	int ptrace_resume_sig;	/* the signal the tracer resumed it with */
 	int ptrace_sc_stop;	/* PTRACE_GET_SYSCALL_INFO: 1 at syscall entry, 2 at exit, 0 other stops */
-	bool ptrace_trap_pending;	/* PTRACE_INTERRUPT (or a seized clone child): stop with PTRACE_EVENT_STOP */
+	bool ptrace_trap_pending;	/* PTRACE_INTERRUPT, a seized clone child, SIGCONT: stop with PTRACE_EVENT_STOP */
+	bool ptrace_in_call;	/* in a syscall's emulation: a ptrace stop now is taken mid-call (ptrace.c) */
+	bool ptrace_listening;	/* PTRACE_LISTEN: still stopped, but for no request nor wait until re-trapped */
 	uint64_t ptrace_msg;	/* PTRACE_GETEVENTMSG */
 	int ptrace_si_signo;	/* the stop's siginfo (PTRACE_GETSIGINFO); 0: none */
 	struct sig_info ptrace_si;
@@ -226,12 +229,27 @@ struct task {
 	int in_vfork;			/* sleeping in vfork until this child (pid) execs or exits; 0: not */
 	struct task *clone_parent;	/* a new thread: set until its context is started */
 	void *start_arg;		/* what the first task's thread execs */
+	/*
+	 * The restart block (current->restart_block): how restart_syscall(2)
+	 * goes on with a sleep that -ERESTART_RESTARTBLOCK cut short and no
+	 * handler ended. NULL fn: restart_syscall says EINTR.
+	 */
+	struct {
+		long (*fn)(struct task *t);
+		int clock;
+		struct timespec until;	/* absolute, on clock */
+		uint64_t rmtp;		/* a relative sleep's remaining-time pointer, 0: none */
+	} restart;
 };
 
 /* Kernel-internal: the wait was interrupted by a signal; restart it unless a handler says EINTR. */
 #define ERESTARTSYS 512
 /* Kernel-internal: interrupted by a signal; restart it after the handler, SA_RESTART or not. */
 #define ERESTARTNOINTR 513
+/* Kernel-internal: interrupted; a handler makes it EINTR, else it restarts as it was. */
+#define ERESTARTNOHAND 514
+/* Kernel-internal: interrupted; a handler makes it EINTR, else restart_syscall(2) runs t->restart.fn. */
+#define ERESTART_RESTARTBLOCK 516
 
 
 #endif

@@ -79,6 +79,7 @@ void jobctl_prepare(struct process *p, int sig)
 			o->stopped = false;
 		}
 	int why = p->stop_stopped ? CLD_CONTINUED : p->group_stop_count ? CLD_STOPPED : 0;
+	ptrace_notify_continue(p);
 	if (why) {
 		p->stop_stopped = false;
 		p->stop_continued = true;
@@ -150,6 +151,12 @@ static void participate(struct task *t)
 	}
 }
 
+void jobctl_participate(struct task *t)
+{
+	if (t->stop_pending && !t->proc->group_exit)
+		participate(t);
+}
+
 /*
  * t joins the group stop asked of it and sleeps stopped (TASK_STOPPED, T
  * in /proc) until SIGCONT or SIGKILL. Other fatal signals wait, pending,
@@ -195,6 +202,8 @@ void jobctl_stop_signal(struct task *t, int sig)
 				continue;
 			if (!o->stop_pending) {
 				o->stop_pending = true;
+				if (o->ptrace_listening)
+					o->ptrace_trap_pending = true;	/* ptrace_trap_notify(): it re-traps, and joins */
 				task_interrupt(o, false);
 			}
 			count++;

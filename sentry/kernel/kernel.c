@@ -562,6 +562,81 @@ static int new_reaper(const struct process *p)
 	return 1;
 }
 
+/*
+ * do_notify_parent() at a process's exit: SIGCHLD with the exit to its
+ * parent. Returns whether the parent reaps nothing (SIGCHLD ignored or
+ * SA_NOCLDWAIT): then the zombie goes at once.
+ */
+static bool notify_parent_exit(struct task *t)
+{
+	struct task *parent = task_find(t->proc->ppid);
+
+	if (!parent || parent->state == TASK_ZOMBIE)
+		return false;
+	int st = t->exit_status;
+	struct sig_info info = { WIFEXITED(st) ? CLD_EXITED : WCOREDUMP(st) ? CLD_DUMPED : CLD_KILLED, t->pid,
+				 WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st), 0 };
+	const struct sigaction_rec *sa = &parent->proc->sigactions[SIGCHLD - 1];
+	/* wait(2): SIGCHLD set to SIG_IGN or SA_NOCLDWAIT: "children ... do not become zombies". */
+	bool autoreap = sa->handler == (uint64_t)SIG_IGN || (sa->flags & SA_NOCLDWAIT);
+	(void)signal_queue_process(parent->proc, SIGCHLD, &info);
+	return autoreap;
+}
+
+/* The zombie goes now unless someone will wait for it (its parent, while init lives). */
+static void zombie_settle(struct task *t, bool autoreap)
+{
+	if (t->pid != 1 && (init_status >= 0 || !task_find(t->proc->ppid) || autoreap))
+		task_free(t);
+}
+
+void task_zombie_untraced(struct task *t)
+{
+	struct process *p = t->proc;
+
+	if (p->leader != t) {	/* a traced thread's (thread_zombie): release_task() */
+		task_free(t);
+		struct task *l = p->leader;
+		/* The last one: a leader's zombie that waited for it is its parent's now (delay_group_leader). */
+		if (--p->zombie_threads == 0 && l->state == TASK_ZOMBIE && !l->ptrace_exit_report)
+			zombie_settle(l, notify_parent_exit(l));
+	} else if (!p->zombie_threads) {
+		zombie_settle(t, notify_parent_exit(t));
+	}
+	sentry_wake_all();
+}
+
+/*
+ * exit_notify() of a traced thread that is not its process's leader: a
+ * zombie for its tracer to reap (wait reports its exit, SIGCHLD tells),
+ * as strace -f expects of every thread it saw start. Its files and fs go
+ * now; the leader's zombie waits for it (delay_group_leader, and
+ * task_exit). Returns false for a thread that is not traced.
+ */
+static bool thread_zombie(struct task *t)
+{
+	struct task *tr = t->tracer;
+	struct process *p = t->proc;
+
+	if (!tr || !tr->proc || tr->state == TASK_ZOMBIE || tr->exiting)
+		return false;
+	if (p->group_exit)
+		t->exit_status = p->exit_status;
+	task_drop_shared(t);
+	t->state = TASK_ZOMBIE;
+	t->ptrace_exit_report = true;
+	p->zombie_threads++;
+	int st = t->exit_status;
+	struct sig_info info = { WIFEXITED(st) ? CLD_EXITED : CLD_KILLED, t->tid,
+				 WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st), 0 };
+	if (tr->proc->sigactions[SIGCHLD - 1].handler != (uint64_t)SIG_IGN)
+		(void)signal_queue_process(tr->proc, SIGCHLD, &info);
+	threads--;
+	platform_set_live_hint(threads);
+	sentry_wake_all();
+	return true;
+}
+
 void task_exit(struct task *t)
 {
 	struct process *pr = t->proc;
@@ -571,7 +646,8 @@ void task_exit(struct task *t)
 	t->exited = true;
 	thread_exit(t);
 	if (pr->leader != t) {
-		thread_gone(t);
+		if (!thread_zombie(t))
+			thread_gone(t);
 		return;
 	}
 	/* The leader stays until its threads are gone: then the process exits. */
@@ -599,16 +675,13 @@ void task_exit(struct task *t)
 	sigq_flush(&pr->pending, ~0UL);	/* nobody is left to take them */
 	vfork_release(t);
 	struct task *parent = task_find(t->proc->ppid);
-	bool autoreap = false;
-	if (parent && parent->state != TASK_ZOMBIE) {
-		int st = t->exit_status;
-		struct sig_info info = { WIFEXITED(st) ? CLD_EXITED : WCOREDUMP(st) ? CLD_DUMPED : CLD_KILLED, t->pid,
-					 WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st), 0 };
-		const struct sigaction_rec *sa = &parent->proc->sigactions[SIGCHLD - 1];
-		/* wait(2): SIGCHLD set to SIG_IGN or SA_NOCLDWAIT: "children ... do not become zombies". */
-		autoreap = sa->handler == (uint64_t)SIG_IGN || (sa->flags & SA_NOCLDWAIT);
-		(void)signal_queue_process(parent->proc, SIGCHLD, &info);
-	}
+	/*
+	 * A tracer that is not the parent hears of the exit first, and alone
+	 * (wait_consider_task: "a zombie ptracee is only visible to its
+	 * ptracer"): the parent, once the tracer reaped it or is gone
+	 * (task_zombie_untraced).
+	 */
+	bool held = t->ptrace_exit_report || pr->zombie_threads, autoreap = !held && notify_parent_exit(t);
 	/*
 	 * Orphans go to the nearest living ancestor that is a child subreaper,
 	 * else to init (find_new_reaper); each that asked for a parent-death
@@ -632,8 +705,8 @@ void task_exit(struct task *t)
 		kill_all_but(t);
 	}
 	/* Once init is gone nobody will wait: reap at once (init itself stays for its status). */
-	if (t->pid != 1 && (init_status >= 0 || !task_find(t->proc->ppid) || autoreap))
-		task_free(t);
+	if (!held)
+		zombie_settle(t, autoreap);
 	threads--;
 	platform_set_live_hint(threads);
 	sentry_wake_all();

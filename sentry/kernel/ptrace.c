@@ -101,7 +101,8 @@ struct task *ptrace_tracee(struct task *tracer, int tid, bool any_state, long *e
 	*err = -ESRCH;
 	if (!t || !t->tracer || t->tracer->proc != tracer->proc || t->state == TASK_ZOMBIE)
 		return NULL;
-	if (!any_state && !t->ptrace_stopped)	/* also the PTRACE_EVENT_EXIT stop of an exiting task */
+	/* also the PTRACE_EVENT_EXIT stop of an exiting task; not one that listens (ptrace_freeze_traced) */
+	if (!any_state && (!t->ptrace_stopped || t->ptrace_listening))
 		return NULL;
 	*err = 0;
 	return t;
@@ -134,11 +135,52 @@ void ptrace_detach(struct task *t, int sig)
 
 void ptrace_interrupt(struct task *t)
 {
-	if (t->ptrace_stopped)
-		return;	/* stopped already: nothing to do (Linux re-traps a group stop; pvx has no LISTEN) */
-	t->ptrace_trap_pending = true;
-	task_interrupt(t, false);
+	if (t->ptrace_stopped && !t->ptrace_listening)
+		return;	/* in a trap already: INTERRUPT does not disturb it */
+	t->ptrace_trap_pending = true;	/* a listening tracee re-traps into its stop (ptrace_stop) */
+	if (!t->ptrace_stopped)
+		task_interrupt(t, false);
 	sentry_wake_all();
+}
+
+/*
+ * PTRACE_LISTEN: the tracee stays stopped, as a process stopped by a
+ * signal is, but its trap is over for the tracer: no request reaches it
+ * (ptrace_tracee) and wait reports nothing of it, until an event re-traps
+ * it with a new PTRACE_EVENT_STOP (ptrace_stop): the SIGCONT that ends its
+ * group's stop, a new group stop, PTRACE_INTERRUPT. Only a seized tracee,
+ * and only in a PTRACE_EVENT_STOP stop (its last_siginfo says so, as
+ * Linux looks); an event that came since the stop began re-traps it at once
+ * (JOBCTL_TRAP_NOTIFY). This is what strace does at every group stop.
+ */
+long ptrace_listen(struct task *t)
+{
+	if (!t->ptrace_seized || !t->ptrace_si_signo || (t->ptrace_si.code >> 8) != PTRACE_EVENT_STOP)
+		return -EIO;
+	t->ptrace_listening = true;
+	if (t->ptrace_trap_pending)
+		sentry_wake_all();
+	return 0;
+}
+
+void ptrace_notify_continue(struct process *p)
+{
+	for (struct task *o = task_next(NULL); o; o = task_next(o)) {
+		if (o->proc != p || !o->tracer || !o->ptrace_seized || o->exiting || o->state == TASK_ZOMBIE)
+			continue;
+		o->ptrace_trap_pending = true;
+		if (!o->ptrace_stopped)
+			task_interrupt(o, false);
+	}
+	sentry_wake_all();
+}
+
+/* do_jobctl_trap()'s signal: the group's stop signal while a stop is under way or in effect, else SIGTRAP. */
+static int event_stop_sig(const struct task *t)
+{
+	const struct process *p = t->proc;
+
+	return (p->group_stop_count || p->stop_stopped) && p->stop_sig ? p->stop_sig : SIGTRAP;
 }
 
 /*
@@ -219,9 +261,24 @@ static int ptrace_stop(struct task *t, int code, const struct sig_info *si, int 
 			fpu_serve(t, false);
 			continue;
 		}
+		if (t->ptrace_listening && t->ptrace_trap_pending) {
+			/* do_jobctl_trap() of a listening tracee: a new PTRACE_EVENT_STOP for the tracer */
+			int sig = event_stop_sig(t);
+			code = sig | (PTRACE_EVENT_STOP << 8);
+			t->ptrace_listening = false;
+			t->ptrace_trap_pending = false;
+			jobctl_participate(t);	/* a new group stop re-trapped it: it is in that stop now */
+			t->ptrace_code = code;
+			t->ptrace_si_signo = sig;
+			t->ptrace_si = (struct sig_info){ code, t->tid, 0, 0 };
+			t->ptrace_msg = 0;
+			notify_tracer(t, code);
+			continue;
+		}
 		sentry_wait_busy();
 	}
 	fpu_serve(t, true);
+	t->ptrace_listening = false;
 	t->ptrace_stopped = false;
 	t->ptrace_code = 0;
 	t->ptrace_sc_stop = 0;
@@ -258,12 +315,49 @@ int ptrace_signal(struct task *t, int sig, struct sig_info *si)
 	return new;
 }
 
+/*
+ * A ptrace stop taken while t sleeps in a syscall (task_block, a wait in
+ * the sentry): Linux would cut the call short (-ERESTART*), report its
+ * exit stop to a PTRACE_SYSCALL tracer, trap, and restart the call, which
+ * a PTRACE_SYSCALL tracer sees as a new entry stop. pvx's call goes on
+ * where it slept, but the tracer sees the same stops around the trap, or
+ * it takes the call's exit stop for an entry (strace -p of a sleeper).
+ */
+static uint64_t midcall_begin(struct task *t)
+{
+	uint64_t rax = t->regs.rax;
+
+	if (!t->ptrace_in_call)
+		return rax;
+	t->regs.rax = (uint64_t)-ERESTARTSYS;
+	if (t->ptrace_syscall) {
+		ptrace_syscall_stop(t, false);
+		t->regs.rax = (uint64_t)-ERESTARTSYS;	/* the tracer's change of the result has no call to go to */
+	}
+	return rax;
+}
+
+static void midcall_end(struct task *t, uint64_t rax)
+{
+	if (!t->ptrace_in_call)
+		return;
+	if (t->tracer && t->ptrace_syscall && !t->exiting) {
+		t->regs.rax = (uint64_t)-ENOSYS;
+		ptrace_syscall_stop(t, true);
+	}
+	t->regs.rax = rax;
+}
+
 void ptrace_group_stop(struct task *t, int sig)
 {
 	int code = t->ptrace_seized ? sig | (PTRACE_EVENT_STOP << 8) : sig;
-	struct sig_info si = { SI_USER, 0, 0, 0 };
+	/* ptrace_do_notify()'s siginfo when seized (si_code the event code, si_pid the tracee) */
+	struct sig_info si = t->ptrace_seized ? (struct sig_info){ code, t->tid, 0, 0 } : (struct sig_info){ SI_USER, 0, 0, 0 };
 
+	t->ptrace_trap_pending = false;	/* a PTRACE_EVENT_STOP trap clears a pending one (JOBCTL_TRAP_NOTIFY) */
+	uint64_t rax = midcall_begin(t);
 	(void)ptrace_stop(t, code, &si, sig, 0, false);
+	midcall_end(t, rax);
 }
 
 void ptrace_check_interrupt(struct task *t)
@@ -271,8 +365,15 @@ void ptrace_check_interrupt(struct task *t)
 	if (!t->ptrace_trap_pending)
 		return;
 	t->ptrace_trap_pending = false;
-	if (t->tracer && t->ptrace_seized)
-		(void)trap_stop(t, SIGTRAP | (PTRACE_EVENT_STOP << 8), 0, 0, false);
+	if (t->tracer && t->ptrace_seized) {
+		/* do_jobctl_trap(): ptrace_do_notify(sig, sig | PTRACE_EVENT_STOP << 8) */
+		int sig = event_stop_sig(t), code = sig | (PTRACE_EVENT_STOP << 8);
+		struct sig_info si = { code, t->tid, 0, 0 };
+		t->ptrace_msg = 0;
+		uint64_t rax = midcall_begin(t);
+		(void)ptrace_stop(t, code, &si, sig, 0, false);
+		midcall_end(t, rax);
+	}
 }
 
 /* ptrace_event(): the stop if the tracer asked for the event (option bit 1 << event). */
@@ -345,12 +446,16 @@ void ptrace_exit_event(struct task *t, int status)
 
 void ptrace_tracer_exit(struct task *t)
 {
-	for (struct task *o = task_next(NULL); o; o = task_next(o)) {
-		if (o->tracer != t)
+	/* By tid: a zombie made the parent's may be freed, and its leader with it. */
+	for (int tid = 1; tid <= PVX_MAX_TASKS; tid++) {
+		struct task *o = task_find(tid);
+		if (!o || o->tracer != t)
 			continue;
-		bool kill = o->ptrace_opts & PTRACE_O_EXITKILL;
+		bool kill = o->ptrace_opts & PTRACE_O_EXITKILL, held = o->ptrace_exit_report;
 		ptrace_detach(o, 0);
-		if (kill && o->state != TASK_ZOMBIE)
+		if (held)	/* an exit it had not reaped: the parent's now (may free o) */
+			task_zombie_untraced(o);
+		else if (kill && o->state != TASK_ZOMBIE)
 			(void)signal_queue(o, SIGKILL, NULL);
 	}
 }
@@ -390,14 +495,15 @@ bool ptrace_wait_match(const struct task *w, const struct task *c, long pid)
 
 int ptrace_wait_report(struct task *c, bool nowait, int *status, int *child_sig)
 {
-	if (c->ptrace_exit_report && c->state == TASK_ZOMBIE) {
+	/* A leader's exit waits for its traced threads' (delay_group_leader) */
+	if (c->ptrace_exit_report && c->state == TASK_ZOMBIE && !(c->proc->leader == c && c->proc->zombie_threads)) {
 		int st = *status = c->exit_status;
 		*child_sig = WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st);
 		if (!nowait)
 			unlink_tracee(c);
 		return WIFEXITED(st) ? CLD_EXITED : CLD_KILLED;
 	}
-	if (!c->ptrace_stopped || !c->ptrace_code)
+	if (!c->ptrace_stopped || !c->ptrace_code || c->ptrace_listening)
 		return 0;
 	*status = (c->ptrace_code << 8) | 0x7f;
 	*child_sig = c->ptrace_code;

@@ -16,6 +16,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/syscall.h>
 
 #include "pvx/file.h"
 #include "pvx/kernel.h"
@@ -371,6 +372,8 @@ void signal_deliver(struct task *t, long *ret)
 			return;
 		}
 		/* A syscall cut short by a signal: restart it only with SA_RESTART (signal(7)). */
+		if (ret && (*ret == -ERESTART_RESTARTBLOCK || *ret == -ERESTARTNOHAND))
+			*ret = -EINTR;	/* a sleep: EINTR after a handler, SA_RESTART or not */
 		if (ret && (*ret == -ERESTARTSYS || *ret == -ERESTARTNOINTR)) {
 			if ((sa->flags & SA_RESTART) || *ret == -ERESTARTNOINTR) {
 				t->regs.rip -= 2;	/* back onto the syscall instruction */
@@ -403,9 +406,12 @@ void signal_deliver(struct task *t, long *ret)
 	}
 	if (delivered)
 		return;
-	if (ret && (*ret == -ERESTARTSYS || *ret == -ERESTARTNOINTR)) {	/* ignored or no signal: restart */
+	if (ret && (*ret == -ERESTARTSYS || *ret == -ERESTARTNOINTR || *ret == -ERESTARTNOHAND)) {	/* no handler: restart */
 		t->regs.rip -= 2;
 		*ret = (long)t->regs.orig_rax;
+	} else if (ret && *ret == -ERESTART_RESTARTBLOCK) {	/* the sleep goes on through restart_syscall */
+		t->regs.rip -= 2;
+		*ret = SYS_restart_syscall;
 	}
 	if (t->has_saved_mask) {
 		t->sigmask = t->saved_mask;
@@ -462,6 +468,7 @@ long signal_return(struct task *t)
 	/* Only the flags user code may change (FIX_EFLAGS). */
 	r->eflags = (r->eflags & ~0x40dd5UL) | (c->eflags & 0x40dd5UL);
 	r->orig_rax = (uint64_t)-1;
+	t->restart.fn = NULL;	/* "make any pending restarted system calls return -EINTR" */
 	t->sigmask = uc.sigmask & ~UNBLOCKABLE;
 	if (!restore_fpstate(t, c->fpstate)) {
 		signal_fatal(t, SIGSEGV);	/* "badframe": force_sig(SIGSEGV) */

@@ -128,7 +128,9 @@ int task_run(struct task *t)
 		if (sandbox.strace)
 			syscalls->trace_enter(t, nr, a);
 		/* A tracer's orig_rax of -1 skips the call: rax (-ENOSYS or the tracer's) is its result. */
+		t->ptrace_in_call = true;
 		long ret = traced && nr == -1 ? (long)t->regs.rax : syscalls->dispatch(t, nr, a);
+		t->ptrace_in_call = false;
 		/* A copy_to_guest_ret's copy goes with the next run only when nothing comes between. */
 		ret = guest_out_settle(t->ctx, ret,
 				       !dnotify_records && !sandbox.strace && !(t->tracer && t->ptrace_syscall) && !t->stop_pending &&

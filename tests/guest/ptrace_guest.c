@@ -10,12 +10,15 @@
  *   tracerexit a tracer exits with its tracee stopped: it goes on (ATTACH) or dies (SEIZE with EXITKILL)
  *   forge     sandbox hostile: forged cs/ss/fs_base refused (EIO), rip into the stub, POKE into the stub
  *   stopped   ATTACH to a group-stopped child: stopped for us when ATTACH returns; debug registers kept
+ *   reap      a tracee's exit is its tracer's to reap before its parent's wait; a traced thread's exit too
+ *   listen    PTRACE_LISTEN at a seized child's group stop: re-trapped by INTERRUPT and SIGCONT; its EIO cases
  *   fpregs    GETFPREGS/SETFPREGS and NT_PRFPREG: xmm0 read and changed in a stopped child
  *   xstate    the same with NT_X86_XSTATE read, and refused with a reserved header or short
  *   init      sandbox only: pid 1 cannot be traced (EPERM)
  *   child-exit N, child-sys: what the exec'd children do */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <pthread.h>
@@ -444,6 +447,178 @@ static int forge(void)
 	return 0;
 }
 
+/* A child that stops itself and then exits with code; returns its pid once it is group-stopped. */
+static int stopped_child(int code)
+{
+	int st, pid = fork();
+	if (pid == 0) {
+		raise(SIGSTOP);
+		_exit(code);
+	}
+	waitpid(pid, &st, WUNTRACED);
+	show("group-stopped", st);
+	return pid;
+}
+
+static void show_siginfo(int pid, const char *what)
+{
+	siginfo_t si;
+	memset(&si, 0, sizeof(si));
+	long r = pt(PTRACE_GETSIGINFO, pid, 0, (uint64_t)&si);
+	printf("%s GETSIGINFO %s signo %d code 0x%x pid ok %d\n", what, err(r), si.si_signo, si.si_code, si.si_pid == pid);
+}
+
+/*
+ * PTRACE_LISTEN, as strace uses it at every group stop: the seized child's group-stop trap (PTRACE_EVENT_STOP,
+ * SIGSTOP); LISTEN leaves it stopped but out of reach of requests and wait until it re-traps: on INTERRUPT (with
+ * SIGSTOP, its group still stopped), on SIGCONT (with SIGTRAP), at once when the SIGCONT came before the LISTEN;
+ * LISTEN's EIO for a tracee not seized and for a stop that is not a PTRACE_EVENT_STOP.
+ */
+static int listen_mode(void)
+{
+	int st, pid = stopped_child(5);
+	printf("LISTEN untraced %s\n", err(pt(PTRACE_LISTEN, pid, 0, 0)));
+	printf("SEIZE %s\n", err(pt(PTRACE_SEIZE, pid, 0, 0)));
+	waitfor(pid, "seize trap");
+	show_siginfo(pid, "seize trap");
+	printf("LISTEN %s\n", err(pt(PTRACE_LISTEN, pid, 0, 0)));
+	struct user_regs_struct regs;
+	printf("while listening: GETREGS %s, LISTEN %s, CONT %s\n", err(pt(PTRACE_GETREGS, pid, 0, (uint64_t)&regs)),
+	       err(pt(PTRACE_LISTEN, pid, 0, 0)), err(pt(PTRACE_CONT, pid, 0, 0)));
+	usleep(50000);
+	printf("wait while listening %d\n", (int)waitpid(pid, &st, __WALL | WNOHANG));
+	printf("INTERRUPT %s\n", err(pt(PTRACE_INTERRUPT, pid, 0, 0)));
+	waitfor(pid, "interrupt re-trap");
+	printf("LISTEN %s\n", err(pt(PTRACE_LISTEN, pid, 0, 0)));
+	kill(pid, SIGCONT);
+	waitfor(pid, "SIGCONT re-trap");
+	show_siginfo(pid, "SIGCONT re-trap");
+	printf("CONT %s\n", err(pt(PTRACE_CONT, pid, 0, 0)));
+	waitfor(pid, "next");
+	printf("CONT %s\n", err(pt(PTRACE_CONT, pid, 0, 0)));
+	waitfor(pid, "end");
+
+	/* strace's order: SEIZE, SIGCONT, then the LISTEN for the trap it waited for */
+	pid = stopped_child(6);
+	printf("SEIZE %s\n", err(pt(PTRACE_SEIZE, pid, 0, 0)));
+	kill(pid, SIGCONT);
+	waitfor(pid, "seize trap");
+	usleep(50000);
+	printf("wait before LISTEN %d\n", (int)waitpid(pid, &st, __WALL | WNOHANG));
+	printf("LISTEN %s\n", err(pt(PTRACE_LISTEN, pid, 0, 0)));
+	waitfor(pid, "re-trap at LISTEN");
+	printf("CONT %s\n", err(pt(PTRACE_CONT, pid, 0, 0)));
+	waitfor(pid, "next");
+	printf("CONT %s\n", err(pt(PTRACE_CONT, pid, 0, 0)));
+	waitfor(pid, "end");
+
+	/* not a PTRACE_EVENT_STOP: a signal-delivery stop of a seized tracee, any stop of an attached one */
+	pid = fork();
+	if (pid == 0) {
+		for (;;)
+			pause();
+	}
+	printf("SEIZE %s\n", err(pt(PTRACE_SEIZE, pid, 0, 0)));
+	kill(pid, SIGWINCH);
+	waitfor(pid, "signal stop");
+	printf("LISTEN in a signal-delivery stop %s\n", err(pt(PTRACE_LISTEN, pid, 0, 0)));
+	printf("DETACH %s\n", err(pt(PTRACE_DETACH, pid, 0, 0)));
+	printf("ATTACH %s\n", err(pt(PTRACE_ATTACH, pid, 0, 0)));
+	waitfor(pid, "attach stop");
+	printf("LISTEN not seized %s\n", err(pt(PTRACE_LISTEN, pid, 0, 0)));
+	kill(pid, SIGKILL);
+	waitfor(pid, "end");
+	return 0;
+}
+
+static void *thread_exits(void *arg)
+{
+	(void)arg;
+	return NULL;
+}
+
+/*
+ * Who hears a tracee's exit first. A tracer that is not the parent: the
+ * exit is its to reap, and the parent's wait returns only after (a zombie
+ * ptracee is only visible to its ptracer). A traced thread's exit is its
+ * tracer's too (TRACECLONE: strace -f counts on it), and before its
+ * leader's.
+ */
+static int reap_mode(void)
+{
+	int to_tracer[2], to_parent[2], st;
+	if (pipe(to_tracer) || pipe(to_parent))
+		return 90;
+	int p = fork();
+	if (p == 0) {	/* the parent of the tracee */
+		int c = fork();
+		if (c == 0) {
+			char b;
+			if (read(to_parent[0], &b, 1) != 1)	/* seized by now */
+				_exit(91);
+			_exit(7);
+		}
+		if (write(to_tracer[1], &c, sizeof(c)) != sizeof(c))
+			_exit(92);
+		int r = waitpid(c, &st, 0);
+		char mark = 0;
+		fcntl(to_parent[0], F_SETFL, O_NONBLOCK);
+		bool after = read(to_parent[0], &mark, 1) == 1 && mark == 'w';
+		/* told by its exit code, not printed: the two processes' lines would race */
+		_exit((r == c ? 0 : 4) | (WIFEXITED(st) && WEXITSTATUS(st) == 7 ? 0 : 2) | (after ? 0 : 1));
+	}
+	int c;
+	if (read(to_tracer[0], &c, sizeof(c)) != sizeof(c))
+		return 93;
+	printf("SEIZE %s\n", err(pt(PTRACE_SEIZE, c, 0, 0)));
+	if (write(to_parent[1], "g", 1) != 1)
+		return 94;
+	usleep(200000);	/* c exits meanwhile: its zombie is ours to reap first, so the parent's wait waits on */
+	if (write(to_parent[1], "w", 1) != 1)
+		return 95;
+	waitfor(c, "tracer");
+	st = waitfor(p, "parent");
+	int bits = WIFEXITED(st) ? WEXITSTATUS(st) : 7;
+	printf("parent's waitpid: %s, the exit code %s, not before the tracer's wait %s\n", bits & 4 ? "failed" : "ok",
+	       bits & 2 ? "wrong" : "7", bits & 1 ? "no" : "yes");
+
+	/* a thread's exit, then its leader's */
+	c = fork();
+	if (c == 0) {
+		raise(SIGSTOP);
+		pthread_t th;
+		if (pthread_create(&th, NULL, thread_exits, NULL) || pthread_join(th, NULL))
+			_exit(96);
+		_exit(8);
+	}
+	waitpid(c, &st, WUNTRACED);
+	printf("SEIZE with TRACECLONE %s\n", err(pt(PTRACE_SEIZE, c, 0, PTRACE_O_TRACECLONE)));
+	kill(c, SIGCONT);
+	int threads = 0, thread_exits_seen = 0, leader_exit_after = -1;
+	for (int i = 0; i < 64; i++) {
+		int w = waitpid(-1, &st, __WALL);
+		if (w < 0)
+			break;
+		if (WIFEXITED(st) || WIFSIGNALED(st)) {
+			if (w == c) {
+				leader_exit_after = thread_exits_seen;
+				printf("leader: exited %d\n", WEXITSTATUS(st));
+				break;
+			}
+			thread_exits_seen++;
+			continue;
+		}
+		if (st >> 16 == PTRACE_EVENT_CLONE)
+			threads++;
+		int sig = WSTOPSIG(st);
+		/* event stops and the new thread's first stop carry no signal to pass on */
+		pt(PTRACE_CONT, w, 0, (st >> 16) || sig == SIGTRAP || sig == SIGSTOP ? 0 : sig);
+	}
+	printf("threads made %d, their exits seen %d, the leader's after %d\n", threads, thread_exits_seen,
+	       leader_exit_after);
+	return 0;
+}
+
 static int stopped_mode(void)
 {
 	int pid = fork();
@@ -582,6 +757,10 @@ int main(int argc, char **argv)
 		return tracerexit();
 	if (!strcmp(m, "forge"))
 		return forge();
+	if (!strcmp(m, "reap"))
+		return reap_mode();
+	if (!strcmp(m, "listen"))
+		return listen_mode();
 	if (!strcmp(m, "stopped"))
 		return stopped_mode();
 	if (!strcmp(m, "fpregs") || !strcmp(m, "xstate"))
