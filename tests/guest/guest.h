@@ -97,10 +97,11 @@ static __attribute__((unused)) int proc_asleep(pid_t pid)
 
 /*
  * A child that sends sig to us once we sleep in the blocking call that follows (10 s at most, then it sends
- * it anyway), then exits 0; returns its pid. For a signal that must arrive *during* a wait: a fixed delay
+ * it anyway), then, with wake_fd >= 0, writes a byte there 20 ms later (to end a wait the signal must not
+ * end), and exits 0; returns its pid. For a signal that must arrive *during* a wait: a fixed delay
  * (signal_us_later) can end before a slow machine (QEMU's software CPU) has even entered the call.
  */
-static __attribute__((unused)) pid_t signal_when_asleep(int sig)
+static __attribute__((unused)) pid_t signal_when_asleep_then(int sig, int wake_fd)
 {
 	pid_t parent = getpid(), c = fork();
 
@@ -108,9 +109,18 @@ static __attribute__((unused)) pid_t signal_when_asleep(int sig)
 		for (int i = 0; i < 10000 && !proc_asleep(parent); i++)
 			usleep(1000);
 		kill(parent, sig);
+		if (wake_fd >= 0) {
+			usleep(20000);
+			_exit(write(wake_fd, "y", 1) == 1 ? 0 : 1);
+		}
 		_exit(0);
 	}
 	return c;
+}
+
+static __attribute__((unused)) pid_t signal_when_asleep(int sig)
+{
+	return signal_when_asleep_then(sig, -1);
 }
 
 #endif

@@ -246,14 +246,7 @@ static int mask_mode(int use_pselect)
 	char buf[8];
 	if (read(p[0], buf, sizeof buf) != 1)
 		return 92;
-	pid_t parent = getpid(), c = fork();
-	if (c == 0) {
-		for (int i = 0; i < 10000 && !proc_asleep(parent); i++)
-			usleep(1000);
-		kill(parent, SIGUSR1);
-		usleep(20000);
-		_exit(write(p[1], "y", 1) == 1 ? 0 : 1);
-	}
+	pid_t c = signal_when_asleep_then(SIGUSR1, p[1]);
 	ts = (struct timespec){ 20, 0 };
 	FD_ZERO(&rd);
 	FD_SET(p[0], &rd);
