@@ -61,6 +61,8 @@ int sentry_live_tasks(void);
 long task_start(struct task *t, void *(*fn)(void *)) __must_check;
 /* The task is done with guest code: zombie, parent notified, resources freed. */
 void task_exit(struct task *t);
+/* The siginfo of t's exit for whoever waits for it (CLD_EXITED, CLD_DUMPED or CLD_KILLED, t's tid, its code). */
+struct sig_info task_exit_info(const struct task *t);
 /* A zombie's tracer (not its parent) reaped it or left: its parent hears of the exit now (SIGCHLD, wait). */
 void task_zombie_untraced(struct task *t);
 /* Free a reaped zombie. */

@@ -62,7 +62,7 @@ void ptrace_clone_event(struct task *t, int event, int child);
 void ptrace_exit_event(struct task *t, int status);
 /* The tracer thread t exits: its tracees are detached (killed with PTRACE_O_EXITKILL). */
 void ptrace_tracer_exit(struct task *t);
-/* Leader t became a zombie: its tracer, if not its parent, hears of it once in wait. */
+/* t became a zombie (a leader, or a traced thread): its tracer, unless the parent's, hears of it once in wait. */
 void ptrace_tracee_exit(struct task *t);
 
 /* wait: is c a tracee of waiter's process matching pid (wait4's pid argument)? */

@@ -562,6 +562,14 @@ static int new_reaper(const struct process *p)
 	return 1;
 }
 
+struct sig_info task_exit_info(const struct task *t)
+{
+	int st = t->exit_status;
+
+	return (struct sig_info){ WIFEXITED(st) ? CLD_EXITED : WCOREDUMP(st) ? CLD_DUMPED : CLD_KILLED, t->tid,
+				  WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st), 0 };
+}
+
 /*
  * do_notify_parent() at a process's exit: SIGCHLD with the exit to its
  * parent. Returns whether the parent reaps nothing (SIGCHLD ignored or
@@ -573,9 +581,7 @@ static bool notify_parent_exit(struct task *t)
 
 	if (!parent || parent->state == TASK_ZOMBIE)
 		return false;
-	int st = t->exit_status;
-	struct sig_info info = { WIFEXITED(st) ? CLD_EXITED : WCOREDUMP(st) ? CLD_DUMPED : CLD_KILLED, t->pid,
-				 WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st), 0 };
+	struct sig_info info = task_exit_info(t);
 	const struct sigaction_rec *sa = &parent->proc->sigactions[SIGCHLD - 1];
 	/* wait(2): SIGCHLD set to SIG_IGN or SA_NOCLDWAIT: "children ... do not become zombies". */
 	bool autoreap = sa->handler == (uint64_t)SIG_IGN || (sa->flags & SA_NOCLDWAIT);
@@ -608,10 +614,11 @@ void task_zombie_untraced(struct task *t)
 
 /*
  * exit_notify() of a traced thread that is not its process's leader: a
- * zombie for its tracer to reap (wait reports its exit, SIGCHLD tells),
- * as strace -f expects of every thread it saw start. Its files and fs go
- * now; the leader's zombie waits for it (delay_group_leader, and
- * task_exit). Returns false for a thread that is not traced.
+ * zombie for its tracer to reap (ptrace_tracee_exit: wait reports its
+ * exit, SIGCHLD tells), as strace -f expects of every thread it saw
+ * start. Its files and fs go now; the leader's zombie waits for it
+ * (delay_group_leader, and task_exit). Returns false for a thread that is
+ * not traced.
  */
 static bool thread_zombie(struct task *t)
 {
@@ -624,13 +631,8 @@ static bool thread_zombie(struct task *t)
 		t->exit_status = p->exit_status;
 	task_drop_shared(t);
 	t->state = TASK_ZOMBIE;
-	t->ptrace_exit_report = true;
 	p->zombie_threads++;
-	int st = t->exit_status;
-	struct sig_info info = { WIFEXITED(st) ? CLD_EXITED : CLD_KILLED, t->tid,
-				 WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st), 0 };
-	if (tr->proc->sigactions[SIGCHLD - 1].handler != (uint64_t)SIG_IGN)
-		(void)signal_queue_process(tr->proc, SIGCHLD, &info);
+	ptrace_tracee_exit(t);
 	threads--;
 	platform_set_live_hint(threads);
 	sentry_wake_all();

@@ -175,12 +175,20 @@ void ptrace_notify_continue(struct process *p)
 	sentry_wake_all();
 }
 
-/* do_jobctl_trap()'s signal: the group's stop signal while a stop is under way or in effect, else SIGTRAP. */
-static int event_stop_sig(const struct task *t)
+/*
+ * do_jobctl_trap()'s PTRACE_EVENT_STOP: its signal (the group's stop
+ * signal while a stop is under way or in effect, else SIGTRAP), returned;
+ * its code and ptrace_do_notify()'s siginfo in *code and *si.
+ */
+static int event_stop_sig(struct task *t, int *code, struct sig_info *si)
 {
 	const struct process *p = t->proc;
+	int sig = (p->group_stop_count || p->stop_stopped) && p->stop_sig ? p->stop_sig : SIGTRAP;
 
-	return (p->group_stop_count || p->stop_stopped) && p->stop_sig ? p->stop_sig : SIGTRAP;
+	*code = sig | (PTRACE_EVENT_STOP << 8);
+	*si = (struct sig_info){ *code, t->tid, 0, 0 };
+	t->ptrace_msg = 0;
+	return sig;
 }
 
 /*
@@ -263,15 +271,11 @@ static int ptrace_stop(struct task *t, int code, const struct sig_info *si, int 
 		}
 		if (t->ptrace_listening && t->ptrace_trap_pending) {
 			/* do_jobctl_trap() of a listening tracee: a new PTRACE_EVENT_STOP for the tracer */
-			int sig = event_stop_sig(t);
-			code = sig | (PTRACE_EVENT_STOP << 8);
+			t->ptrace_si_signo = event_stop_sig(t, &code, &t->ptrace_si);
 			t->ptrace_listening = false;
 			t->ptrace_trap_pending = false;
 			jobctl_participate(t);	/* a new group stop re-trapped it: it is in that stop now */
 			t->ptrace_code = code;
-			t->ptrace_si_signo = sig;
-			t->ptrace_si = (struct sig_info){ code, t->tid, 0, 0 };
-			t->ptrace_msg = 0;
 			notify_tracer(t, code);
 			continue;
 		}
@@ -348,6 +352,15 @@ static void midcall_end(struct task *t, uint64_t rax)
 	t->regs.rax = rax;
 }
 
+/* A group stop's or PTRACE_EVENT_STOP's trap, which may come while t sleeps in a syscall. */
+static void trap_maybe_midcall(struct task *t, int code, const struct sig_info *si, int sig)
+{
+	uint64_t rax = midcall_begin(t);
+
+	(void)ptrace_stop(t, code, si, sig, 0, false);
+	midcall_end(t, rax);
+}
+
 void ptrace_group_stop(struct task *t, int sig)
 {
 	int code = t->ptrace_seized ? sig | (PTRACE_EVENT_STOP << 8) : sig;
@@ -355,9 +368,7 @@ void ptrace_group_stop(struct task *t, int sig)
 	struct sig_info si = t->ptrace_seized ? (struct sig_info){ code, t->tid, 0, 0 } : (struct sig_info){ SI_USER, 0, 0, 0 };
 
 	t->ptrace_trap_pending = false;	/* a PTRACE_EVENT_STOP trap clears a pending one (JOBCTL_TRAP_NOTIFY) */
-	uint64_t rax = midcall_begin(t);
-	(void)ptrace_stop(t, code, &si, sig, 0, false);
-	midcall_end(t, rax);
+	trap_maybe_midcall(t, code, &si, sig);
 }
 
 void ptrace_check_interrupt(struct task *t)
@@ -366,13 +377,10 @@ void ptrace_check_interrupt(struct task *t)
 		return;
 	t->ptrace_trap_pending = false;
 	if (t->tracer && t->ptrace_seized) {
-		/* do_jobctl_trap(): ptrace_do_notify(sig, sig | PTRACE_EVENT_STOP << 8) */
-		int sig = event_stop_sig(t), code = sig | (PTRACE_EVENT_STOP << 8);
-		struct sig_info si = { code, t->tid, 0, 0 };
-		t->ptrace_msg = 0;
-		uint64_t rax = midcall_begin(t);
-		(void)ptrace_stop(t, code, &si, sig, 0, false);
-		midcall_end(t, rax);
+		int code;
+		struct sig_info si;
+		int sig = event_stop_sig(t, &code, &si);
+		trap_maybe_midcall(t, code, &si, sig);
 	}
 }
 
@@ -466,15 +474,13 @@ void ptrace_tracee_exit(struct task *t)
 
 	if (!tr)
 		return;
-	if (tr->proc->pid == t->proc->ppid) {	/* the parent hears it anyway */
+	if (t->proc->leader == t && tr->proc->pid == t->proc->ppid) {	/* the parent hears it anyway */
 		unlink_tracee(t);
 		return;
 	}
 	t->ptrace_exit_report = true;
 	sentry_wake_all();
-	int st = t->exit_status;
-	struct sig_info info = { WIFEXITED(st) ? CLD_EXITED : CLD_KILLED, t->pid,
-				 WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st), 0 };
+	struct sig_info info = task_exit_info(t);
 	const struct sigaction_rec *sa = &tr->proc->sigactions[SIGCHLD - 1];
 	if (tr->state != TASK_ZOMBIE && sa->handler != (uint64_t)SIG_IGN)
 		(void)signal_queue_process(tr->proc, SIGCHLD, &info);

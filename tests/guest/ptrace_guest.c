@@ -621,14 +621,7 @@ static int reap_mode(void)
 
 static int stopped_mode(void)
 {
-	int pid = fork();
-	if (pid == 0) {
-		raise(SIGSTOP);
-		_exit(0);
-	}
-	int st;
-	waitpid(pid, &st, WUNTRACED);
-	show("group-stopped", st);
+	int pid = stopped_child(0);
 	printf("ATTACH %s\n", err(pt(PTRACE_ATTACH, pid, 0, 0)));
 	struct user_regs_struct r;
 	printf("GETREGS right after %s\n", err(pt(PTRACE_GETREGS, pid, 0, (uint64_t)&r)));
