@@ -1,14 +1,18 @@
-/* timeg: clocks and sleeps (values are checked, not printed, so output is deterministic). */
+/* timeg: clocks and sleeps (values are checked, not printed, so output is deterministic); restart_syscall
+ * with no restart block, and a sleep a handler cuts short whose time left cannot be written. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "guest.h"
+
 static long long ns(struct timespec t) { return t.tv_sec * 1000000000LL + t.tv_nsec; }
-static const char *yesno(int c) { return c ? "yes" : "no"; }
+static void on_usr1(int sig) { (void)sig; }
 
 int main(void)
 {
@@ -81,5 +85,27 @@ int main(void)
 	clock_gettime(CLOCK_MONOTONIC, &a);
 	syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &b);
 	printf("libc monotonic <= raw monotonic: %s\n", yesno(ns(a) <= ns(b)));
+
+	/* hostile restarts: no restart block is EINTR; a bad time-left pointer is EFAULT once a signal cuts in */
+	errno = 0;
+	r = syscall(SYS_restart_syscall);
+	printf("restart_syscall, no block = %ld %s\n", r, errno == EINTR ? "EINTR" : "");
+	struct sigaction sa = { .sa_handler = on_usr1 };
+	sigaction(SIGUSR1, &sa, NULL);
+	pid_t c = signal_when_asleep(SIGUSR1);
+	struct timespec long_req = { 20, 0 };
+	errno = 0;
+	r = syscall(SYS_nanosleep, &long_req, (void *)8);
+	printf("nanosleep cut short, rem at a bad address = %ld %s\n", r, errno == EFAULT ? "EFAULT" : "");
+	wait_child(c);
+	c = signal_when_asleep(SIGUSR1);
+	errno = 0;
+	r = syscall(SYS_clock_nanosleep, CLOCK_MONOTONIC, 0, &long_req, &rem);
+	printf("clock_nanosleep cut short by a handler = %ld, time left written: %s\n", r,
+	       yesno(rem.tv_sec > 0 && rem.tv_sec <= 20));
+	wait_child(c);
+	errno = 0;
+	r = syscall(SYS_restart_syscall);
+	printf("restart_syscall after the handler = %ld %s\n", r, errno == EINTR ? "EINTR" : "");
 	return 0;
 }
