@@ -183,6 +183,8 @@ long mm_fork(struct mm *child, struct mm *parent, struct addr_space **out)
 	r = mm_init(child, as);
 	if (!r)
 		r = mm_inherit(child, parent);
+	if (!r)
+		r = mm_ut_copy(child, parent, true);	/* the host's fork kept the patched sites and the table */
 	if (r < 0) {
 		mm_release(child);
 		ops->as_release(as, NULL);
@@ -209,7 +211,7 @@ long mm_copy(struct mm *child, struct mm *parent)
 		r = copy_vma(child, parent, pagemap, v);
 	if (pagemap >= 0)
 		close(pagemap);
-	return r ? r : copy_policies(child, parent);
+	return r ?: copy_policies(child, parent) ?: mm_ut_copy(child, parent, false);
 }
 
 /*

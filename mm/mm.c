@@ -57,6 +57,7 @@ void mm_release(struct mm *mm)
 {
 	mm_uncharge(vma_range_charge(&mm->vmas, 0, UINT64_MAX, -1));
 	vma_set_free(&mm->vmas);
+	mm_ut_free(mm);
 }
 
 /*
@@ -171,6 +172,7 @@ long mm_map_vma(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flags,
 	}
 	/* MAP_GROWSDOWN is pvx's to do (mm_grow_stack): the host growing it would go past the VMAs and limits */
 	int host_flags = (flags & MAP_KNOWN_FLAGS & ~(MAP_FIXED_NOREPLACE | MAP_32BIT | MAP_GROWSDOWN)) | MAP_FIXED;
+	mm_ut_change(mm, addr, addr + len, UT_GONE, 0);
 	ret = as_call(mm, SYS_mmap, (long)addr, (long)len, prot, host_flags, as_fd, (long)off);
 	if (as_fd >= 0)
 		mm->as->ops->as_put_fd(mm->as, as_fd);
@@ -385,6 +387,7 @@ long mm_munmap(struct mm *mm, uint64_t addr, uint64_t len)
 	if (too_many_maps(mm, addr, addr + len, 0))
 		return -ENOMEM;
 	uint64_t old = vma_range_charge(&mm->vmas, addr, addr + len, -1);
+	mm_ut_change(mm, addr, addr + len, UT_GONE, 0);
 	long ret = as_call(mm, SYS_munmap, (long)addr, (long)len, 0, 0, 0, 0);
 	if (ret < 0)
 		return ret;
@@ -441,6 +444,8 @@ long mm_mprotect(struct mm *mm, uint64_t addr, uint64_t len, int prot)
 	commit_end(old, new, ret >= 0);
 	if (ret < 0)
 		return ret;
+	if (prot & PROT_WRITE)	/* code the guest may write is its own again */
+		mm_ut_change(mm, addr, addr + len, UT_WRITABLE, 0);
 	return vma_protect(&mm->vmas, addr, addr + len, prot);
 }
 
@@ -471,11 +476,15 @@ static long remap_to(struct mm *mm, const struct vma *v, uint64_t old, uint64_t 
 	if (keep.file)
 		keep.file->refs++;
 	keep.off += old - v->start;
-	if (to == old)
+	if (to == old) {
 		ret = as_call(mm, SYS_mremap, (long)old, (long)old_len, (long)new_len, 0, 0, 0);
-	else
+	} else {
+		mm_ut_change(mm, to, to + new_len, UT_GONE, 0);
 		ret = as_call(mm, SYS_mremap, (long)old, (long)old_len, (long)new_len,
 			      MREMAP_MAYMOVE | MREMAP_FIXED, (long)to, 0);
+		if (ret >= 0)
+			mm_ut_change(mm, old, old + old_len, UT_MOVED, to);
+	}
 	if (ret >= 0 && (vma_remove(&mm->vmas, old, old + old_len) || vma_remove(&mm->vmas, to, to + new_len) ||
 	    vma_insert(&mm->vmas, to, to + new_len, keep.prot, keep.flags, keep.file, keep.off) ||
 	    (keep.pol && vma_set_policy(&mm->vmas, to, to + new_len, keep.pol))))	/* the mbind policy moves with it */

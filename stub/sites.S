@@ -303,4 +303,59 @@ stub_batch:
 	jnz 1b
 2:	int3
 
+/*
+ * seccomp, the usertrap (sentry/platform/seccomp_patch.md): pad k, where
+ * slot k of the table at STUB_UT_TABLE_ADDR points, then the entry. A
+ * patched site jumps here with every register the guest's but rax (its
+ * mov is gone, and the syscall would have overwritten rax), rcx and r11
+ * (a syscall's), and with the guest's flags. Nothing is pushed before the
+ * region's altstack: the guest's red zone stays as it was. The region is
+ * the one %gs points at (the stub loads it for a guest whose own GS base
+ * is 0: stub.c). stub_ut_trap (stub.c) goes on from the altstack. Guest
+ * code that jumps here with registers of its choosing traps for the
+ * sentry, which knows the slots, or faults: no syscall is made here.
+ */
+	.org STUB_OFF_UT_PADS, 0xcc
+	.globl stub_ut_pads
+stub_ut_pads:
+	.set ut_k, 0
+	.rept STUB_UT_SLOTS
+	mov $ut_k, %r11d
+	jmp stub_ut_entry
+	.balign STUB_UT_PAD, 0xcc
+	.set ut_k, ut_k + 1
+	.endr
+
+#define UT_SAVE(reg, i) mov %reg, (STUB_FAST_OFF + STUB_FAST_REGS + (i) * 8)(%rcx)
+	.org STUB_OFF_UT_ENTRY, 0xcc
+	.globl stub_ut_entry, stub_ut_onstack, stub_ut_end
+stub_ut_entry:
+	lahf			/* the flags the guest had: SF ZF AF PF CF in ah, */
+	seto %al		/* OF in al (the others no instruction below changes) */
+	mov %gs:(STUB_FAST_OFF + STUB_FAST_SELF), %rcx
+	UT_SAVE(rsp, 16)
+	lea (STUB_FAST_OFF - 64)(%rcx), %rsp
+stub_ut_onstack:		/* on the region's altstack from here on */
+	UT_SAVE(r8, 0)
+	UT_SAVE(r9, 1)
+	UT_SAVE(r10, 2)
+	UT_SAVE(r12, 4)
+	UT_SAVE(r13, 5)
+	UT_SAVE(r14, 6)
+	UT_SAVE(r15, 7)
+	UT_SAVE(rdi, 8)
+	UT_SAVE(rsi, 9)
+	UT_SAVE(rbp, 10)
+	UT_SAVE(rbx, 11)
+	UT_SAVE(rdx, 12)
+	mov %rcx, %rdi
+	mov %r11d, %esi
+	movzwl %ax, %edx
+	pushfq
+	pop %rcx
+	cld
+	call stub_ut_trap
+	ud2
+stub_ut_end:
+
 	.section .note.GNU-stack,"",@progbits

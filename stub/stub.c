@@ -71,6 +71,30 @@ static inline uint64_t rdgsbase(void)
 }
 
 /*
+ * GS (seccomp_patch.md): a guest whose GS base is 0, as nearly every
+ * program's, runs with GS at its thread's region, where the usertrap's
+ * entry (sites.S) finds it; one that sets its own gets it loaded (the
+ * sentry turns the usertrap off for its address space first). cur_gs_base
+ * is what is loaded. The guest is told 0 for its region's address.
+ */
+static void gs_load(struct stub_shared *sh, uint64_t guest)
+{
+	uint64_t want = guest ? guest : (uint64_t)sh;
+	uint64_t now = sh->has_fsgsbase ? rdgsbase() : sh->cur_gs_base;
+
+	if (want != now)
+		sys(NR_arch_prctl, ARCH_SET_GS_, want, 0);
+	sh->cur_gs_base = want;
+}
+
+static uint64_t gs_guest(struct stub_shared *sh)
+{
+	uint64_t gs = sh->has_fsgsbase ? rdgsbase() : sh->cur_gs_base;
+
+	return gs == (uint64_t)sh ? 0 : gs;
+}
+
+/*
  * Hand the shared page to the sentry and wait for a command: spin (only when
  * the sentry runs on another CPU), then sleep on the futex. The sleeping
  * flags spare each side a futex wake while the other is spinning: each
@@ -131,6 +155,9 @@ __attribute__((used, noreturn)) void stub_thread_main(struct stub_shared *sh)
 
 	set_altstack(sh);
 	stub_sc(NR_rt_sigprocmask, 2 /* SIG_SETMASK */, (long)&pipe_only, 0, 8, 0, 0);
+	/* The usertrap's way to its region (sites.S): %gs, while the guest's own GS base is 0 (gs_load). */
+	sh->fast.self = (uint64_t)sh;
+	gs_load(sh, 0);
 	__asm__ volatile(".globl stub_boot_trap\nstub_boot_trap: ud2");
 	for (;;)
 		sys(NR_exit, 0, 0, 0);
@@ -196,6 +223,7 @@ _Static_assert(FAST_NREGS == sizeof(((struct stub_fast *)0)->regs) / 8, "every s
 #define FAST_SET(r) f[FAST_##r] = c->r;
 #define FAST_GET(r) c->r = f[FAST_##r];
 extern char stub_boot_trap[];
+extern char stub_ut_pads[], stub_ut_onstack[];
 extern char stub_fast_start[], stub_fast_window[], stub_fast_last[], stub_fast_rekick[], stub_fast_end[];
 __asm__(".text\n"
 	".globl stub_fast_jump, stub_fast_start\n"
@@ -214,6 +242,8 @@ __asm__(".text\n"
 	".globl stub_fast_window\n"
 	"stub_fast_window:\n"			/* rsp = f->regs */
 	"	cmpq $0, 144(%rsp)\n"		/* f->pending */
+	"	jne stub_fast_rekick\n"
+	"	cmpq $0, 160(%rsp)\n"		/* f->esc */
 	"	jne stub_fast_rekick\n"
 	FAST_POPS(FAST_POP)
 	"	popfq\n"
@@ -286,12 +316,22 @@ static void batch(struct stub_shared *sh)
 	sh->sys_ret = r;
 }
 
-/* Report to the sentry, then run its commands until it says STUB_CMD_RUN. */
-static void serve(struct stub_shared *sh)
+/*
+ * Report to the sentry, then run its commands until it says STUB_CMD_RUN
+ * (or, in a usertrap, STUB_CMD_ESCALATE): that command.
+ */
+static uint32_t serve(struct stub_shared *sh, int ut)
 {
 	for (;;) {
 		park(sh);
-		if (sh->cmd == STUB_CMD_RUN) {
+		uint32_t cmd = sh->cmd;
+		if (cmd == STUB_CMD_ESCALATE) {
+			if (ut)
+				return cmd;
+			sh->sys_ret = -EBADF_;	/* there is a frame already */
+			continue;
+		}
+		if (cmd == STUB_CMD_RUN) {
 			uint32_t fd1 = sh->run_close;
 			if (fd1) {
 				sh->run_close = 0;
@@ -300,7 +340,7 @@ static void serve(struct stub_shared *sh)
 			if (!copy_out(sh))
 				continue;	/* it faulted: the sentry's turn again */
 			__atomic_store_n(&sh->state, STUB_RUNNING, __ATOMIC_RELAXED);
-			return;
+			return cmd;
 		}
 		if (sh->cmd == STUB_CMD_EXIT)
 			for (;;)
@@ -455,15 +495,14 @@ static int32_t prefetch_one(char *buf, uint64_t room, uint64_t src)
  * pf_buf, the second right after the first's NUL (only when the first was
  * copied).
  */
-static void prefetch(struct stub_shared *sh, int sig, const struct k_siginfo *si, const struct k_sigcontext *c)
+static void prefetch(struct stub_shared *sh, uint32_t nr, const uint64_t args[6])
 {
-	uint32_t nr = (uint32_t)si->sys.syscall, bits;
+	uint32_t bits;
 
 	/* The sentry reads these only for a syscall the table names: other traps leave their lines alone. */
-	if (sig != SIGSYS_ || si->code != SYS_SECCOMP_ || nr >= STUB_PF_NRS || !(bits = CTL->pf_arg[nr] & 63))
+	if (nr >= STUB_PF_NRS || !(bits = CTL->pf_arg[nr] & 63))
 		return;
 	sh->pf_len2 = -1;
-	const uint64_t args[6] = { c->rdi, c->rsi, c->rdx, c->r10, c->r8, c->r9 };
 	int i = __builtin_ctz(bits);
 	int32_t n = prefetch_one(sh->pf_buf, STUB_PF_MAX, args[i]);
 	sh->pf_addr = args[i];
@@ -481,19 +520,16 @@ static void prefetch(struct stub_shared *sh, int sig, const struct k_siginfo *si
  * syscall, all of it or nothing (a fault anywhere leaves in_len 0: the
  * sentry's own read then fails or succeeds as the kernel's would).
  */
-static void prefetch_in(struct stub_shared *sh, int sig, const struct k_siginfo *si, const struct k_sigcontext *c)
+static void prefetch_in(struct stub_shared *sh, uint32_t nr, const uint64_t args[6])
 {
-	uint32_t nr = (uint32_t)si->sys.syscall;
 	struct stub_in_arg a;
 
 	/* As prefetch: in_len is written (0 or the length) only for a syscall the table names. */
-	if (sig != SIGSYS_ || si->code != SYS_SECCOMP_ || nr >= STUB_PF_NRS || !(CTL->pf_arg[nr] & STUB_PF_IN) ||
-	    !(a = CTL->pf_in[nr]).ptr)
+	if (nr >= STUB_PF_NRS || !(CTL->pf_arg[nr] & STUB_PF_IN) || !(a = CTL->pf_in[nr]).ptr)
 		return;
 	sh->in_len = 0;
 	if (a.ptr > 6 || a.len > 6)
 		return;
-	const uint64_t args[6] = { c->rdi, c->rsi, c->rdx, c->r10, c->r8, c->r9 };
 	uint64_t src = args[a.ptr - 1], n = a.size;
 	if (a.len) {
 		if (args[a.len - 1] > STUB_IN_MAX)
@@ -525,23 +561,18 @@ static void prefetch_in(struct stub_shared *sh, int sig, const struct k_siginfo 
  * sentry answers EAGAIN by waiting, EPIPE with the guest's SIGPIPE (the
  * host's, for this thread, stays blocked: stub_thread_main).
  */
-static int passthrough(int sig, const struct k_siginfo *si, struct k_ucontext *uc)
+static int passthrough(long nr, const uint64_t a[6], uint64_t *ret)
 {
-	struct k_sigcontext *c = &uc->mc;
-
-	if (sig != SIGSYS_ || si->code != SYS_SECCOMP_)
+	if (nr != NR_read && nr != NR_pread64 && (nr != NR_write || a[2] > PIPE_BUF_))
 		return 0;
-	long nr = si->sys.syscall;
-	if (nr != NR_read && nr != NR_pread64 && (nr != NR_write || c->rdx > PIPE_BUF_))
-		return 0;
-	uint32_t g = (uint32_t)c->rdi;	/* the kernel reads an unsigned int */
+	uint32_t g = (uint32_t)a[0];	/* the kernel reads an unsigned int */
 	const uint64_t *bits = nr == NR_write ? CTL->pt_wbits : CTL->pt_bits;
 	if (g >= STUB_PT_MAX || !((__atomic_load_n(&bits[g / 64], __ATOMIC_ACQUIRE) >> (g % 64)) & 1))
 		return 0;
-	long r = stub_pt(nr, STUB_PT_BASE + (long)g, (long)c->rsi, (long)c->rdx, (long)c->r10, 0, 0);
+	long r = stub_pt(nr, STUB_PT_BASE + (long)g, (long)a[1], (long)a[2], (long)a[3], 0, 0);
 	if (r == -EBADF_ || r == -EFAULT_ || r == -EAGAIN_ || (nr == NR_write && r < 0))
 		return 0;
-	c->rax = (uint64_t)r;
+	*ret = (uint64_t)r;
 	return 1;
 }
 
@@ -558,7 +589,7 @@ static void report(struct stub_shared *sh, struct k_ucontext *uc, int sig, int c
 	r->rip = c->rip, r->eflags = c->eflags, r->cs = c->cs, r->ss = c->ss;
 	/* Without FSGSBASE the guest cannot change its bases but through us. */
 	r->fs_base = sh->has_fsgsbase ? rdfsbase() : sh->cur_fs_base;
-	r->gs_base = sh->has_fsgsbase ? rdgsbase() : sh->cur_gs_base;
+	r->gs_base = gs_guest(sh);
 	r->orig_rax = sig == SIGSYS_ && code == SYS_SECCOMP_ ? (uint64_t)(int64_t)nr : (uint64_t)-1;
 	sh->trap_signo = sig;
 	sh->trap_code = code;
@@ -567,24 +598,28 @@ static void report(struct stub_shared *sh, struct k_ucontext *uc, int sig, int c
 	sh->ucontext = (uint64_t)uc;
 }
 
+/* The sentry's bases for the guest (fs_base, gs_base of regs), loaded where they differ. */
+static void bases_load(struct stub_shared *sh, const struct pvx_regs *r)
+{
+	uint64_t fs = sh->has_fsgsbase ? rdfsbase() : sh->cur_fs_base;
+
+	if (r->fs_base != fs)
+		sys(NR_arch_prctl, ARCH_SET_FS_, r->fs_base, 0);
+	sh->cur_fs_base = r->fs_base;
+	gs_load(sh, r->gs_base);
+}
+
 /* The sentry's answer into the frame, once it says STUB_CMD_RUN. */
 static void resume_regs(struct stub_shared *sh, struct k_sigcontext *c)
 {
 	const struct pvx_regs *r = &sh->regs;
-	uint64_t fs = sh->has_fsgsbase ? rdfsbase() : sh->cur_fs_base;
-	uint64_t gs = sh->has_fsgsbase ? rdgsbase() : sh->cur_gs_base;
 
 	c->r8 = r->r8, c->r9 = r->r9, c->r10 = r->r10, c->r11 = r->r11;
 	c->r12 = r->r12, c->r13 = r->r13, c->r14 = r->r14, c->r15 = r->r15;
 	c->rdi = r->rdi, c->rsi = r->rsi, c->rbp = r->rbp, c->rbx = r->rbx;
 	c->rdx = r->rdx, c->rax = r->rax, c->rcx = r->rcx, c->rsp = r->rsp;
 	c->rip = r->rip, c->eflags = r->eflags;
-	if (r->fs_base != fs)
-		sys(NR_arch_prctl, ARCH_SET_FS_, r->fs_base, 0);
-	if (r->gs_base != gs)
-		sys(NR_arch_prctl, ARCH_SET_GS_, r->gs_base, 0);
-	sh->cur_fs_base = r->fs_base;
-	sh->cur_gs_base = r->gs_base;
+	bases_load(sh, r);
 }
 
 /*
@@ -612,33 +647,51 @@ static void trap_handler(int sig, struct k_siginfo *si, struct k_ucontext *uc)
 		__atomic_or_fetch(&sh->fast.pending, 1UL << (sig - 1), __ATOMIC_RELAXED);
 		return;
 	}
+	/*
+	 * A signal sent while the usertrap's entry runs on the guest's stack
+	 * (this frame is at the altstack's top, which it has not reached yet):
+	 * noted the same way, and told once its trap is served. A fault there
+	 * (the guest moved GS) is the guest's, below.
+	 */
+	if (si->code <= 0 && c->rip - (uint64_t)stub_ut_pads < (uint64_t)(stub_ut_onstack - stub_ut_pads)) {
+		__atomic_or_fetch(&sh->fast.pending, 1UL << (sig - 1), __ATOMIC_RELAXED);
+		return;
+	}
 	int open = sig == SIGSYS_, code = si->code, serving = 1;
 	int32_t nr = si->sys.syscall;
 	/* A signal sent by a process (code <= 0) names its sender: a host pid the guest must not read. */
 	uint64_t addr = code > 0 ? si->addr : 0;
 	if (code <= 0)
 		si->kill.pid = 0, si->kill.uid = 0;
-	if (fast_landed(sh, c)) {	/* the window's ud2: a signal that came in before */
+	if (fast_landed(sh, c)) {	/* the window's ud2: an escalation, or a signal that came in before */
 		if (sig != SIGILL_ || code <= 0)	/* one that lands on the ud2 itself: told too */
 			__atomic_or_fetch(&sh->fast.pending, 1UL << (sig - 1), __ATOMIC_RELAXED);
-		sig = take_pending(sh);
-		if (!sig)
-			sig = SIGURG_;	/* taken meanwhile (the word is guest-writable): an interruption */
-		code = sig == SIGURG_ ? -1 /* SI_QUEUE: a kick */ : 0, addr = 0, nr = 0;
-	} else if (passthrough(sig, si, uc)) {
-		serving = 0;
+		if (__atomic_exchange_n(&sh->fast.esc, 0, __ATOMIC_RELAXED)) {
+			sig = SIGILL_, code = STUB_TRAP_ESCALATED;	/* the signals pending stay for the next window */
+		} else {
+			sig = take_pending(sh);
+			if (!sig)
+				sig = SIGURG_;	/* taken meanwhile (the word is guest-writable): an interruption */
+			code = sig == SIGURG_ ? -1 /* SI_QUEUE: a kick */ : 0;
+		}
+		addr = 0, nr = 0;
+	} else if (open && code == SYS_SECCOMP_) {
+		const uint64_t a[6] = { c->rdi, c->rsi, c->rdx, c->r10, c->r8, c->r9 };
+		if (passthrough(nr, a, &c->rax))
+			serving = 0;
 	}
 	for (;;) {
 		if (serving) {
 			report(sh, uc, sig, code, addr, nr);
-			if (open) {
-				prefetch(sh, sig, si, c);
-				prefetch_in(sh, sig, si, c);
+			if (open && code == SYS_SECCOMP_) {
+				const uint64_t a[6] = { c->rdi, c->rsi, c->rdx, c->r10, c->r8, c->r9 };
+				prefetch(sh, (uint32_t)nr, a);
+				prefetch_in(sh, (uint32_t)nr, a);
 			} else {
 				sh->pf_len = sh->pf_len2 = -1;
 				sh->in_len = 0;
 			}
-			serve(sh);
+			serve(sh, 0);
 			resume_regs(sh, c);
 		}
 		fast_return(sh, uc, !open);
@@ -651,6 +704,83 @@ static void trap_handler(int sig, struct k_siginfo *si, struct k_ucontext *uc)
 			return;
 		code = sig == SIGURG_ ? -1 : 0, addr = 0, nr = 0, serving = 1;
 	}
+}
+
+/*
+ * The usertrap's way back (seccomp_patch.md): the registers the sentry
+ * left in the region, by the fast return's window, which jumps to rcx (the
+ * sentry makes it rip; a guest that forges it only steers its own thread).
+ * The FPU state was never touched: it is the guest's still. With esc, the
+ * window takes its ud2 instead, and the trap handler reports the trap
+ * again from a signal frame (trap_handler).
+ */
+#define FAST_SETR(r) f[FAST_##r] = rr->r;
+static __attribute__((noreturn)) void ut_return(struct stub_shared *sh, int esc)
+{
+	const struct pvx_regs *rr = &sh->regs;
+	uint64_t *f = sh->fast.regs;
+
+	if (!esc)
+		bases_load(sh, rr);
+	FAST_POPS(FAST_SETR)
+	f[FAST_EFLAGS] = (rr->eflags & FAST_FLAGS) | 0x202, f[FAST_RSP] = rr->rsp;
+	sh->fast.ret = (uint64_t)stub_fast_window;
+	__atomic_store_n(&sh->fast.esc, (uint64_t)esc, __ATOMIC_RELAXED);
+	__atomic_store_n(&sh->fast.armed, 1, __ATOMIC_RELAXED);
+	stub_fast_jump(&sh->fast, 0);
+}
+
+/*
+ * A patched site's trap (sites.S stub_ut_entry calls this on the region's
+ * altstack): slot k, the guest's registers in the fast block (but rax,
+ * rcx and r11), its flags in ahal (lahf, seto) and flags (the others).
+ * Reported as the SIGSYS handler reports a syscall, with no frame
+ * (ucontext 0): rip and the number from the control page's slot, which
+ * the guest cannot write. A slot that is free, or out of range (a guest
+ * that jumped to the entry itself), is reported as it is: the sentry,
+ * which keeps its own copy of the slots, answers with a SIGSEGV. A read or
+ * write the passthrough serves is served here, as in the SIGSYS handler.
+ */
+__attribute__((used, noreturn)) void stub_ut_trap(struct stub_shared *sh, uint64_t k, uint64_t ahal, uint64_t flags)
+{
+	const uint64_t *f = sh->fast.regs;
+	struct pvx_regs *r = &sh->regs;
+	uint64_t site = 0, nr = ~0UL, ret;
+
+	__atomic_store_n(&sh->fast.armed, 0, __ATOMIC_RELAXED);
+	flags = (flags & ~0x8d5UL) | ((ahal >> 8) & 0xd5) | (ahal & 0xff ? 0x800 : 0);
+	r->r8 = f[FAST_r8], r->r9 = f[FAST_r9], r->r10 = f[FAST_r10], r->r12 = f[FAST_r12];
+	r->r13 = f[FAST_r13], r->r14 = f[FAST_r14], r->r15 = f[FAST_r15], r->rdi = f[FAST_rdi];
+	r->rsi = f[FAST_rsi], r->rbp = f[FAST_rbp], r->rbx = f[FAST_rbx], r->rdx = f[FAST_rdx];
+	r->rsp = f[FAST_RSP], r->eflags = flags, r->r11 = flags;
+	r->cs = 0x33, r->ss = 0x2b;
+	r->fs_base = sh->has_fsgsbase ? rdfsbase() : sh->cur_fs_base;
+	r->gs_base = gs_guest(sh);
+	if (k < STUB_UT_SLOTS) {
+		site = CTL->ut[k].site;
+		nr = CTL->ut[k].nr;
+	} else {
+		k = STUB_UT_SLOTS;
+	}
+	r->rip = r->rcx = site ? site + 7 : 0;
+	r->rax = r->orig_rax = nr;
+	const uint64_t a[6] = { r->rdi, r->rsi, r->rdx, r->r10, r->r8, r->r9 };
+	if (site && passthrough((long)nr, a, &ret)) {
+		r->rax = ret;
+		ut_return(sh, 0);
+	}
+	sh->trap_signo = SIGSYS_;
+	sh->trap_code = STUB_TRAP_UT;
+	sh->trap_syscall = (int32_t)k;
+	sh->trap_addr = 0;
+	sh->ucontext = 0;
+	sh->pf_len = sh->pf_len2 = -1;
+	sh->in_len = 0;
+	if (site) {
+		prefetch(sh, (uint32_t)nr, a);
+		prefetch_in(sh, (uint32_t)nr, a);
+	}
+	ut_return(sh, serve(sh, 1) == STUB_CMD_ESCALATE);
 }
 
 /*

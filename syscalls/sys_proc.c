@@ -231,6 +231,8 @@ long sys_arch_prctl(struct task *t, const long a[6])
 	case ARCH_SET_GS:
 		if (addr >= PVX_GUEST_TASK_SIZE)
 			return -EPERM;
+		if (a[0] == ARCH_SET_GS && addr)
+			mm_ut_off(t->mm);	/* the usertrap finds its region through GS: every patched site goes back */
 		*(a[0] == ARCH_SET_FS ? &t->regs.fs_base : &t->regs.gs_base) = addr;
 		return 0;
 	case ARCH_GET_FS:

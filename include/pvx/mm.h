@@ -144,7 +144,29 @@ struct mm {
 	 * caller's are set before each change, as Linux reads current's.
 	 */
 	uint64_t rlim_as, rlim_data, rlim_data_max, rlim_stack;
+	struct mm_ut *ut;	/* the usertrap's sites (mm/usertrap.c); NULL: none yet */
 };
+
+/*
+ * The usertrap (mm/usertrap.c, sentry/platform/seccomp_patch.md): guest
+ * syscall sites patched to enter the seccomp stub without a signal.
+ * mm_ut_consider looks at the site of a syscall that just trapped (regs at
+ * the trap); mm_ut_change is told of every change of [start, end) before
+ * the host sees it (UT_GONE: unmapped or mapped over; UT_MOVED: mremap to
+ * to, after it) or after it (UT_WRITABLE: made writable); mm_ut_fixup
+ * takes a SIGILL met at a site while it changed (true: *regs and *trap
+ * changed, run again); mm_ut_off puts every site back for good (the guest
+ * uses its own GS base).
+ */
+struct pvx_regs;
+struct pvx_trap;
+enum mm_ut_how { UT_GONE, UT_WRITABLE, UT_MOVED };
+void mm_ut_consider(struct mm *mm, const struct pvx_regs *regs);
+void mm_ut_change(struct mm *mm, uint64_t start, uint64_t end, enum mm_ut_how how, uint64_t to);
+bool mm_ut_fixup(struct mm *mm, struct pvx_regs *regs, struct pvx_trap *trap);
+void mm_ut_off(struct mm *mm);
+long mm_ut_copy(struct mm *child, const struct mm *parent, bool by_host) __must_check;
+void mm_ut_free(struct mm *mm);
 
 /* The caller's limits for the next change of mm: rlim is a process's RLIM_NLIMITS limits. */
 struct rlimit;

@@ -96,7 +96,18 @@ enum stub_cmd {
 	 * (or the last one's), sys_args[0] how many succeeded before it.
 	 */
 	STUB_CMD_BATCH = 5,
+	/*
+	 * Usertrap (seccomp_patch.md): the trap came through a patched site,
+	 * with no signal frame. Take it again as a fault (the fast return's
+	 * ud2, with the registers in regs) so that a frame holds the guest's
+	 * FPU state, then park.
+	 */
+	STUB_CMD_ESCALATE = 6,
 };
+
+/* trap_code of a usertrap's report (trap_signo SIGSYS, trap_syscall its slot), and of an escalation's (SIGILL). */
+#define STUB_TRAP_UT 0x7501
+#define STUB_TRAP_ESCALATED 0x7502
 
 /* An entry of STUB_CMD_BATCH's table. */
 struct stub_batch_op {
@@ -162,6 +173,15 @@ struct stub_ctl {
 	 * all or EAGAIN).
 	 */
 	uint64_t pt_wbits[STUB_PT_MAX / 64];
+	/*
+	 * Usertrap slots (seccomp_patch.md): slot k's site (the address of its
+	 * mov; 0: free) and syscall, for the trampoline's return address, its
+	 * prefetches and its passthrough. The sentry keeps its own copy.
+	 */
+	struct stub_ut_slot {
+		uint64_t site;
+		uint64_t nr;
+	} ut[STUB_UT_SLOTS];
 };
 #define STUB_CTL_SIZE ((sizeof(struct stub_ctl) + 4095) & ~4095UL)
 
@@ -279,8 +299,10 @@ struct stub_shared {
 		uint64_t mask;
 		uint64_t pending;
 		uint64_t armed;
+		uint64_t esc;		/* STUB_CMD_ESCALATE: the window takes its ud2 */
+		uint64_t self;		/* the region's address: %gs:STUB_FAST_OFF+STUB_FAST_SELF (usertrap) */
 	} fast;
-	char pad_end[STUB_FAST_SIZE - 21 * 8];
+	char pad_end[STUB_FAST_SIZE - 23 * 8];
 };
 #define STUB_SHARED_TOTAL ((size_t)STUB_SHARED_SIZE * STUB_MAX_THREADS)
 
@@ -304,8 +326,10 @@ _Static_assert(offsetof(struct stub_shared, altstack) == STUB_ALTSTACK_OFF, "alt
 _Static_assert(sizeof(struct stub_shared) == STUB_SHARED_SIZE, "one region");
 _Static_assert(offsetof(struct stub_shared, fast) == STUB_ALTSTACK_OFF + STUB_ALTSTACK_SIZE, "fast block above the altstack");
 _Static_assert(offsetof(struct stub_fast, regs) == 8 && offsetof(struct stub_fast, mask) == 144 &&
-		       offsetof(struct stub_fast, pending) == 152,
-	       "where stub.c's stub_fast_jump finds them");
+		       offsetof(struct stub_fast, pending) == 152 && offsetof(struct stub_fast, esc) == 168 &&
+		       offsetof(struct stub_fast, self) == STUB_FAST_SELF && STUB_FAST_REGS == 8,
+	       "where stub.c's stub_fast_jump and sites.S's usertrap find them");
+_Static_assert(offsetof(struct stub_shared, fast) == STUB_FAST_OFF, "the fast block at the region's end");
 _Static_assert(sizeof(struct pvx_regs) == 216, "pvx_regs layout");
 
 #endif

@@ -39,6 +39,21 @@
 #define STUB_OFF_PT 0x320		/* seccomp: stub_pt(): a guest read served in the trap handler */
 #define STUB_OFF_SITE_PT 0x340		/* its syscall instruction: read/pread64 on a passthrough fd only */
 #define STUB_OFF_BATCH 0x360		/* ptrace: a table of syscalls (rbx, r12 of them), one stop; int3 */
+#define STUB_OFF_UT_PADS 0x400		/* seccomp: the usertrap's pads, STUB_UT_PAD bytes each, then its entry */
+
+/*
+ * seccomp, the usertrap (sentry/platform/seccomp_patch.md): a guest site
+ * "mov $nr,%eax; syscall" (b8 imm32 0f 05) patched to "jmp *SLOT" (ff 24 25
+ * imm32), SLOT = STUB_UT_TABLE_ADDR + 8 * k, a pointer to pad k in the
+ * stub's text. The table is below 2 GiB, in the guest's range, so that the
+ * imm32 reaches it; its third byte, which lands where the syscall's first
+ * byte was, is 0x06: an invalid opcode in 64-bit mode.
+ */
+#define STUB_UT_TABLE_ADDR 0x60000
+#define STUB_UT_SLOTS 1024
+#define STUB_UT_TABLE_SIZE (STUB_UT_SLOTS * 8)
+#define STUB_UT_PAD 16
+#define STUB_OFF_UT_ENTRY (STUB_OFF_UT_PADS + STUB_UT_SLOTS * STUB_UT_PAD)
 
 /* The control page: written by the sentry only, mapped read-only (and sealed) in the stub. */
 #define STUB_CTL_ADDR (STUB_BASE_ADDR + 0x80000)
@@ -59,6 +74,9 @@
 #define STUB_ALTSTACK_OFF (STUB_IN_OFF + STUB_IN_SIZE)	/* the signal stack of the region's thread */
 #define STUB_ALTSTACK_SIZE (0x41000 - STUB_ALTSTACK_OFF - STUB_FAST_SIZE)
 #define STUB_FAST_SIZE 0x100		/* above it: the fast return's registers (stub.c fast_return) */
+#define STUB_FAST_OFF (STUB_SHARED_SIZE - STUB_FAST_SIZE)
+#define STUB_FAST_REGS 8		/* struct stub_fast: regs[] (FAST_POPS order: r8..r15 rdi rsi rbp rbx rdx rax rcx, eflags, rsp) */
+#define STUB_FAST_SELF 176		/* ... self: the region's own address, which the usertrap finds through %gs */
 #define STUB_MAX_THREADS 256
 
 #define STUB_SIG_CTL 12			/* SIGUSR2: the sentry asks K for a thread */

@@ -109,6 +109,10 @@ int task_run(struct task *t)
 				t->regs.rax = (uint64_t)-EFAULT;
 			continue;
 		}
+		/* A SIGILL at a patched syscall site while its bytes changed (mm/usertrap.c): run it again, or its syscall. */
+		if (trap.kind == TRAP_SIGNAL && trap.signo == SIGILL && mm_ut_fixup(t->mm, &t->regs, &trap) &&
+		    trap.kind == TRAP_SIGNAL)
+			continue;
 		if (trap.kind == TRAP_SIGNAL) {
 			handle_trap_signal(t, &trap);
 			signal_deliver(t, NULL);
@@ -116,6 +120,9 @@ int task_run(struct task *t)
 		}
 		/* do_syscall_64() takes the number as an int: the upper half of rax is not looked at. */
 		bool traced = t->tracer && t->ptrace_syscall;
+		/* Its site may be patched to trap without a signal from now on (not while anyone watches the calls). */
+		if (!t->tracer && !sandbox.strace)
+			mm_ut_consider(t->mm, &t->regs);
 		if (traced) {	/* syscall-enter stop: the tracer may change the number and arguments */
 			t->regs.rax = (uint64_t)-ENOSYS;
 			ptrace_syscall_stop(t, true);

@@ -166,6 +166,16 @@ struct platform_ops {
 	 * mm/uaccess.c's guest_out_settle calls it (copy_to_guest_ret).
 	 */
 	long (*ctx_out)(struct platform_ctx *ctx, uint64_t dst, const void *buf, size_t n);
+	/*
+	 * The usertrap (seccomp; NULL elsewhere; sentry/platform/seccomp_patch.md,
+	 * mm/usertrap.c decides what is patched): as_ut_map maps the table of
+	 * pad pointers at STUB_UT_TABLE_ADDR (0 or -errno); as_ut_slot tells
+	 * the stub that slot k is the site at site (its mov) for syscall nr,
+	 * or with site 0 that it is free. A patched site's trap comes back from
+	 * run as a TRAP_SYSCALL at site + 7, as the syscall would.
+	 */
+	long (*as_ut_map)(struct addr_space *as);
+	void (*as_ut_slot)(struct addr_space *as, int k, uint64_t site, uint32_t nr);
 };
 
 /* Common state every platform's address space starts with. */

@@ -32,9 +32,11 @@
 #include <linux/kcmp.h>
 #include <limits.h>
 #include <linux/seccomp.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
@@ -664,6 +666,7 @@ static long seccomp_as_fork(struct addr_space *parent, struct addr_space **out)
 	sas->as.vdso = parent->vdso;
 	sas->cs = psas->cs;
 	sas->ss = psas->ss;
+	memcpy(sas->ctl->ut, psas->ctl->ut, sizeof(sas->ctl->ut));	/* the host fork keeps the patched sites and the table */
 	if ((sas->fork_fpu = aligned_alloc(64, K_FPSTATE_MAX)))
 		sas->fork_fpu_len = seccomp_fpu_get(&pc->ctx, sas->fork_fpu, K_FPSTATE_MAX);
 	if (setsockopt(sas->sock, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)) < 0) {
@@ -772,6 +775,7 @@ static long seccomp_as_exec(struct addr_space *as, bool wipe)
 
 	if (!c || !c->first || as->ctxs != c || c->next || __atomic_load_n(&sas->dead_sig, __ATOMIC_RELAXED))
 		return -EBUSY;
+	memset(sas->ctl->ut, 0, sizeof(sas->ctl->ut));	/* mm/usertrap.c forgets them with the old image */
 	if (!wipe) {
 		const pid_t keep[2] = { as->pid, sas->tids[0] };
 		return stub_threads_only_at(sas->taskdir, keep, 2) < 0 ? -EBUSY : 0;
@@ -1189,6 +1193,57 @@ static void prefetched(struct seccomp_as *sas, struct seccomp_ctx *sc, uint32_t 
 	}
 }
 
+static void *region_ptr(struct seccomp_ctx *sc, uint64_t addr, size_t len);
+
+/*
+ * The usertrap (seccomp_patch.md): a trap through a patched site has no
+ * signal frame, and so no FPU state the sentry could read or write, and
+ * it can only go back by a jump to rcx. Before anything needs more, the
+ * stub takes the trap again as a fault (STUB_CMD_ESCALATE), with the
+ * trap's registers: from then on it is an ordinary trap with a frame.
+ * 0, or -errno (the guest forged its region: the thread cannot go on).
+ */
+static long ut_escalate(struct seccomp_as *sas, struct seccomp_ctx *sc)
+{
+	struct stub_shared *sh = sc->sh;
+
+	sc->ut_trap = false;
+	sh->regs = sc->ut_regs;
+	__atomic_store_n(&sh->ucontext, 0, __ATOMIC_RELAXED);
+	sc->cmd_nr = LONG_MIN;	/* no host call */
+	long r = stub_command(sas, sc, STUB_CMD_ESCALATE, WAIT_CMD);
+	if (r)
+		return r;
+	if (!region_ptr(sc, __atomic_load_n(&sh->ucontext, __ATOMIC_RELAXED), sizeof(struct k_ucontext)))
+		return -EIO;
+	return 0;
+}
+
+/* A usertrap's report (trap_syscall: the slot) as the syscall it stands for, from the slot in our control page. */
+static void ut_trapped(struct seccomp_as *sas, struct seccomp_ctx *sc, struct pvx_regs *regs, struct pvx_trap *trap)
+{
+	uint32_t k = (uint32_t)sc->sh->trap_syscall;
+	uint64_t site = k < STUB_UT_SLOTS ? __atomic_load_n(&sas->ctl->ut[k].site, __ATOMIC_ACQUIRE) : 0;
+
+	regs->cs = sas->cs;
+	regs->ss = sas->ss;
+	regs->rip = regs->rcx = site ? site + 7 : 0;
+	regs->r11 = regs->eflags;
+	sc->ut_trap = true;
+	if (!site) {	/* a jump to the entry, or to a free slot's pad */
+		trap->kind = TRAP_SIGNAL;
+		trap->signo = SIGSEGV;
+		trap->code = 0x80;	/* SI_KERNEL */
+		sc->ut_regs = *regs;
+		return;
+	}
+	uint32_t nr = (uint32_t)sas->ctl->ut[k].nr;
+	regs->rax = regs->orig_rax = nr;
+	sc->ut_regs = *regs;
+	trap->kind = TRAP_SYSCALL;
+	prefetched(sas, sc, nr);
+}
+
 /* Run guest code until it traps: how says how long the stub may take (WAIT_RUN: unbounded, no lock held). */
 static long run_wait(struct platform_ctx *ctx, struct pvx_regs *regs, struct pvx_trap *trap, enum stub_wait how)
 {
@@ -1197,6 +1252,15 @@ static long run_wait(struct platform_ctx *ctx, struct pvx_regs *regs, struct pvx
 	struct stub_shared *sh = sc->sh;
 	long r;
 
+	/* A usertrap goes back by a jump to rcx (stub.c ut_return): anything else needs a frame. */
+	bool ut_back = false;
+	if (sc->ut_trap) {
+		if (how == WAIT_RUN && regs->rip == regs->rcx && !(regs->eflags & 0x100 /* TF */))
+			ut_back = true;
+		else if ((r = ut_escalate(sas, sc)))
+			return r;
+		sc->ut_trap = false;
+	}
 	memset(trap, 0, sizeof(*trap));
 	regs->cs = sas->cs;
 	regs->ss = sas->ss;
@@ -1224,13 +1288,21 @@ static long run_wait(struct platform_ctx *ctx, struct pvx_regs *regs, struct pvx
 	sc->in_len = 0;
 	if (out && __atomic_load_n(&sh->out_fault, __ATOMIC_RELAXED)) {
 		trap->kind = TRAP_OUT_FAULT;	/* the guest did not run: *regs stand as given */
+		sc->ut_trap = ut_back;		/* ... and a usertrap's stub is still without a frame */
 		return 0;
 	}
 	*regs = sh->regs;	/* copied once: the guest can scribble on the shared page */
 	trap->signo = sh->trap_signo;
 	trap->code = sh->trap_code;
 	trap->addr = sh->trap_addr;
-	if (trap->signo == SIGSYS && trap->code == 1 /* SYS_SECCOMP */) {
+	if (trap->signo == SIGSYS && trap->code == STUB_TRAP_UT) {
+		ut_trapped(sas, sc, regs, trap);
+	} else if (trap->code == STUB_TRAP_ESCALATED) {
+		/* Not asked for (the guest set its region's esc): an interruption, nothing to deliver. */
+		trap->kind = TRAP_SIGNAL;
+		trap->signo = SIGURG;
+		trap->code = -1;
+	} else if (trap->signo == SIGSYS && trap->code == 1 /* SYS_SECCOMP */) {
 		trap->kind = TRAP_SYSCALL;
 		regs->orig_rax = (uint64_t)(int64_t)sh->trap_syscall;
 		prefetched(sas, sc, (uint32_t)regs->orig_rax);
@@ -1373,6 +1445,9 @@ static char *trap_fpstate(struct seccomp_ctx *sc, size_t *room)
 static long seccomp_fpu_get(struct platform_ctx *ctx, void *buf, size_t len)
 {
 	size_t room, n;
+
+	if (to_sctx(ctx)->ut_trap && ut_escalate(to_sas(ctx->as), to_sctx(ctx)))
+		return 0;
 	char *p = trap_fpstate(to_sctx(ctx), &room);
 
 	if (!p || len < K_FXSAVE_SIZE)
@@ -1388,12 +1463,72 @@ static long seccomp_fpu_get(struct platform_ctx *ctx, void *buf, size_t len)
 static long seccomp_fpu_set(struct platform_ctx *ctx, const void *buf, size_t len)
 {
 	size_t room;
+
+	if (to_sctx(ctx)->ut_trap && ut_escalate(to_sas(ctx->as), to_sctx(ctx)))
+		return -EFAULT;
 	char *p = trap_fpstate(to_sctx(ctx), &room);
 
 	if (!p || len > room)
 		return -EFAULT;
 	memcpy(p, buf, len);
 	return 0;
+}
+
+/*
+ * The usertrap's table (stub_layout.h): slot k points at pad k in the
+ * stub's text, the same in every stub. One sealed memfd, made once, mapped
+ * private and read-only: a guest that makes its copy writable and changes
+ * it only steers its own jumps.
+ */
+static int ut_table_fd(void)
+{
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	static int fd = -1;
+
+	pthread_mutex_lock(&lock);
+	if (fd < 0) {
+		uint64_t *t = malloc(STUB_UT_TABLE_SIZE);
+		int f = memfd_create("pvx-usertrap", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+		for (int k = 0; t && k < STUB_UT_SLOTS; k++)
+			t[k] = STUB_TEXT_ADDR + STUB_OFF_UT_PADS + (uint64_t)k * STUB_UT_PAD;
+		if (t && f >= 0 && write(f, t, STUB_UT_TABLE_SIZE) == STUB_UT_TABLE_SIZE &&
+		    fcntl(f, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) == 0) {
+			fd = f;
+			f = -1;
+		}
+		if (f >= 0)
+			close(f);
+		free(t);
+	}
+	pthread_mutex_unlock(&lock);
+	return fd;
+}
+
+/* The table into the stub, where mm/usertrap.c found the guest's range free. */
+static long seccomp_as_ut_map(struct addr_space *as)
+{
+	int fd = ut_table_fd();
+
+	if (fd < 0)
+		return -ENOMEM;
+	long as_fd = seccomp_as_get_fd(as, fd);
+	if (as_fd < 0)
+		return as_fd;
+	const long a[6] = { STUB_UT_TABLE_ADDR, STUB_UT_TABLE_SIZE, PROT_READ, MAP_PRIVATE | MAP_FIXED, as_fd, 0 };
+	long r = seccomp_as_syscall(as, SYS_mmap, a);
+	seccomp_as_put_fd(as, as_fd);
+	return r == STUB_UT_TABLE_ADDR ? 0 : r < 0 ? r : -ENOMEM;
+}
+
+/* Slot k for the stub (control page): the number first, then the site it goes with. */
+static void seccomp_as_ut_slot(struct addr_space *as, int k, uint64_t site, uint32_t nr)
+{
+	struct stub_ctl *ctl = to_sas(as)->ctl;
+
+	if (k < 0 || k >= STUB_UT_SLOTS)
+		return;
+	__atomic_store_n(&ctl->ut[k].nr, nr, __ATOMIC_RELAXED);
+	__atomic_store_n(&ctl->ut[k].site, site, __ATOMIC_RELEASE);
 }
 
 const struct platform_ops platform_seccomp = {
@@ -1420,4 +1555,6 @@ const struct platform_ops platform_seccomp = {
 	.as_prefetched = seccomp_as_prefetched,
 	.as_prefetched_in = seccomp_as_prefetched_in,
 	.ctx_out = seccomp_ctx_out,
+	.as_ut_map = seccomp_as_ut_map,
+	.as_ut_slot = seccomp_as_ut_slot,
 };

@@ -63,6 +63,12 @@ struct seccomp_ctx {
 	bool batching;			/* as_batch: bn calls queued in bops */
 	int bn;
 	struct stub_batch_op bops[STUB_BATCH_MAX];
+	/*
+	 * The last trap came through a patched site (the usertrap): there is no
+	 * signal frame until ut_escalate makes one, from ut_regs (the trap's).
+	 */
+	bool ut_trap;
+	struct pvx_regs ut_regs;
 };
 #define CMD_NR_BATCH (LONG_MIN + 1)	/* cmd_nr of a STUB_CMD_BATCH: any of its calls is the command's */
 
