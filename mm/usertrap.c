@@ -4,8 +4,8 @@
  * sites are patched, and keeping them right as the guest's memory changes.
  *
  * A site is "mov $nr,%eax; syscall" (b8 imm32 0f 05) that just trapped
- * for syscall nr, in a private, executable, never-writable mapping, inside
- * one page. It becomes "jmp *SLOT" (ff 24 25 imm32, stub_layout.h): its
+ * for syscall nr for the 8th time (PVX_SECCOMP_PATCH=N: the Nth), in a
+ * private, executable, never-writable mapping, inside one page. It becomes "jmp *SLOT" (ff 24 25 imm32, stub_layout.h): its
  * syscall then enters the stub's trampoline without a signal. The platform
  * (seccomp) maps the table and tells the stub the slots; this file decides
  * and writes, under the sentry lock, as every change of the guest's
@@ -36,6 +36,7 @@
 #include "sentry/platform/platform.h"
 
 #define UT_SEEN 4096	/* sites looked at, patched or not (a power of two) */
+#define UT_AFTER 8	/* a site is patched at its 8th trap: a patch costs ~10 traps' worth (two stub commands, five writes) */
 
 struct mm_ut {
 	bool mapped;	/* the table is in the stub */
@@ -48,37 +49,44 @@ struct mm_ut {
 		bool live;	/* patched, as far as we know (a discard may have brought the file's bytes back) */
 	} slot[STUB_UT_SLOTS];
 	uint64_t seen[UT_SEEN];	/* site + 1; 0: empty */
+	uint8_t traps[UT_SEEN];	/* ... and how many times it trapped, up to 255 */
 };
 
-static bool ut_wanted(void)
+/* At which trap of a site it is patched: PVX_SECCOMP_PATCH (0: never), else UT_AFTER. */
+static unsigned ut_after(void)
 {
-	static int on = -1;
+	static int after = -1;
 
-	if (on < 0) {
+	if (after < 0) {
 		const char *e = getenv("PVX_SECCOMP_PATCH");
-		on = !(e && !strcmp(e, "0"));
+		long n = e && *e ? strtol(e, NULL, 10) : UT_AFTER;
+		after = n < 0 ? 0 : n > 255 ? 255 : (int)n;
 	}
-	return on;
+	return (unsigned)after;
 }
 
-/* Marks site seen: false if it was already (or the set is full). */
-static bool seen_add(struct mm_ut *ut, uint64_t site)
+/* How many times site trapped, this time included (up to 255); 0 when the set is full. */
+static unsigned seen_hit(struct mm_ut *ut, uint64_t site)
 {
 	uint64_t h = (site * 0x9e3779b97f4a7c15ULL) >> 52;
 
 	for (uint32_t i = 0; i < UT_SEEN; i++) {
-		uint64_t *e = &ut->seen[(h + i) & (UT_SEEN - 1)];
-		if (*e == site + 1)
-			return false;
-		if (!*e) {
+		uint32_t j = (uint32_t)((h + i) & (UT_SEEN - 1));
+		if (ut->seen[j] == site + 1) {
+			if (ut->traps[j] < 255)
+				ut->traps[j]++;
+			return ut->traps[j];
+		}
+		if (!ut->seen[j]) {
 			if (ut->nseen >= UT_SEEN / 2)
-				return false;
-			*e = site + 1;
+				return 0;
+			ut->seen[j] = site + 1;
+			ut->traps[j] = 1;
 			ut->nseen++;
-			return true;
+			return 1;
 		}
 	}
-	return false;
+	return 0;
 }
 
 static void patch_bytes(uint8_t b[7], uint32_t k)
@@ -164,7 +172,7 @@ void mm_ut_consider(struct mm *mm, const struct pvx_regs *regs)
 	if (!as || !as->ops->as_ut_map || regs->rip < PVX_GUEST_MIN + 7 || regs->rip > PVX_GUEST_TASK_SIZE)
 		return;
 	if (!mm->ut) {
-		if (!ut_wanted() || !(mm->ut = calloc(1, sizeof(*mm->ut))))
+		if (!ut_after() || !(mm->ut = calloc(1, sizeof(*mm->ut))))
 			return;
 	}
 	struct mm_ut *ut = mm->ut;
@@ -174,8 +182,8 @@ void mm_ut_consider(struct mm *mm, const struct pvx_regs *regs)
 		mm_ut_off(mm);
 		return;
 	}
-	if (!seen_add(ut, site))
-		return;
+	if (seen_hit(ut, site) != ut_after())
+		return;	/* not yet (a short-lived process would pay more than it saves), or looked at already */
 	const struct vma *v = vma_lookup(&mm->vmas, site);
 	if (!v || regs->rip > v->end || (site >> 12) != ((site + 6) >> 12) || !(v->prot & PROT_EXEC) ||
 	    (v->prot & PROT_WRITE) || (v->flags & (MAP_TYPE | VMA_SEALED | PVX_MAP_NOWRITE)) != MAP_PRIVATE)

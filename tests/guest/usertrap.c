@@ -33,6 +33,8 @@
 
 #include "guest.h"
 
+#define WARM 20	/* calls that make a site patched (pvx patches at the 8th trap) */
+
 #ifndef ARCH_SET_GS
 #define ARCH_SET_GS 0x1001
 #define ARCH_GET_GS 0x1004
@@ -53,7 +55,6 @@ SITE(s_getppid, 110)
 SITE(s_gettid, 186)
 SITE(s_read, 0)
 SITE(s_nanosleep, 35)
-SITE(s_getuid, 102)
 
 /* Where the site of f is: its "b8 imm32 0f 05" (or the jump it became) in its first 400 bytes (NULL: none). */
 static const uint8_t *site_of(void *f, uint32_t nr)
@@ -207,8 +208,7 @@ static void restart_mode(void)
 		char c = 0;
 		if (pipe(p))
 			return;
-		s_getuid(0, 0, 0), s_getuid(0, 0, 0);	/* warm up: patched before the read below */
-		for (int i = 0; i < 3; i++) {	/* the read site's first calls, on data: patched from here */
+		for (int i = 0; i < WARM; i++) {	/* the read site's first calls, on data: patched from here */
 			if (write(p[1], "w", 1) != 1 || s_read(p[0], (long)&c, 1) != 1)
 				return;
 		}
@@ -238,8 +238,8 @@ static void stopsleep_mode(void)
 {
 	struct timespec ts = { 0, 300000000 }, a, b;
 
-	s_nanosleep((long)&(struct timespec){ 0, 1000 }, 0, 0);
-	s_nanosleep((long)&(struct timespec){ 0, 1000 }, 0, 0);
+	for (int i = 0; i < WARM; i++)
+		s_nanosleep((long)&(struct timespec){ 0, 1000 }, 0, 0);
 	pid_t kid = fork();
 	if (kid == 0) {
 		usleep(60000);
@@ -302,7 +302,7 @@ static void rewrite_mode(void)
 	uint8_t *page = (uint8_t *)smc_site;
 	long pid = getpid(), ppid = getppid(), r = 0;
 
-	for (int i = 0; i < 5; i++)
+	for (int i = 0; i < WARM; i++)
 		r |= smc_site() != pid;
 	tell_patched("smc site before", (void *)smc_site, 39);
 	if (mprotect(page, 4096, PROT_READ | PROT_WRITE | PROT_EXEC)) {
@@ -323,7 +323,7 @@ static void fork_mode(void)
 {
 	long bad = 0;
 
-	for (int i = 0; i < 5; i++)
+	for (int i = 0; i < WARM; i++)
 		bad += s_getppid(0, 0, 0) != getppid() || s_gettid(0, 0, 0) != getpid();
 	pid_t kid = fork();
 	if (kid == 0) {
@@ -346,7 +346,7 @@ static void gs_mode(void)
 	uint64_t got = 0, base = 1;
 	long bad = 0;
 
-	for (int i = 0; i < 5; i++)
+	for (int i = 0; i < WARM; i++)
 		bad += s_getppid(0, 0, 0) != getppid();
 	tell_patched("gs site before", (void *)s_getppid, 110);
 	long r = syscall(SYS_arch_prctl, ARCH_SET_GS, (unsigned long)mine);
@@ -366,7 +366,7 @@ static void table_mode(void)
 {
 	long bad = 0;
 
-	for (int i = 0; i < 5; i++)
+	for (int i = 0; i < WARM; i++)
 		bad += s_getppid(0, 0, 0) != getppid();
 	tell_patched("table site before", (void *)s_getppid, 110);
 	void *p = mmap((void *)0x60000, 0x4000, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
@@ -417,7 +417,7 @@ static void hostile_mode(void)
 	uint64_t r;
 	__asm__ volatile("mov %%gs:%c1, %0" : "=r"(r) : "i"(SELF_OFF));
 	region = r;
-	for (int i = 0; i < 5; i++)
+	for (int i = 0; i < WARM; i++)
 		s_getppid(0, 0, 0);	/* a slot in use: 0 */
 	if (!sigsetjmp(back, 1))
 		jump_to(PADS + 1000 * 16, 0);	/* a free slot */
