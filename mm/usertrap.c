@@ -145,14 +145,17 @@ static long rewrite(struct mm *mm, uint64_t site, const uint8_t to[7], bool patc
 	return r;
 }
 
-/* Slot k back to the original bytes (prot: as in rewrite), and free for the stub. */
+/*
+ * Slot k's site back to the original bytes (prot: as in rewrite). The
+ * stub keeps the slot (slots are never reused): a thread that took the
+ * jump just before still has its syscall made, and returns to site + 7.
+ */
 static void unpatch(struct mm *mm, uint32_t k, int prot)
 {
 	struct ut_slot *s = &mm->ut->slot[k];
 	uint8_t now[7], want[7], orig[7];
 
 	s->live = false;
-	mm->as->ops->as_ut_slot(mm->as, (int)k, 0, 0);
 	patch_bytes(want, k);
 	orig_bytes(orig, s->nr);
 	/* Only our own jump goes back: a page the file's bytes came back to (a discard) is left alone. */
@@ -247,8 +250,7 @@ void mm_ut_change(struct mm *mm, uint64_t start, uint64_t end, enum mm_ut_how ho
 			s->site = to + (s->site - start);
 			mm->as->ops->as_ut_slot(mm->as, (int)k, s->site, s->nr);
 		} else {
-			s->live = false;	/* its bytes go with the mapping */
-			mm->as->ops->as_ut_slot(mm->as, (int)k, 0, 0);
+			s->live = false;	/* its bytes go with the mapping (a thread in the trampoline returns to nothing, as on Linux) */
 		}
 	}
 }
@@ -296,8 +298,7 @@ long mm_ut_copy(struct mm *child, const struct mm *parent, bool by_host)
 	memcpy(c, p, sizeof(*c));
 	child->ut = c;
 	for (uint32_t k = 0; k < c->n; k++)
-		if (c->slot[k].live)
-			child->as->ops->as_ut_slot(child->as, (int)k, c->slot[k].site, c->slot[k].nr);
+		child->as->ops->as_ut_slot(child->as, (int)k, c->slot[k].site, c->slot[k].nr);
 	/* A copy (not the host's fork) has no table yet: map it, or put every site back. */
 	if (!by_host && c->mapped && child->as->ops->as_ut_map(child->as) < 0) {
 		pr_warn("usertrap: no table in the copy of %d: its sites go back", parent->as ? parent->as->pid : 0);
