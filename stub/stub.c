@@ -561,7 +561,7 @@ static void prefetch_in(struct stub_shared *sh, uint32_t nr, const uint64_t args
  * sentry answers EAGAIN by waiting, EPIPE with the guest's SIGPIPE (the
  * host's, for this thread, stays blocked: stub_thread_main).
  */
-static int passthrough(long nr, const uint64_t a[6], uint64_t *ret)
+static int passthrough(long nr, const uint64_t a[6], uint64_t *ret, uint32_t *count)
 {
 	if (nr != NR_read && nr != NR_pread64 && (nr != NR_write || a[2] > PIPE_BUF_))
 		return 0;
@@ -569,6 +569,8 @@ static int passthrough(long nr, const uint64_t a[6], uint64_t *ret)
 	const uint64_t *bits = nr == NR_write ? CTL->pt_wbits : CTL->pt_bits;
 	if (g >= STUB_PT_MAX || !((__atomic_load_n(&bits[g / 64], __ATOMIC_ACQUIRE) >> (g % 64)) & 1))
 		return 0;
+	if (count && ++*count % STUB_PT_ASK == 0)
+		return 0;	/* the sentry's, so that its site counts towards a patch (stub_abi.h pt_count) */
 	long r = stub_pt(nr, STUB_PT_BASE + (long)g, (long)a[1], (long)a[2], (long)a[3], 0, 0);
 	if (r == -EBADF_ || r == -EFAULT_ || r == -EAGAIN_ || (nr == NR_write && r < 0))
 		return 0;
@@ -677,7 +679,7 @@ static void trap_handler(int sig, struct k_siginfo *si, struct k_ucontext *uc)
 		addr = 0, nr = 0;
 	} else if (open && code == SYS_SECCOMP_) {
 		const uint64_t a[6] = { c->rdi, c->rsi, c->rdx, c->r10, c->r8, c->r9 };
-		if (passthrough(nr, a, &c->rax))
+		if (passthrough(nr, a, &c->rax, &sh->pt_count))
 			serving = 0;
 	}
 	for (;;) {
@@ -715,7 +717,7 @@ static void trap_handler(int sig, struct k_siginfo *si, struct k_ucontext *uc)
  * again from a signal frame (trap_handler).
  */
 #define FAST_SETR(r) f[FAST_##r] = rr->r;
-static __attribute__((noreturn)) void ut_return(struct stub_shared *sh, int esc)
+static __attribute__((noreturn)) void ut_return(struct stub_shared *sh, int esc, uint64_t k)
 {
 	const struct pvx_regs *rr = &sh->regs;
 	uint64_t *f = sh->fast.regs;
@@ -724,6 +726,17 @@ static __attribute__((noreturn)) void ut_return(struct stub_shared *sh, int esc)
 		bases_load(sh, rr);
 	FAST_POPS(FAST_SETR)
 	f[FAST_EFLAGS] = (rr->eflags & FAST_FLAGS) | 0x202, f[FAST_RSP] = rr->rsp;
+	/*
+	 * A STUB_UT_READ site's syscall returns to the cmp after it (site + 4),
+	 * which the patch covers: made here, and on at site + 10. Anywhere else
+	 * (the sentry moved rip: it escalated), or if the slot changed meanwhile,
+	 * the jump goes where rip says, and a fault at site + 4 is taken back.
+	 */
+	if (!esc && k < STUB_UT_SLOTS && CTL->ut[k].shape == STUB_UT_READ && CTL->ut[k].site &&
+	    rr->rcx == CTL->ut[k].site + 4) {
+		f[FAST_rcx] = rr->rcx + 6;
+		f[FAST_EFLAGS] = (f[FAST_EFLAGS] & ~0x8d5UL) | stub_ut_cmp_flags(rr->rax);
+	}
 	sh->fast.ret = (uint64_t)stub_fast_window;
 	__atomic_store_n(&sh->fast.esc, (uint64_t)esc, __ATOMIC_RELAXED);
 	__atomic_store_n(&sh->fast.armed, 1, __ATOMIC_RELAXED);
@@ -745,10 +758,19 @@ __attribute__((used, noreturn)) void stub_ut_trap(struct stub_shared *sh, uint64
 {
 	const uint64_t *f = sh->fast.regs;
 	struct pvx_regs *r = &sh->regs;
-	uint64_t site = 0, nr = ~0UL, ret;
+	uint64_t site = 0, nr = ~0UL, ret, back = 0;
 
 	__atomic_store_n(&sh->fast.armed, 0, __ATOMIC_RELAXED);
 	flags = (flags & ~0x8d5UL) | ((ahal >> 8) & 0xd5) | (ahal & 0xff ? 0x800 : 0);
+	if (k < STUB_UT_SLOTS) {
+		site = CTL->ut[k].site;
+		nr = CTL->ut[k].nr;
+		back = CTL->ut[k].shape == STUB_UT_READ ? 4 : 7;
+		if (back == 4)	/* what its xor left: ZF PF set, CF OF SF AF clear */
+			flags = (flags & ~0x8d5UL) | 0x44;
+	} else {
+		k = STUB_UT_SLOTS;
+	}
 	r->r8 = f[FAST_r8], r->r9 = f[FAST_r9], r->r10 = f[FAST_r10], r->r12 = f[FAST_r12];
 	r->r13 = f[FAST_r13], r->r14 = f[FAST_r14], r->r15 = f[FAST_r15], r->rdi = f[FAST_rdi];
 	r->rsi = f[FAST_rsi], r->rbp = f[FAST_rbp], r->rbx = f[FAST_rbx], r->rdx = f[FAST_rdx];
@@ -756,18 +778,12 @@ __attribute__((used, noreturn)) void stub_ut_trap(struct stub_shared *sh, uint64
 	r->cs = 0x33, r->ss = 0x2b;
 	r->fs_base = sh->has_fsgsbase ? rdfsbase() : sh->cur_fs_base;
 	r->gs_base = gs_guest(sh);
-	if (k < STUB_UT_SLOTS) {
-		site = CTL->ut[k].site;
-		nr = CTL->ut[k].nr;
-	} else {
-		k = STUB_UT_SLOTS;
-	}
-	r->rip = r->rcx = site ? site + 7 : 0;
+	r->rip = r->rcx = site ? site + back : 0;
 	r->rax = r->orig_rax = nr;
 	const uint64_t a[6] = { r->rdi, r->rsi, r->rdx, r->r10, r->r8, r->r9 };
-	if (site && passthrough((long)nr, a, &ret)) {
+	if (site && passthrough((long)nr, a, &ret, NULL)) {
 		r->rax = ret;
-		ut_return(sh, 0);
+		ut_return(sh, 0, k);
 	}
 	sh->trap_signo = SIGSYS_;
 	sh->trap_code = STUB_TRAP_UT;
@@ -780,7 +796,7 @@ __attribute__((used, noreturn)) void stub_ut_trap(struct stub_shared *sh, uint64
 		prefetch(sh, (uint32_t)nr, a);
 		prefetch_in(sh, (uint32_t)nr, a);
 	}
-	ut_return(sh, serve(sh, 1) == STUB_CMD_ESCALATE);
+	ut_return(sh, serve(sh, 1) == STUB_CMD_ESCALATE, k);
 }
 
 /*

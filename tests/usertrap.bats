@@ -1,5 +1,6 @@
 #!/usr/bin/env bats
-# Issue 16: on the seccomp platform a syscall site "mov $nr,%eax; syscall" is patched after its first trap to
+# Issue 16: on the seccomp platform a syscall site "mov $nr,%eax; syscall" (or glibc's read: "xor %eax,%eax;
+# syscall; cmp $-4096,%rax") is patched after its first trap to
 # enter the stub without a signal (sentry/platform/seccomp_patch.md, mm/usertrap.c). The same output as
 # natively for registers, FPU, red zone and flags across the calls, signals, restarts (SA_RESTART and
 # restart_syscall), threads racing the patch, code the guest makes writable and rewrites, fork (the host's and
@@ -46,6 +47,12 @@ usertrap() {
 	PVX_SECCOMP_PATCH=0 usertrap regs
 	PVX_SECCOMP_PATCH=0 usertrap fork
 	PVX_SECCOMP_PATCH=1 usertrap fork "child's getppid site: patched"
+}
+
+@test "glibc's read (xor; syscall; cmp): patched as a whole, also when the passthrough serves it; the cmp's flags and r11 as natively" {
+	usertrap readshape "read shape site after 600 pipe reads: patched" "read shape site: patched"
+	# a restart goes back to its syscall (a #GP at the jump's SIB byte), a return with a frame to its cmp (a #UD)
+	READ_SHAPE=1 PVX_PASSTHROUGH=0 usertrap restart "read site: patched"
 }
 
 @test "a timer's handler that uses the FPU runs 200 times between patched syscalls: nothing of the guest's is lost" {

@@ -175,12 +175,13 @@ struct stub_ctl {
 	uint64_t pt_wbits[STUB_PT_MAX / 64];
 	/*
 	 * Usertrap slots (seccomp_patch.md): slot k's site (the address of its
-	 * mov; 0: free) and syscall, for the trampoline's return address, its
+	 * first byte; 0: free), syscall and shape, for the trampoline's return address, its
 	 * prefetches and its passthrough. The sentry keeps its own copy.
 	 */
 	struct stub_ut_slot {
 		uint64_t site;
-		uint64_t nr;
+		uint32_t nr;
+		uint32_t shape;	/* STUB_UT_MOV, STUB_UT_READ */
 	} ut[STUB_UT_SLOTS];
 };
 #define STUB_CTL_SIZE ((sizeof(struct stub_ctl) + 4095) & ~4095UL)
@@ -277,7 +278,15 @@ struct stub_shared {
 	 */
 	uint64_t in_addr __attribute__((aligned(4096)));
 	uint32_t in_len;
-	uint32_t pad4;
+	/*
+	 * Calls the trap handler's passthrough could serve (stub.c). At every
+	 * STUB_PT_ASK-th it stands aside and the sentry serves the call, so
+	 * that a site the passthrough serves still counts towards its patch
+	 * (mm/usertrap.c); a prime, so that calls that take turns (a write, a
+	 * read) each get their turn. Guest-writable: it only slows the guest's
+	 * own calls.
+	 */
+	uint32_t pt_count;
 	char in_buf[STUB_IN_MAX];
 
 	char altstack[STUB_ALTSTACK_SIZE] __attribute__((aligned(4096)));

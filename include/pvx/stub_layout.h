@@ -51,6 +51,43 @@
  */
 #define STUB_UT_TABLE_ADDR 0x60000
 #define STUB_UT_SLOTS 1024
+
+/*
+ * The shapes of site patched (mm/usertrap.c). Both become the 7-byte jump;
+ * every place in it where one of the original's instructions began (but
+ * the first) holds a byte that faults there, so a thread that gets there
+ * (a restart's rip - 2, a jump) is taken back by mm_ut_fixup.
+ * - STUB_UT_MOV: "mov $nr,%eax; syscall" (b8 imm32 0f 05). The syscall's
+ *   place is the imm32's third byte, 0x06 (invalid in 64-bit mode). It
+ *   returns to site + 7.
+ * - STUB_UT_READ: glibc's read, "xor %eax,%eax; syscall; cmp $-4096,%rax"
+ *   (31 c0 0f 05 48 3d 00 f0 ff ff): the jump's SIB byte is 0xe5 (the same
+ *   address as 0x25, and "in $imm8,%eax" there: a #GP), its imm32's second
+ *   byte one of STUB_UT_READ_CLASSES (the slot is chosen for it). Its
+ *   syscall leaves rip at site + 4; the cmp is made on the way back
+ *   (stub_ut_cmp_flags), which goes on at site + 10 with rcx = site + 10.
+ */
+#define STUB_UT_MOV 0
+#define STUB_UT_READ 1
+#define STUB_UT_READ_CLASSES { 0x06, 0x07, 0x0e, 0x16, 0x17, 0x1e, 0x1f }	/* invalid opcodes: slot k >> 5 */
+
+#ifndef __ASSEMBLER__
+/* The arithmetic flags (CF PF AF ZF SF OF) of "cmp $-4096,%rax", without touching the stack. */
+static inline unsigned long stub_ut_cmp_flags(unsigned long a)
+{
+	const unsigned long b = -4096UL, r = a - b;
+	unsigned long f = 0, p = r & 0xff;
+
+	p ^= p >> 4, p ^= p >> 2, p ^= p >> 1;
+	f |= a < b ? 0x1 : 0;			/* CF */
+	f |= p & 1 ? 0 : 0x4;			/* PF: an even number of bits set */
+	f |= (a ^ b ^ r) & 0x10;		/* AF */
+	f |= r ? 0 : 0x40;			/* ZF */
+	f |= r >> 63 ? 0x80 : 0;		/* SF */
+	f |= ((a ^ b) & (a ^ r)) >> 63 ? 0x800 : 0;	/* OF */
+	return f;
+}
+#endif
 #define STUB_UT_TABLE_SIZE (STUB_UT_SLOTS * 8)
 #define STUB_UT_PAD 16
 #define STUB_OFF_UT_ENTRY (STUB_OFF_UT_PADS + STUB_UT_SLOTS * STUB_UT_PAD)
@@ -86,6 +123,7 @@
 #define STUB_FD_KSOCK 6			/* SOCK_SEQPACKET, K's only: a forked K's own fds come in here */
 #define STUB_PT_BASE 800		/* seccomp: the stub's dup of guest fd g (g < STUB_PT_MAX) is fd 800 + g */
 #define STUB_PT_MAX 128
+#define STUB_PT_ASK 31			/* seccomp: the trap handler leaves every 31st call it could serve to the sentry (stub_abi.h pt_count) */
 #define STUB_PF_NRS 512			/* seccomp: syscall numbers the path prefetch table covers */
 #define STUB_PF_MAX 2032		/* ... and the most it copies, the NULs included */
 #define STUB_OUT_MAX 1536		/* seccomp: the largest syscall result the stub copies out on its way back */

@@ -109,8 +109,9 @@ int task_run(struct task *t)
 				t->regs.rax = (uint64_t)-EFAULT;
 			continue;
 		}
-		/* A SIGILL at a patched syscall site while its bytes changed (mm/usertrap.c): run it again, or its syscall. */
-		if (trap.kind == TRAP_SIGNAL && trap.signo == SIGILL && mm_ut_fixup(t->mm, &t->regs, &trap) &&
+		/* A fault inside a patched syscall site (mm/usertrap.c): run it again, or its syscall, or its cmp. */
+		if (trap.kind == TRAP_SIGNAL && (trap.signo == SIGILL || trap.signo == SIGSEGV) &&
+		    mm_ut_fixup(t->mm, &t->regs, &trap) &&
 		    trap.kind == TRAP_SIGNAL)
 			continue;
 		if (trap.kind == TRAP_SIGNAL) {

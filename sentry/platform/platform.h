@@ -170,12 +170,13 @@ struct platform_ops {
 	 * The usertrap (seccomp; NULL elsewhere; sentry/platform/seccomp_patch.md,
 	 * mm/usertrap.c decides what is patched): as_ut_map maps the table of
 	 * pad pointers at STUB_UT_TABLE_ADDR (0 or -errno); as_ut_slot tells
-	 * the stub that slot k is the site at site (its mov) for syscall nr,
-	 * or with site 0 that it is free. A patched site's trap comes back from
-	 * run as a TRAP_SYSCALL at site + 7, as the syscall would.
+	 * the stub that slot k is the site at site (its first byte) of shape
+	 * (STUB_UT_MOV, STUB_UT_READ: stub_layout.h) for syscall nr, or with
+	 * site 0 that it is free. A patched site's trap comes back from run as
+	 * a TRAP_SYSCALL where the syscall would leave rip (site + 7, site + 4).
 	 */
 	long (*as_ut_map)(struct addr_space *as);
-	void (*as_ut_slot)(struct addr_space *as, int k, uint64_t site, uint32_t nr);
+	void (*as_ut_slot)(struct addr_space *as, int k, uint64_t site, uint32_t nr, int shape);
 };
 
 /* Common state every platform's address space starts with. */

@@ -1227,17 +1227,18 @@ static void ut_trapped(struct seccomp_as *sas, struct seccomp_ctx *sc, struct pv
 
 	regs->cs = sas->cs;
 	regs->ss = sas->ss;
-	regs->rip = regs->rcx = site ? site + 7 : 0;
-	regs->r11 = regs->eflags;
+	regs->r11 = regs->eflags;	/* the stub made both what the syscall met (after a STUB_UT_READ's xor) */
 	sc->ut_trap = true;
 	if (!site) {	/* a jump to the entry, or to a free slot's pad */
+		regs->rip = regs->rcx = 0;
 		trap->kind = TRAP_SIGNAL;
 		trap->signo = SIGSEGV;
 		trap->code = 0x80;	/* SI_KERNEL */
 		sc->ut_regs = *regs;
 		return;
 	}
-	uint32_t nr = (uint32_t)sas->ctl->ut[k].nr;
+	uint32_t nr = sas->ctl->ut[k].nr;
+	regs->rip = regs->rcx = site + (sas->ctl->ut[k].shape == STUB_UT_READ ? 4 : 7);
 	regs->rax = regs->orig_rax = nr;
 	sc->ut_regs = *regs;
 	trap->kind = TRAP_SYSCALL;
@@ -1520,14 +1521,15 @@ static long seccomp_as_ut_map(struct addr_space *as)
 	return r == STUB_UT_TABLE_ADDR ? 0 : r < 0 ? r : -ENOMEM;
 }
 
-/* Slot k for the stub (control page): the number first, then the site it goes with. */
-static void seccomp_as_ut_slot(struct addr_space *as, int k, uint64_t site, uint32_t nr)
+/* Slot k for the stub (control page): the number and shape first, then the site they go with. */
+static void seccomp_as_ut_slot(struct addr_space *as, int k, uint64_t site, uint32_t nr, int shape)
 {
 	struct stub_ctl *ctl = to_sas(as)->ctl;
 
 	if (k < 0 || k >= STUB_UT_SLOTS)
 		return;
 	__atomic_store_n(&ctl->ut[k].nr, nr, __ATOMIC_RELAXED);
+	__atomic_store_n(&ctl->ut[k].shape, (uint32_t)shape, __ATOMIC_RELAXED);
 	__atomic_store_n(&ctl->ut[k].site, site, __ATOMIC_RELEASE);
 }
 

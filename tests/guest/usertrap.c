@@ -1,12 +1,15 @@
-/* usertrap: syscall sites of the form "mov $nr,%eax; syscall", which the seccomp platform patches after their
+/* usertrap: syscall sites of the form "mov $nr,%eax; syscall" (and glibc's read), which the seccomp platform patches after their
  * first trap to enter the stub without a signal (sentry/platform/seccomp_patch.md). Every mode prints what
  * Linux gives, so the output is compared with the native run; stderr says whether the sites were patched
  * (their bytes, read where that is allowed), for the tests to check that the path was taken.
- * usage: usertrap regs|signals|restart|stopsleep|threads|rewrite|fork|gs|table|hostile
+ * usage: usertrap regs|readshape|signals|restart|stopsleep|threads|rewrite|fork|gs|table|hostile
  *   regs       every register but rax, rcx and r11, xmm0-15, the red zone and the flags kept across 2000 calls;
  *              rcx the return address, r11 the flags, rax getppid's
+ *   readshape  glibc's read, "xor %eax,%eax; syscall; cmp $-4096,%rax": 2000 reads that succeed and fail; the
+ *              flags after the cmp and r11 as natively, rcx after the syscall or the cmp
  *   signals    the same calls while a 1 ms timer's handler scribbles on the FPU registers
  *   restart    a read at a site blocks; a handler with SA_RESTART runs and the read goes on; without, EINTR
+ *              (READ_SHAPE=1: at the read shape's site)
  *   stopsleep  a 300 ms nanosleep at a site, stopped and continued meanwhile: restart_syscall finishes it
  *   threads    4 threads race through fresh sites (gettid, getppid) from their first call
  *   rewrite    a patched site's page made writable reads as the original code; rewritten (getpid becomes
@@ -56,14 +59,38 @@ SITE(s_gettid, 186)
 SITE(s_read, 0)
 SITE(s_nanosleep, 35)
 
-/* Where the site of f is: its "b8 imm32 0f 05" (or the jump it became) in its first 400 bytes (NULL: none). */
+/*
+ * glibc's read: "xor %eax,%eax; syscall; cmp $-4096,%rax", patched as a whole (the cmp is made on the way
+ * back). rd_site(fd, buf, n) returns rax and leaves in rdout the flags after the cmp, r11 and rcx; OF SF AF are
+ * set before the xor, which clears them.
+ */
+uint64_t rdout[3];
+long rd_site(long fd, long buf, long n);
+__asm__(".text\n"
+	"rd_site:\n"
+	"	mov $0x7f, %ecx\n	add $0x7f, %cl\n"
+	"	xor %eax, %eax\n"
+	"	syscall\n"
+	".globl rd_site_cmp\n"
+	"rd_site_cmp:\n"
+	"	cmp $-4096, %rax\n"
+	".globl rd_site_after\n"
+	"rd_site_after:\n"
+	"	pushfq\n	pop %r8\n"
+	"	mov %r8, rdout+0(%rip)\n	mov %r11, rdout+8(%rip)\n	mov %rcx, rdout+16(%rip)\n"
+	"	ret\n");
+extern char rd_site_cmp[], rd_site_after[];
+
+/* Where the site of f is: its "b8 imm32 0f 05" or "31 c0 0f 05" (or the jump it became) in its first 400 bytes (NULL: none). */
 static const uint8_t *site_of(void *f, uint32_t nr)
 {
 	const uint8_t *p = f;
 	for (int i = 0; i < 400; i++)
 		if (p[i] == 0xb8 && !memcmp(p + i + 1, &nr, 4) && p[i + 5] == 0x0f && p[i + 6] == 0x05)
 			return p + i;
-		else if (p[i] == 0xff && p[i + 1] == 0x24 && p[i + 2] == 0x25)
+		else if (!nr && p[i] == 0x31 && p[i + 1] == 0xc0 && p[i + 2] == 0x0f && p[i + 3] == 0x05)
+			return p + i;
+		else if (p[i] == 0xff && p[i + 1] == 0x24 && (p[i + 2] == 0x25 || p[i + 2] == 0xe5))
 			return p + i;
 	return NULL;
 }
@@ -198,8 +225,55 @@ static void signals_mode(void)
 	say("signals: lost %#x (0: none), 200 handlers ran: %s\n", bad, yesno(ticks >= 200));
 }
 
+/*
+ * The read shape: 600 reads of a pipe, then 2000 reads that succeed and fail in turn; the flags the cmp leaves and the r11 the syscall
+ * leaves (AF, which xor leaves undefined, aside) as natively, rcx after the syscall or after the cmp.
+ */
+static void readshape_mode(void)
+{
+	unsigned bad = 0;
+	char c;
+	int p[2];
+	uint64_t flags[2] = { 0, 0 };
+
+	if (pipe(p))
+		return;
+	/* Reads the passthrough serves in the stub: every 32nd still goes to the sentry, which patches the site. */
+	for (int i = 0; i < 600; i++)
+		if (write(p[1], "r", 1) != 1 || rd_site(p[0], (long)&c, 1) != 1)
+			bad |= 1;
+	tell_patched("read shape site after 600 pipe reads", (void *)rd_site, 0);
+	for (int i = 0; i < 2000; i++) {
+		int fail = i & 1;
+		if (!fail && write(p[1], "r", 1) != 1)
+			return;
+		long r = rd_site(fail ? -1 : p[0], (long)&c, 1);
+		if (r != (fail ? -EBADF : 1) || (!fail && c != 'r'))
+			bad |= 1;
+		if (rdout[2] != (uint64_t)rd_site_cmp && rdout[2] != (uint64_t)rd_site_after)
+			bad |= 2;	/* rcx */
+		if ((rdout[1] & 0x8c5) != 0x44)
+			bad |= 4;	/* r11: the flags the xor left */
+		if (i < 2)
+			flags[fail] = rdout[0] & 0x8d5;
+		else if ((rdout[0] & 0x8d5) != flags[fail])
+			bad |= 8;	/* the cmp's */
+	}
+	tell_patched("read shape site", (void *)rd_site, 0);
+	say("read shape: lost %#x (0: none), flags after the cmp %#lx (read) %#lx (EBADF)\n", bad,
+	    (unsigned long)flags[0], (unsigned long)flags[1]);
+	close(p[0]);
+	close(p[1]);
+}
+
 static volatile int handled;
 static void note(int sig) { (void)sig; handled++; }
+
+/* restart_mode's read: the "mov" site, or with READ_SHAPE in the environment the "xor" one. */
+static long restart_read(long fd, long buf, long n)
+{
+	return getenv("READ_SHAPE") ? rd_site(fd, buf, n) : s_read(fd, buf, n);
+}
 
 static void restart_mode(void)
 {
@@ -209,7 +283,7 @@ static void restart_mode(void)
 		if (pipe(p))
 			return;
 		for (int i = 0; i < WARM; i++) {	/* the read site's first calls, on data: patched from here */
-			if (write(p[1], "w", 1) != 1 || s_read(p[0], (long)&c, 1) != 1)
+			if (write(p[1], "w", 1) != 1 || restart_read(p[0], (long)&c, 1) != 1)
 				return;
 		}
 		struct sigaction sa = { .sa_handler = note, .sa_flags = restart ? SA_RESTART : 0 };
@@ -224,9 +298,9 @@ static void restart_mode(void)
 				_exit(1);
 			_exit(0);
 		}
-		long r = s_read(p[0], (long)&c, 1);
+		long r = restart_read(p[0], (long)&c, 1);
 		waitpid(kid, NULL, 0);
-		tell_patched("read site", (void *)s_read, 0);
+		tell_patched("read site", getenv("READ_SHAPE") ? (void *)rd_site : (void *)s_read, 0);
 		say("restart %d: read %ld (%s) '%c', handler ran %d\n", restart, r < 0 ? -1 : r, r < 0 ? errname((int)-r) : "0",
 		    r == 1 ? c : '-', handled);
 		close(p[0]);
@@ -444,6 +518,8 @@ int main(int argc, char **argv)
 
 	if (!strcmp(m, "regs"))
 		regs_mode();
+	else if (!strcmp(m, "readshape"))
+		readshape_mode();
 	else if (!strcmp(m, "signals"))
 		signals_mode();
 	else if (!strcmp(m, "restart"))
