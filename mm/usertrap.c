@@ -41,24 +41,27 @@
 #include "pvx/stub_layout.h"
 #include "sentry/platform/platform.h"
 
-#define UT_SEEN 4096	/* sites looked at, patched or not (a power of two) */
+#define UT_SEEN 4096	/* at most so many sites looked at, patched or not (a power of two) */
+#define UT_SEEN_MIN 64	/* ... in a set that starts this big and doubles as it fills: most processes are short */
 #define UT_AFTER 8	/* a site is patched at its 8th trap: a patch costs ~10 traps' worth (two stub commands, five writes) */
 #define UT_JMP 7	/* the patch: jmp *SLOT (ff 24 sib imm32) */
+
+struct ut_slot {
+	uint64_t site;	/* 0: free */
+	uint32_t nr;
+	uint8_t shape;
+	bool live;	/* patched, as far as we know (a discard may have brought the file's bytes back) */
+};
 
 struct mm_ut {
 	bool mapped;	/* the table is in the stub */
 	bool dead;	/* no more patching in this mm (its GS, the table's range taken, a failure) */
-	uint32_t n;	/* slots below n may be handed out; none is ever reused */
+	uint32_t n;	/* slots below n may be handed out (slot has room for them); none is ever reused */
 	uint32_t nmov, nread;	/* the next of each shape's slots (slot_next) */
-	uint32_t nseen;
-	struct ut_slot {
-		uint64_t site;	/* 0: free */
-		uint32_t nr;
-		uint8_t shape;
-		bool live;	/* patched, as far as we know (a discard may have brought the file's bytes back) */
-	} slot[STUB_UT_SLOTS];
-	uint64_t seen[UT_SEEN];	/* a trap's rip + 1; 0: empty */
-	uint8_t traps[UT_SEEN];	/* ... and how many times it trapped, up to 255 */
+	uint32_t nseen, cap;	/* sites in the seen set, and its size */
+	struct ut_slot *slot;
+	uint64_t *seen;	/* a trap's rip + 1; 0: empty */
+	uint8_t *traps;	/* ... and how many times it trapped, up to 255 */
 };
 
 /*
@@ -88,20 +91,47 @@ static unsigned ut_after(void)
 	return (unsigned)after;
 }
 
+/* The seen set at cap entries (a power of two), its sites placed again; false: no memory (it stays as it was). */
+static bool seen_resize(struct mm_ut *ut, uint32_t cap)
+{
+	uint64_t *seen = calloc(cap, sizeof(*seen));
+	uint8_t *traps = calloc(cap, 1);
+
+	if (!seen || !traps) {
+		free(seen);
+		free(traps);
+		return false;
+	}
+	for (uint32_t i = 0; i < ut->cap; i++) {
+		if (!ut->seen[i])
+			continue;
+		uint32_t j = (uint32_t)((ut->seen[i] - 1) * 0x9e3779b97f4a7c15ULL >> 40) & (cap - 1);
+		while (seen[j])
+			j = (j + 1) & (cap - 1);
+		seen[j] = ut->seen[i], traps[j] = ut->traps[i];
+	}
+	free(ut->seen);
+	free(ut->traps);
+	ut->seen = seen, ut->traps = traps, ut->cap = cap;
+	return true;
+}
+
 /* How many times the syscall ending at rip trapped, this time included (up to 255); 0 when the set is full. */
 static unsigned seen_hit(struct mm_ut *ut, uint64_t rip)
 {
-	uint64_t h = (rip * 0x9e3779b97f4a7c15ULL) >> 52;
+	if (ut->nseen >= ut->cap / 2 && ut->cap < UT_SEEN)
+		seen_resize(ut, ut->cap ? 2 * ut->cap : UT_SEEN_MIN);	/* (else it stays as it is) */
+	uint32_t h = (uint32_t)(rip * 0x9e3779b97f4a7c15ULL >> 40);
 
-	for (uint32_t i = 0; i < UT_SEEN; i++) {
-		uint32_t j = (uint32_t)((h + i) & (UT_SEEN - 1));
+	for (uint32_t i = 0; i < ut->cap; i++) {
+		uint32_t j = (h + i) & (ut->cap - 1);
 		if (ut->seen[j] == rip + 1) {
 			if (ut->traps[j] < 255)
 				ut->traps[j]++;
 			return ut->traps[j];
 		}
 		if (!ut->seen[j]) {
-			if (ut->nseen >= UT_SEEN / 2)
+			if (ut->nseen >= ut->cap / 2)
 				return 0;
 			ut->seen[j] = rip + 1;
 			ut->traps[j] = 1;
@@ -134,8 +164,17 @@ static long slot_next(struct mm_ut *ut, int shape)
 			return -1;
 		k = ut->nmov++;
 	}
-	if (k >= ut->n)
-		ut->n = k + 1;
+	if (k >= ut->n) {	/* room up to k: the array grows in powers of two */
+		uint32_t want = 16;
+		while (want <= k)
+			want *= 2;
+		struct ut_slot *more = realloc(ut->slot, want * sizeof(*more));
+		if (!more)
+			return -1;
+		memset(more + ut->n, 0, (want - ut->n) * sizeof(*more));
+		ut->slot = more;
+		ut->n = want;
+	}
 	return k;
 }
 
@@ -399,7 +438,19 @@ long mm_ut_copy(struct mm *child, const struct mm *parent, bool by_host)
 	struct mm_ut *c = malloc(sizeof(*c));
 	if (!c)
 		return -ENOMEM;	/* the child's patched sites would be nobody's */
-	memcpy(c, p, sizeof(*c));
+	*c = *p;
+	c->slot = malloc(p->n * sizeof(*c->slot));
+	c->seen = p->cap ? malloc(p->cap * sizeof(*c->seen)) : NULL;
+	c->traps = p->cap ? malloc(p->cap) : NULL;
+	if (!c->slot || (p->cap && (!c->seen || !c->traps))) {
+		free(c->slot), free(c->seen), free(c->traps), free(c);
+		return -ENOMEM;
+	}
+	memcpy(c->slot, p->slot, p->n * sizeof(*c->slot));
+	if (p->cap) {
+		memcpy(c->seen, p->seen, p->cap * sizeof(*c->seen));
+		memcpy(c->traps, p->traps, p->cap);
+	}
 	child->ut = c;
 	for (uint32_t k = 0; k < c->n; k++)
 		child->as->ops->as_ut_slot(child->as, (int)k, c->slot[k].site, c->slot[k].nr, c->slot[k].shape);
@@ -414,6 +465,11 @@ long mm_ut_copy(struct mm *child, const struct mm *parent, bool by_host)
 
 void mm_ut_free(struct mm *mm)
 {
+	if (mm->ut) {
+		free(mm->ut->slot);
+		free(mm->ut->seen);
+		free(mm->ut->traps);
+	}
 	free(mm->ut);
 	mm->ut = NULL;
 }

@@ -220,7 +220,7 @@ __attribute__((noreturn)) void stub_fast_jump(struct stub_fast *f, int set_mask)
 enum { FAST_POPS(FAST_INDEX) FAST_EFLAGS, FAST_RSP, FAST_NREGS };
 _Static_assert(FAST_NREGS == sizeof(((struct stub_fast *)0)->regs) / 8, "every slot of the fast block, once");
 #define FAST_POP(r) "	pop %" #r "\n"
-#define FAST_SET(r) f[FAST_##r] = c->r;
+#define FAST_SET(r) f[FAST_##r] = c->r;	/* from c: a signal frame's or the sentry's registers */
 #define FAST_GET(r) c->r = f[FAST_##r];
 extern char stub_boot_trap[];
 extern char stub_ut_pads[], stub_ut_onstack[];
@@ -716,16 +716,15 @@ static void trap_handler(int sig, struct k_siginfo *si, struct k_ucontext *uc)
  * window takes its ud2 instead, and the trap handler reports the trap
  * again from a signal frame (trap_handler).
  */
-#define FAST_SETR(r) f[FAST_##r] = rr->r;
 static __attribute__((noreturn)) void ut_return(struct stub_shared *sh, int esc, uint64_t k)
 {
-	const struct pvx_regs *rr = &sh->regs;
+	const struct pvx_regs *c = &sh->regs;
 	uint64_t *f = sh->fast.regs;
 
 	if (!esc)
-		bases_load(sh, rr);
-	FAST_POPS(FAST_SETR)
-	f[FAST_EFLAGS] = (rr->eflags & FAST_FLAGS) | 0x202, f[FAST_RSP] = rr->rsp;
+		bases_load(sh, c);
+	FAST_POPS(FAST_SET)
+	f[FAST_EFLAGS] = (c->eflags & FAST_FLAGS) | 0x202, f[FAST_RSP] = c->rsp;
 	/*
 	 * A STUB_UT_READ site's syscall returns to the cmp after it (site + 4),
 	 * which the patch covers: made here, and on at site + 10. Anywhere else
@@ -733,9 +732,9 @@ static __attribute__((noreturn)) void ut_return(struct stub_shared *sh, int esc,
 	 * the jump goes where rip says, and a fault at site + 4 is taken back.
 	 */
 	if (!esc && k < STUB_UT_SLOTS && CTL->ut[k].shape == STUB_UT_READ && CTL->ut[k].site &&
-	    rr->rcx == CTL->ut[k].site + 4) {
-		f[FAST_rcx] = rr->rcx + 6;
-		f[FAST_EFLAGS] = (f[FAST_EFLAGS] & ~0x8d5UL) | stub_ut_cmp_flags(rr->rax);
+	    f[FAST_rcx] == CTL->ut[k].site + 4) {
+		f[FAST_rcx] += 6;
+		f[FAST_EFLAGS] = (f[FAST_EFLAGS] & ~0x8d5UL) | stub_ut_cmp_flags(f[FAST_rax]);
 	}
 	sh->fast.ret = (uint64_t)stub_fast_window;
 	__atomic_store_n(&sh->fast.esc, (uint64_t)esc, __ATOMIC_RELAXED);

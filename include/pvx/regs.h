@@ -7,6 +7,7 @@
 #ifndef PVX_REGS_H
 #define PVX_REGS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct pvx_regs {
@@ -31,6 +32,7 @@ struct pvx_trap {
 	int signo;	/* TRAP_SIGNAL */
 	int code;	/* si_code */
 	uint64_t addr;	/* si_addr for faults */
+	bool patched;	/* TRAP_SYSCALL: through a patched site (mm/usertrap.c), which was counted already */
 };
 
 #endif

@@ -122,7 +122,7 @@ int task_run(struct task *t)
 		/* do_syscall_64() takes the number as an int: the upper half of rax is not looked at. */
 		bool traced = t->tracer && t->ptrace_syscall;
 		/* Its site may be patched to trap without a signal from now on (not while anyone watches the calls). */
-		if (!t->tracer && !sandbox.strace)
+		if (!t->tracer && !sandbox.strace && !trap.patched)
 			mm_ut_consider(t->mm, &t->regs);
 		if (traced) {	/* syscall-enter stop: the tracer may change the number and arguments */
 			t->regs.rax = (uint64_t)-ENOSYS;

@@ -1242,6 +1242,7 @@ static void ut_trapped(struct seccomp_as *sas, struct seccomp_ctx *sc, struct pv
 	regs->rax = regs->orig_rax = nr;
 	sc->ut_regs = *regs;
 	trap->kind = TRAP_SYSCALL;
+	trap->patched = true;
 	prefetched(sas, sc, nr);
 }
 
