@@ -48,7 +48,7 @@ struct seccomp_ctx {
 	struct place_pair pair;		/* not spinning: stub and sentry thread share a CPU (seccomp_place) */
 	uint32_t took_avg;		/* the sentry's time between the stub's park and its next command, ns (EWMA); 0: none yet */
 	uint64_t parked_at;		/* when the sentry last saw the stub park (after a spinning hand-off); 0: none */
-	uint32_t probe;			/* hand-offs at the floor budget, for SPIN_PROBE_EVERY */
+	uint32_t probe[2];		/* hand-offs at the floor budget, for SPIN_PROBE_EVERY, by kind (as spin) */
 	struct crowd crowd;		/* its stub thread's run delay (stub_crowded) */
 	int cool;			/* > 0: crowded, no spinning for it for so many more looks */
 	bool pf_valid;			/* the last trap's path prefetch is unused: pf_len bytes from pf_addr */

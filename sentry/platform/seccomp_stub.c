@@ -398,7 +398,7 @@ long stub_command(struct seccomp_as *sas, struct seccomp_ctx *sc, uint32_t cmd, 
 		*budget = SPIN_MAX_NS;
 	/* At the floor, spins keep failing: one hand-off in SPIN_PROBE_EVERY still tries, for the whole maximum. */
 	if (budget && *budget <= SPIN_MIN_NS) {
-		if (++sc->probe % SPIN_PROBE_EVERY)
+		if (++sc->probe[how == WAIT_RUN] % SPIN_PROBE_EVERY)	/* by kind: runs and commands often take turns */
 			budget = NULL;
 		probe = true;
 	}
