@@ -183,6 +183,7 @@ long mm_fork(struct mm *child, struct mm *parent, struct addr_space **out)
 	r = mm_init(child, as);
 	if (!r)
 		r = mm_inherit(child, parent);
+	child->keeper = parent->keeper;	/* the host's fork kept that page too */
 	if (!r)
 		r = mm_ut_copy(child, parent, true);	/* the host's fork kept the patched sites and the table */
 	if (r < 0) {
@@ -211,6 +212,8 @@ long mm_copy(struct mm *child, struct mm *parent)
 		r = copy_vma(child, parent, pagemap, v);
 	if (pagemap >= 0)
 		close(pagemap);
+	if (!r)
+		mm_keep_tables(child);	/* the parent's, in the new stub */
 	return r ?: copy_policies(child, parent) ?: mm_ut_copy(child, parent, false);
 }
 

@@ -135,3 +135,21 @@ setup() {
 	wait $p || true
 	((n >= want))	# every stub was looked at
 }
+
+# Issue 16: a host page at the top of the mmap area keeps the page tables there (mm/mm.c mm_keep_tables). It is
+# the host's, not the guest's: unlisted, unmapped to the guest's reads (SEGV_MAPERR), mincore and mprotect
+# (ENOMEM), and a free range it maps over, uses and unmaps, twice; so in a forked child (both forks); buffers
+# mapped right below it stay right.
+@test "mm: the host's page that keeps the page tables at the top of the mmap area is nothing of the guest's" {
+	local want f
+	want=$(printf '%s\n' "round 0: listed no, SEGV_MAPERR, mincore ENOMEM, mprotect ENOMEM" \
+		"map over: listed yes, read 'mine'" \
+		"round 1: listed no, SEGV_MAPERR, mincore ENOMEM, mprotect ENOMEM" \
+		"map over: listed yes, read 'mine'" "child: listed no, SEGV_MAPERR" "2000 buffers: 0 bad")
+	for f in sec_mm_keeper sec_mm_keeper.glibc; do
+		pvx_run "$(guest $f)"
+		[[ $status == 0 && $output == "$want" ]] || { echo "$f: $output" >&2; false; }
+		PVX_FORK=copy pvx_run "$(guest $f)"
+		[[ $status == 0 && $output == "$want" ]] || { echo "$f (PVX_FORK=copy): $output" >&2; false; }
+	done
+}

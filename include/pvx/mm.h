@@ -128,12 +128,22 @@ struct mm;
 /* mseal(2) on the guest's range (mm/mm.c). */
 long mm_mseal(struct mm *mm, uint64_t start, uint64_t len, unsigned long flags) __must_check;
 
+/*
+ * A host page, PROT_NONE, at mmap_base, that no guest VMA records
+ * (mm/mm.c): it keeps the page tables above the guest's first mappings.
+ * mm_keeper_fault says whether a SEGV_ACCERR at addr was met there (a
+ * fault the guest meets where nothing of its own is mapped: SEGV_MAPERR).
+ */
+void mm_keep_tables(struct mm *mm);
+bool mm_keeper_fault(struct mm *mm, uint64_t addr);
+
 struct mm {
 	struct addr_space *as;
 	int users;	/* processes running in it (vfork, CLONE_VM): the last one frees it (sentry/kernel/mm_share.c) */
 	struct vma_set vmas;
 	uint64_t brk_start, brk_cur;
 	uint64_t mmap_base;	/* top-down allocation starts below this */
+	uint64_t keeper;	/* the host-only page that keeps the page tables there (mm_keep_tables); 0: none */
 	uint64_t stack_top;	/* the main stack's end (randomized at exec) */
 	uint64_t env_start, env_end;	/* the environment strings exec put on the stack (/proc/PID/environ) */
 	int def_lock;		/* mlockall(MCL_FUTURE): lock bits every new mapping gets (mm/mlock.c) */

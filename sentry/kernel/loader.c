@@ -421,6 +421,7 @@ long elf_load(struct task *t, int fd, const struct elf_info *ei, int ifd, const 
 	/* setup_new_exec() -> arch_pick_mmap_layout(): the stack top and mmap_base move first. */
 	mm->stack_top = PVX_STACK_TOP - rnd_pages(aslr, PVX_STACK_RND_MAX);
 	mm->mmap_base = mm->stack_top - PVX_STACK_SIZE - PVX_STACK_GAP - rnd_pages(aslr, PVX_MMAP_RND_MAX);
+	mm_keep_tables(mm);	/* where Linux's vDSO would be */
 	/*
 	 * setup_arg_pages(): the stack VMA holds the arguments and 128 KiB
 	 * more, no more than RLIMIT_STACK allows; it grows down on faults

@@ -59,6 +59,8 @@ static void handle_trap_signal(struct task *t, const struct pvx_trap *trap)
 
 	if (sig <= 0 || sig > 64 || (sig == PVX_SIG_INTERRUPT && trap->code <= 0))
 		return;	/* an interruption (task_interrupt): pending signals are delivered below */
+	if (sig == SIGSEGV && trap->code == SEGV_ACCERR && mm_keeper_fault(t->mm, trap->addr))
+		info.code = SEGV_MAPERR;	/* the host's page there is not the guest's */
 	/* A fault below a stack: it grows as Linux's do_user_addr_fault() grows it, or the SIGSEGV goes on. */
 	if (sig == SIGSEGV && trap->code == SEGV_MAPERR) {
 		mm_set_rlimits(t->mm, t->proc->rlim);
