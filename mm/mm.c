@@ -145,6 +145,16 @@ void mm_keep_tables(struct mm *mm)
 		mm->keeper = at;
 }
 
+/* The page gives way to a guest mapping that grows over it in place: the host would not move it. */
+static void keeper_yield(struct mm *mm, uint64_t start, uint64_t end)
+{
+	if (mm->keeper && mm->keeper < end && mm->keeper + PAGE_SIZE > start) {
+		if (as_call(mm, SYS_munmap, (long)mm->keeper, PAGE_SIZE, 0, 0, 0, 0) < 0)
+			pr_warn("mm: the page at %#lx stays", mm->keeper);
+		mm->keeper = 0;
+	}
+}
+
 bool mm_keeper_fault(struct mm *mm, uint64_t addr)
 {
 	return mm->keeper && addr - mm->keeper < PAGE_SIZE && !vma_lookup(&mm->vmas, addr);
@@ -573,8 +583,10 @@ long mm_mremap(struct mm *mm, uint64_t old, uint64_t old_len, uint64_t new_len, 
 	}
 	if (old_len > v->end - old)	/* never old + old_len: it may wrap */
 		return -EFAULT;
-	if (in_guest_range(old, new_len) && vma_range_free(&mm->vmas, old + old_len, old + new_len))
+	if (in_guest_range(old, new_len) && vma_range_free(&mm->vmas, old + old_len, old + new_len)) {
+		keeper_yield(mm, old + old_len, old + new_len);
 		return remap_to(mm, v, old, old_len, new_len, old);
+	}
 	if (!(flags & MREMAP_MAYMOVE))
 		return -ENOMEM;
 	uint64_t to = pick_addr(mm, 0, new_len, 0);
@@ -722,7 +734,9 @@ long mm_msync(struct mm *mm, uint64_t addr, uint64_t len, int flags)
 		return 0;
 	if (!in_guest_range(addr, len))
 		return -ENOMEM;
-	return as_call(mm, SYS_msync, (long)addr, (long)len, flags, 0, 0, 0);
+	long r = as_call(mm, SYS_msync, (long)addr, (long)len, flags, 0, 0, 0);
+	/* "ENOMEM: the indicated memory (or part of it) was not mapped": the guest's, not the host's (mm_keep_tables) */
+	return !r && !vma_range_mapped(&mm->vmas, addr, addr + len) ? -ENOMEM : r;
 }
 
 /*

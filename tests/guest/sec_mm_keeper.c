@@ -4,7 +4,7 @@
  * mapping is not in /proc/self/maps, a read there is SEGV_MAPERR (nothing mapped), mincore and mprotect say
  * ENOMEM, and the guest maps over it, uses it and unmaps it as a free range, in turn; so in a forked child. (Natively the vDSO's
  * pages are there: not compared.)
- * usage: sec_mm_keeper */
+ * (msync, madvise and mlock too) usage: sec_mm_keeper */
 #define _GNU_SOURCE
 #include <setjmp.h>
 #include <signal.h>
@@ -64,9 +64,10 @@ int main(void)
 		return 1;
 	char *up = p + 4096;
 	for (int round = 0; round < 2; round++) {
-		say("round %d: listed %s, %s, mincore %s, mprotect %s\n", round, yesno(listed((unsigned long)up)),
-		    probe(up), mincore(up, 4096, &vec) ? errname(errno) : "0",
-		    mprotect(up, 4096, PROT_READ) ? errname(errno) : "0");
+		say("round %d: listed %s, %s, mincore %s, mprotect %s, msync %s, madvise %s, mlock %s\n", round,
+		    yesno(listed((unsigned long)up)), probe(up), mincore(up, 4096, &vec) ? errname(errno) : "0",
+		    mprotect(up, 4096, PROT_READ) ? errname(errno) : "0", msync(up, 4096, MS_SYNC) ? errname(errno) : "0",
+		    madvise(up, 4096, MADV_DONTNEED) ? errname(errno) : "0", mlock(up, 4096) ? errname(errno) : "0");
 		char *q = mmap(up, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
 		if (q != up) {
 			say("map over: %s\n", q == MAP_FAILED ? errname(errno) : "elsewhere");
@@ -96,5 +97,8 @@ int main(void)
 			munmap(b, 36864);
 	}
 	say("2000 buffers: %d bad\n", bad);
+	/* The first mapping grows in place over it, as over nothing. */
+	char *g = mremap(p, 4096, 8192, 0);
+	say("mremap grow in place: %s\n", g == p ? "ok" : g == MAP_FAILED ? errname(errno) : "moved");
 	return 0;
 }
