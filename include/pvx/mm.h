@@ -164,7 +164,9 @@ struct mm {
  * the trap); mm_ut_change is told of every change of [start, end) before
  * the host sees it (UT_GONE: unmapped or mapped over; UT_MOVED: mremap to
  * to, after it) or after it (UT_WRITABLE: made writable); mm_ut_fixup
- * takes a SIGILL met at a site while it changed (true: *regs and *trap
+ * takes back a fault met inside a site (a SIGILL while it changed, or at
+ * a patched site's syscall or cmp: a restart, a return with a frame; a
+ * STUB_UT_READ site's syscall place is a SIGSEGV) (true: *regs and *trap
  * changed, run again); mm_ut_off puts every site back for good (the guest
  * uses its own GS base).
  */
