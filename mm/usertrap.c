@@ -73,8 +73,9 @@ static const struct ut_shape {
 	uint8_t len, ret, starts;
 	uint8_t orig[10];
 } shapes[] = {
-	[STUB_UT_MOV] = { 7, 7, 1 << 5, { 0xb8, 0, 0, 0, 0, 0x0f, 0x05 } },
-	[STUB_UT_READ] = { 10, 4, 1 << 2 | 1 << 4, { 0x31, 0xc0, 0x0f, 0x05, 0x48, 0x3d, 0x00, 0xf0, 0xff, 0xff } },
+	[STUB_UT_MOV] = { 7, STUB_UT_RET(STUB_UT_MOV), 1 << 5, { 0xb8, 0, 0, 0, 0, 0x0f, 0x05 } },
+	[STUB_UT_READ] = { STUB_UT_READ_LEN, STUB_UT_RET(STUB_UT_READ), 1 << 2 | 1 << 4,
+			   { 0x31, 0xc0, 0x0f, 0x05, 0x48, 0x3d, 0x00, 0xf0, 0xff, 0xff } },
 };
 static const uint8_t read_classes[] = STUB_UT_READ_CLASSES;
 

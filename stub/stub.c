@@ -732,8 +732,8 @@ static __attribute__((noreturn)) void ut_return(struct stub_shared *sh, int esc,
 	 * the jump goes where rip says, and a fault at site + 4 is taken back.
 	 */
 	if (!esc && k < STUB_UT_SLOTS && CTL->ut[k].shape == STUB_UT_READ && CTL->ut[k].site &&
-	    f[FAST_rcx] == CTL->ut[k].site + 4) {
-		f[FAST_rcx] += 6;
+	    f[FAST_rcx] == CTL->ut[k].site + STUB_UT_RET(STUB_UT_READ)) {
+		f[FAST_rcx] = CTL->ut[k].site + STUB_UT_READ_LEN;
 		f[FAST_EFLAGS] = (f[FAST_EFLAGS] & ~0x8d5UL) | stub_ut_cmp_flags(f[FAST_rax]);
 	}
 	sh->fast.ret = (uint64_t)stub_fast_window;
@@ -764,8 +764,8 @@ __attribute__((used, noreturn)) void stub_ut_trap(struct stub_shared *sh, uint64
 	if (k < STUB_UT_SLOTS) {
 		site = CTL->ut[k].site;
 		nr = CTL->ut[k].nr;
-		back = CTL->ut[k].shape == STUB_UT_READ ? 4 : 7;
-		if (back == 4)	/* what its xor left: ZF PF set, CF OF SF AF clear */
+		back = STUB_UT_RET(CTL->ut[k].shape);
+		if (CTL->ut[k].shape == STUB_UT_READ)	/* what its xor left: ZF PF set, CF OF SF AF clear */
 			flags = (flags & ~0x8d5UL) | 0x44;
 	} else {
 		k = STUB_UT_SLOTS;

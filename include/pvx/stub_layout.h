@@ -69,6 +69,8 @@
  */
 #define STUB_UT_MOV 0
 #define STUB_UT_READ 1
+#define STUB_UT_RET(shape) ((shape) == STUB_UT_READ ? 4 : 7)	/* where its syscall leaves rip, from the site */
+#define STUB_UT_READ_LEN 10	/* a STUB_UT_READ site's bytes, the cmp's included: it goes on there */
 #define STUB_UT_READ_CLASSES { 0x06, 0x07, 0x0e, 0x16, 0x17, 0x1e, 0x1f }	/* invalid opcodes: slot k >> 5 */
 
 #ifndef __ASSEMBLER__

@@ -1238,7 +1238,7 @@ static void ut_trapped(struct seccomp_as *sas, struct seccomp_ctx *sc, struct pv
 		return;
 	}
 	uint32_t nr = sas->ctl->ut[k].nr;
-	regs->rip = regs->rcx = site + (sas->ctl->ut[k].shape == STUB_UT_READ ? 4 : 7);
+	regs->rip = regs->rcx = site + STUB_UT_RET(sas->ctl->ut[k].shape);
 	regs->rax = regs->orig_rax = nr;
 	sc->ut_regs = *regs;
 	trap->kind = TRAP_SYSCALL;
